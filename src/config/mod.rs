@@ -1,0 +1,2 @@
+//! Configuration: `config/factgate.toml` plus `FACTGATE_…` environment overrides, validated into
+//! runtime settings.

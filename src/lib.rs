@@ -1,0 +1,27 @@
+//! factgate gates newsroom publishing on fact checks.
+//!
+//! A CMS publishes each draft to Kafka; factgate finds the draft's check-worthy claims, checks each
+//! against the source it cites, and answers with one decision per draft revision: pass or block,
+//! with a report an editor can act on. Anything short of a complete, clean check blocks.
+//!
+//! ```text
+//!                  ┌────────── manifest (key: article) ───────────┐
+//! drafts.published ─► extract ─► claims.verify ─► verify ─► claims.verified ─► join ─► decisions
+//!  (key: article)       │         (key: source host)          (key: article)          (key: article)
+//!                       └─► drafts.dlq (events that cannot be read)
+//! ```
+//!
+//! # Layout
+//! - [`model`]: the domain types every stage shares: claims, figures, citations, severities.
+//! - [`events`]: the versioned event contracts (draft, verification request, claim result,
+//!   manifest, decision) whose JSON Schemas live in `schemas/`.
+//! - [`config`]: configuration from `config/factgate.toml` and `FACTGATE_…` overrides, validated.
+//! - [`extract`]: turns a draft body (Markdown, HTML, text) into claims mapped to citations, and
+//!   judges at once what needs no fetch. Pure: no I/O.
+//! - [`verify`]: fetches cited sources safely and judges each claim against its source.
+
+pub mod config;
+pub mod events;
+pub mod extract;
+pub mod model;
+pub mod verify;

@@ -1,0 +1,1 @@
+//! Verification: fetch a cited source safely and judge a claim against it.
