@@ -1,6 +1,6 @@
 //! Measures the judge's support score on labelled WiCE data.
 //!
-//! Usage: `cargo run --release --example wice_quality -- /work/shared/data/wice/dev.jsonl`
+//! Usage: `cargo run --release --example wice_quality -- /work/shared/data/wice/dev.jsonl [--verbose]`
 //!
 //! Each line holds a Wikipedia sentence (`claim`), the sentences of the page it cites
 //! (`evidence`, joined one per line as the page text) and a label: `supported`,
@@ -43,6 +43,8 @@ fn main() -> anyhow::Result<()> {
     let path = std::env::args()
         .nth(1)
         .ok_or_else(|| anyhow::anyhow!("usage: wice_quality DEV.jsonl"))?;
+    // `--verbose` lists on stderr each claim whose verdict disagrees with its label.
+    let verbose = std::env::args().any(|a| a == "--verbose");
     let data = std::fs::read_to_string(&path)?;
     let settings = JudgeSettings::default();
     // (support, verdict) per label.
@@ -56,6 +58,16 @@ fn main() -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{path} line {}: {e}", n + 1))?;
         let page = ex.evidence.join("\n");
         let j = judge(&claim(&ex.claim), &page, "http://127.0.0.1/wice", &settings);
+        if verbose && (ex.label == "supported") != (j.verdict == Verdict::Supported) {
+            eprintln!(
+                "{} {:.3} {:?} | {}\n    {}",
+                ex.label,
+                j.support,
+                j.verdict,
+                ex.claim,
+                j.reasons.join("; ")
+            );
+        }
         let out = (j.support, j.verdict);
         match ex.label.as_str() {
             "supported" => sup.push(out),

@@ -40,9 +40,9 @@ use std::sync::LazyLock;
 
 /// Support at or above which a claim is supported. Set so that about 5% of the supported claims
 /// of the WiCE dev split fall below it.
-pub const DEFAULT_SUPPORT_THRESHOLD: f64 = 0.5;
+pub const DEFAULT_SUPPORT_THRESHOLD: f64 = 0.2;
 /// Support at or below which the source is taken not to say the claim at all.
-pub const DEFAULT_REFUTE_THRESHOLD: f64 = 0.2;
+pub const DEFAULT_REFUTE_THRESHOLD: f64 = 0.05;
 /// Relative figure error above which the discrepancy is medium (spec: 10–20%).
 pub const DEFAULT_FIGURE_MEDIUM_TOLERANCE: f64 = 0.10;
 /// Relative figure error above which the claim contradicts its source (spec: > 20%).
@@ -154,6 +154,18 @@ pub fn judge(
     source_url: &str,
     settings: &JudgeSettings,
 ) -> Judgment {
+    judge_with(claim, source_text, source_url, settings, parse_figures)
+}
+
+/// [`judge`] with the figure reader given: `figures_of` reads the figures of a claim without
+/// figures and of each best passage. Lets callers and tests substitute their own reader.
+pub fn judge_with(
+    claim: &Claim,
+    source_text: &str,
+    source_url: &str,
+    settings: &JudgeSettings,
+    figures_of: impl Fn(&str) -> Vec<Figure>,
+) -> Judgment {
     let text = strip_citation_markers(&claim.text);
     let terms = retrieve::terms(&text);
     let index = retrieve::SourceIndex::new(source_text);
@@ -209,14 +221,14 @@ pub fn judge(
 
     // Figures: the claim's own, else parsed from its text; the source's from the best passages.
     let claim_figures = if claim.figures.is_empty() {
-        parse_figures(&text)
+        figures_of(&text)
     } else {
         claim.figures.clone()
     };
     let source_figures: Vec<(Figure, usize)> = passages
         .iter()
         .enumerate()
-        .flat_map(|(i, p)| parse_figures(&p.text).into_iter().map(move |f| (f, i)))
+        .flat_map(|(i, p)| figures_of(&p.text).into_iter().map(move |f| (f, i)))
         .collect();
     let only: Vec<Figure> = source_figures.iter().map(|(f, _)| f.clone()).collect();
     let matches = figures::compare_figures(&claim_figures, &only);

@@ -91,6 +91,14 @@ pub fn terms(text: &str) -> Vec<Term> {
                 }
                 i += 1;
             }
+            // An ordinal's suffix ("9th", "2nd") belongs to the number.
+            let rest: String = chars[i..].iter().take(3).collect();
+            for suffix in ["st", "nd", "rd", "th"] {
+                if rest.starts_with(suffix) && !rest[2..].starts_with(char::is_alphabetic) {
+                    i += 2;
+                    break;
+                }
+            }
             tokens.push(Term {
                 word: number.clone(),
                 token: number,

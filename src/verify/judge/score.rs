@@ -16,9 +16,9 @@ const WINDOW_WEIGHT: f64 = 0.7;
 /// How many best sentences, anywhere on the page, are pooled for the second coverage.
 const TOP_SENTENCES: usize = 2;
 /// Lost per number of the claim that the page never states.
-const MISSING_NUMBER_PENALTY: f64 = 0.2;
+const MISSING_NUMBER_PENALTY: f64 = 0.15;
 /// Lost, times the share of the claim's names the page lacks.
-const MISSING_ENTITY_PENALTY: f64 = 0.1;
+const MISSING_ENTITY_PENALTY: f64 = 0.2;
 
 /// How much of the claim the source covers.
 #[derive(Debug, Clone, Default, PartialEq)]
