@@ -14,6 +14,13 @@
 //! marker ([`DraftV1`], …) that serializes as its constant and refuses any other value, so a
 //! value of a factgate event type always claims the version its shape follows.
 //!
+//! # Open and closed shapes
+//! The draft schema allows any extra top-level field, because a CMS adds its own; they are kept in
+//! [`DraftEvent::extra`]. The schemas of factgate's own events are closed
+//! (`additionalProperties: false`): they describe exactly what factgate writes, and the tests
+//! hold every Rust type to them. Reading, factgate is tolerant: its types ignore fields they do not
+//! know, so a newer writer that adds a field within a version does not break an older reader.
+//!
 //! # Counting verification results
 //! Extraction emits one [`VerifyRequest`] per (claim, distinct cited source URL) and lists the
 //! same pairs as [`CheckKey`]s in the manifest's `pending`. Verification answers each request with
@@ -38,7 +45,7 @@ mod verify;
 mod version;
 
 pub use decision::{Decision, DecisionReason, Outcome, content_digest, decision_id};
-pub use draft::{DraftError, DraftEvent, RecoveredId, recover_article_id};
+pub use draft::{DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id};
 pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome};
 pub use report::{
     ClaimVerdict, Issue, IssueType, Recommendation, Report, SeverityCounts, Summary,
