@@ -1,0 +1,289 @@
+//! The draft event a CMS publishes on `drafts.published`, keyed by article id.
+//!
+//! Parsing is strict about what factgate needs and tolerant of the rest:
+//! - required: `schema_version`, `article_id` (non-empty), `revision` (integer ≥ 0),
+//!   `published_at` (RFC 3339), `body` and `body_format` (`markdown`, `html` or `text`);
+//! - optional: `title`, `url`, `section`, `authors`, `metadata` (a free-form object);
+//! - any other top-level field is kept, untouched, in [`DraftEvent::extra`] and written back on
+//!   serialization, because a CMS adds fields of its own.
+//!
+//! A missing or ill-typed required field is a [`DraftError`] that names the field. A body that is
+//! present but empty or unreadable is *not* a parse error: the draft is read, and extraction
+//! reports the body as unreadable, which blocks the draft with a decision.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::version::DraftV1;
+use crate::model::BodyFormat;
+
+/// The longest article id accepted, in bytes: ids are Kafka keys and appear in every event.
+pub const MAX_ARTICLE_ID_BYTES: usize = 512;
+
+/// The top-level fields a draft must carry, in the order they are checked.
+const REQUIRED_FIELDS: [&str; 6] = [
+    "schema_version",
+    "article_id",
+    "revision",
+    "published_at",
+    "body",
+    "body_format",
+];
+
+/// A draft revision of an article, as published by the CMS.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DraftEvent {
+    /// Always [`super::DRAFT_V1`].
+    pub schema_version: DraftV1,
+    /// The CMS's id of the article; the same for every revision. Non-empty.
+    pub article_id: String,
+    /// The revision number; one decision is made per (article_id, revision).
+    pub revision: u64,
+    /// When the CMS published this revision: the event time the verification deadline counts
+    /// from.
+    pub published_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The article body, in `body_format`.
+    pub body: String,
+    pub body_format: BodyFormat,
+    /// The article's public URL, informational only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The newsroom section ("Business", "Science"…).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+    /// Free-form CMS metadata, carried but not read by factgate.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub metadata: Map<String, Value>,
+    /// Top-level fields this version of the contract does not define, kept as received.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The identity of a draft recovered from an event that could not be read in full.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecoveredId {
+    pub article_id: String,
+    /// Absent when the event holds no valid revision.
+    pub revision: Option<u64>,
+}
+
+/// Why a draft event could not be read. Every variant blocks the draft; those that carry a
+/// [`RecoveredId`] can still be answered with a block decision, the others go to the dead-letter
+/// topic.
+#[derive(Debug, thiserror::Error)]
+pub enum DraftError {
+    /// The bytes are not JSON.
+    #[error("the draft is not valid JSON: {source}")]
+    NotJson {
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The JSON is not an object.
+    #[error("the draft is not a JSON object")]
+    NotAnObject,
+    /// A required field is absent.
+    #[error("the draft lacks the required field `{field}`")]
+    MissingField {
+        field: &'static str,
+        recovered: Option<RecoveredId>,
+    },
+    /// A field is present but does not have the type or value the contract requires.
+    #[error("the draft's field `{field}` is invalid: {reason}")]
+    InvalidField {
+        /// The path of the field: `revision`, `authors[1]`.
+        field: String,
+        reason: String,
+        recovered: Option<RecoveredId>,
+    },
+}
+
+impl DraftError {
+    /// The field at fault, when the error is about one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            DraftError::MissingField { field, .. } => Some(field),
+            DraftError::InvalidField { field, .. } => Some(field),
+            DraftError::NotJson { .. } | DraftError::NotAnObject => None,
+        }
+    }
+
+    /// The article (and revision, when valid) the unreadable draft belongs to, when it can be
+    /// told from the event.
+    pub fn recovered(&self) -> Option<&RecoveredId> {
+        match self {
+            DraftError::MissingField { recovered, .. }
+            | DraftError::InvalidField { recovered, .. } => recovered.as_ref(),
+            DraftError::NotJson { .. } | DraftError::NotAnObject => None,
+        }
+    }
+}
+
+impl DraftEvent {
+    /// Parses a draft event from its JSON bytes.
+    ///
+    /// # Errors
+    /// [`DraftError::NotJson`] for bytes that are not JSON, [`DraftError::NotAnObject`] for JSON
+    /// that is not an object, [`DraftError::MissingField`] or [`DraftError::InvalidField`] (naming
+    /// the field) when a required field is absent, ill-typed or out of range.
+    pub fn from_json(bytes: &[u8]) -> Result<DraftEvent, DraftError> {
+        let value: Value =
+            serde_json::from_slice(bytes).map_err(|source| DraftError::NotJson { source })?;
+        DraftEvent::from_value(value)
+    }
+
+    /// Parses a draft event from a JSON value; see [`DraftEvent::from_json`].
+    ///
+    /// # Errors
+    /// As [`DraftEvent::from_json`], except [`DraftError::NotJson`].
+    pub fn from_value(value: Value) -> Result<DraftEvent, DraftError> {
+        let Value::Object(object) = &value else {
+            return Err(DraftError::NotAnObject);
+        };
+        // Checked here rather than left to serde, whose "missing field" error has no path: the
+        // field is then named in a structured way, not only in a message.
+        if let Some(field) = REQUIRED_FIELDS
+            .into_iter()
+            .find(|f| !object.contains_key(*f))
+        {
+            return Err(DraftError::MissingField {
+                field,
+                recovered: recover_from_object(object),
+            });
+        }
+        let recovered = recover_from_object(object);
+        let draft: DraftEvent =
+            serde_path_to_error::deserialize(value).map_err(|err| DraftError::InvalidField {
+                field: err.path().to_string(),
+                reason: err.inner().to_string(),
+                recovered: recovered.clone(),
+            })?;
+        draft
+            .check()
+            .map_err(|(field, reason)| DraftError::InvalidField {
+                field: field.to_owned(),
+                reason,
+                recovered,
+            })?;
+        Ok(draft)
+    }
+
+    /// The constraints serde's types do not express.
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.article_id.trim().is_empty() {
+            return Err(("article_id", "must not be empty".to_owned()));
+        }
+        if self.article_id.len() > MAX_ARTICLE_ID_BYTES {
+            return Err((
+                "article_id",
+                format!("is longer than {MAX_ARTICLE_ID_BYTES} bytes"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The digest of what factgate checks in this draft (its body format and body); see
+    /// [`super::content_digest`].
+    pub fn content_digest(&self) -> String {
+        super::decision::draft_content_digest(self.body_format, &self.body)
+    }
+}
+
+/// Recovers the article id (and revision) of a draft event that may be invalid otherwise, so the
+/// draft can still be blocked with a decision. Recovery needs a JSON object whose `article_id` is
+/// a valid id; the revision is kept only when it is an integer ≥ 0. Nothing is guessed from bytes
+/// that are not JSON.
+pub fn recover_article_id(bytes: &[u8]) -> Option<RecoveredId> {
+    match serde_json::from_slice::<Value>(bytes).ok()? {
+        Value::Object(object) => recover_from_object(&object),
+        _ => None,
+    }
+}
+
+fn recover_from_object(object: &Map<String, Value>) -> Option<RecoveredId> {
+    let article_id = object.get("article_id")?.as_str()?;
+    if article_id.trim().is_empty() || article_id.len() > MAX_ARTICLE_ID_BYTES {
+        return None;
+    }
+    Some(RecoveredId {
+        article_id: article_id.to_owned(),
+        revision: object.get("revision").and_then(Value::as_u64),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VALID: &str = r#"{
+        "schema_version": "factgate.draft.v1",
+        "article_id": "a-1",
+        "revision": 3,
+        "published_at": "2025-08-26T16:45:00+02:00",
+        "body": "Prices rose 4% [1].",
+        "body_format": "markdown",
+        "cms_flag": {"x": 1}
+    }"#;
+
+    fn with(field: &str, value: Value) -> Vec<u8> {
+        let mut v: Value = serde_json::from_str(VALID).unwrap();
+        v[field] = value;
+        serde_json::to_vec(&v).unwrap()
+    }
+
+    #[test]
+    fn parses_a_minimal_draft_and_keeps_unknown_fields() {
+        let draft = DraftEvent::from_json(VALID.as_bytes()).unwrap();
+        assert_eq!(draft.article_id, "a-1");
+        assert_eq!(draft.revision, 3);
+        assert_eq!(draft.published_at.to_rfc3339(), "2025-08-26T14:45:00+00:00");
+        assert_eq!(draft.extra["cms_flag"]["x"], 1);
+        let out = serde_json::to_value(&draft).unwrap();
+        assert_eq!(out["cms_flag"]["x"], 1);
+    }
+
+    #[test]
+    fn blank_article_id_is_an_invalid_field_without_recovery() {
+        let err = DraftEvent::from_json(&with("article_id", Value::from("  "))).unwrap_err();
+        assert_eq!(err.field(), Some("article_id"));
+        assert!(err.recovered().is_none());
+    }
+
+    #[test]
+    fn negative_revision_names_the_field_and_recovers_the_article() {
+        let err = DraftEvent::from_json(&with("revision", Value::from(-1))).unwrap_err();
+        assert_eq!(err.field(), Some("revision"));
+        let recovered = err.recovered().unwrap();
+        assert_eq!(recovered.article_id, "a-1");
+        assert_eq!(recovered.revision, None);
+    }
+
+    #[test]
+    fn unknown_body_format_and_wrong_version_name_their_fields() {
+        let err = DraftEvent::from_json(&with("body_format", Value::from("pdf"))).unwrap_err();
+        assert_eq!(err.field(), Some("body_format"));
+        let err = DraftEvent::from_json(&with("schema_version", Value::from("x"))).unwrap_err();
+        assert_eq!(err.field(), Some("schema_version"));
+        assert_eq!(err.recovered().unwrap().revision, Some(3));
+    }
+
+    #[test]
+    fn nested_type_errors_carry_their_path() {
+        let err = DraftEvent::from_json(&with("authors", serde_json::json!(["A", 2]))).unwrap_err();
+        assert_eq!(err.field(), Some("authors[1]"));
+    }
+
+    #[test]
+    fn garbage_recovers_nothing() {
+        assert!(recover_article_id(b"{\"article_id\": \"a-1\"").is_none());
+        assert!(recover_article_id(b"[1,2]").is_none());
+        assert!(matches!(
+            DraftEvent::from_json(b"nope"),
+            Err(DraftError::NotJson { .. })
+        ));
+    }
+}

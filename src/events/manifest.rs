@@ -1,0 +1,66 @@
+//! The article manifest extraction sends to the join (`claims.verified`, keyed by article id):
+//! everything extraction found in one (article, revision), and the checks the join must wait
+//! for. See the module docs of [`crate::events`] for how results are counted.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::verify::CheckKey;
+use super::version::ManifestV1;
+use crate::model::Claim;
+
+/// Why extraction failed, machine-readable. Every variant blocks the draft.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractionFailure {
+    /// The body holds nothing but whitespace.
+    EmptyBody,
+    /// The body is not readable text (invalid encoding, binary data).
+    UnreadableBody,
+    /// The body is longer than the configured cap.
+    BodyTooLarge,
+    /// Extraction itself failed.
+    InternalError,
+}
+
+/// Whether extraction read the article.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ExtractionOutcome {
+    /// The whole body was read. With no claims, this says the article holds none.
+    Ok {
+        /// Paragraphs (blocks) read.
+        paragraphs: usize,
+        /// Sentences read.
+        sentences: usize,
+    },
+    /// The body could not be read; the manifest has no claims and nothing pending.
+    Failed {
+        reason: ExtractionFailure,
+        /// For a person: "the body is not readable text: invalid UTF-8 at byte 12".
+        message: String,
+    },
+}
+
+/// What extraction found in one (article, revision).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArticleManifest {
+    /// Always [`super::MANIFEST_V1`].
+    pub schema_version: ManifestV1,
+    pub article_id: String,
+    pub revision: u64,
+    /// The draft's event time.
+    pub published_at: DateTime<Utc>,
+    /// When the join blocks the draft if results are still missing: `published_at` plus the
+    /// configured verification time.
+    pub deadline: DateTime<Utc>,
+    /// The digest of the draft's content ([`super::content_digest`]), from which the decision id
+    /// is derived.
+    pub content_digest: String,
+    pub extraction: ExtractionOutcome,
+    /// Every claim found, in reading order, with the prejudgment of those that cite nothing.
+    pub claims: Vec<Claim>,
+    /// The checks requested, one per (claim, distinct cited source URL), each answered by exactly
+    /// one claim result. Empty when no claim cites a source.
+    pub pending: Vec<CheckKey>,
+}
