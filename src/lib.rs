@@ -18,9 +18,11 @@
 //! - [`config`]: configuration from `config/factgate.toml` and `FACTGATE_…` overrides, validated.
 //! - [`extract`]: turns a draft body (Markdown, HTML, text) into claims mapped to citations, and
 //!   judges at once what needs no fetch. Pure: no I/O.
+//! - [`decide`]: the policy (strictness) and the report: pass or block, and why.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
 
 pub mod config;
+pub mod decide;
 pub mod events;
 pub mod extract;
 pub mod model;

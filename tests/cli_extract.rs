@@ -67,7 +67,10 @@ fn extract_prints_claims_with_kinds_figures_locations_and_citations() {
             .any(|f| f["value"] == 44.0 && f["currency"] == "USD" && f["per"] == "year"),
         "{figures:?}"
     );
-    assert_eq!(price["location"]["section"], "The quiet boom in after-school tutoring");
+    assert_eq!(
+        price["location"]["section"],
+        "The quiet boom in after-school tutoring"
+    );
 
     // A market figure with scale, backed by an inline link in the same sentence.
     let market = claim_with(claims, "$92 billion in 2023");
@@ -144,13 +147,24 @@ fn garbage_exits_non_zero_with_a_clear_message() {
     let garbage: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 256) as u8).collect();
     let out = factgate(&["extract", "-"], Some(&garbage));
     assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty(), "nothing on stdout for an unreadable article");
-    assert!(stderr(&out).contains("not readable text"), "{}", stderr(&out));
+    assert!(
+        out.stdout.is_empty(),
+        "nothing on stdout for an unreadable article"
+    );
+    assert!(
+        stderr(&out).contains("not readable text"),
+        "{}",
+        stderr(&out)
+    );
 
     let nul_laden = b"\0\0\0\x01\x02binary\0\0\0\x03\x04\x05\x06\x07\x08\0\0\0".repeat(10);
     let out = factgate(&["extract", "-", "--format", "text"], Some(&nul_laden));
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("not readable text"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not readable text"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -161,9 +175,16 @@ fn empty_input_unknown_format_and_missing_file_are_errors() {
 
     let out = factgate(&["extract", ARTICLE, "--format", "docx"], None);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown body format"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown body format"),
+        "{}",
+        stderr(&out)
+    );
 
-    let out = factgate(&["extract", "tests/fixtures/articles/no-such-file.md"], None);
+    let out = factgate(
+        &["extract", "tests/fixtures/articles/no-such-file.md"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no-such-file.md"), "{}", stderr(&out));
 }

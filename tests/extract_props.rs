@@ -61,7 +61,10 @@ fn check_consistent(body: &str, result: Result<factgate::extract::Extraction, Ex
         assert!(!claim.kinds.is_empty(), "a claim has at least one kind");
         assert!(claim.location.paragraph < extraction.paragraphs.max(1));
         if let Some(span) = claim.location.span {
-            assert!(span.start <= span.end && span.end <= chars, "span inside the body");
+            assert!(
+                span.start <= span.end && span.end <= chars,
+                "span inside the body"
+            );
         }
         for figure in &claim.figures {
             assert!(figure.value.is_finite());

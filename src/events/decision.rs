@@ -45,6 +45,8 @@ pub enum DecisionReason {
     HighSeverityIssue,
     /// Medium-severity issues beyond what the configured strictness allows.
     MediumSeverityIssue,
+    /// A low-severity issue, under strict strictness, which blocks on any issue.
+    LowSeverityIssue,
     /// The draft event could not be read (invalid JSON, missing or ill-typed field).
     DraftUnreadable,
     /// The body could not be read or extraction failed.

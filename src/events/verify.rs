@@ -88,6 +88,26 @@ impl FetchStatus {
         self == FetchStatus::Ok
     }
 
+    /// Whether the source could not be read for a technical reason (timeout, server error,
+    /// refused by policy…), as opposed to an editorial finding about the citation (dead link,
+    /// forbidden, paywalled). A check whose source was left unjudged blocks at every strictness:
+    /// the check did not complete. The one place this is decided.
+    pub fn leaves_source_unjudged(self) -> bool {
+        match self {
+            FetchStatus::Ok
+            | FetchStatus::NotFound
+            | FetchStatus::Forbidden
+            | FetchStatus::Paywalled => false,
+            FetchStatus::RateLimited
+            | FetchStatus::ServerError
+            | FetchStatus::Timeout
+            | FetchStatus::TooLarge
+            | FetchStatus::RefusedByPolicy
+            | FetchStatus::UnsupportedContent
+            | FetchStatus::NetworkError => true,
+        }
+    }
+
     /// The name used in events and logs.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1,0 +1,264 @@
+//! Assembling the spec's report from an article's claims and check results.
+
+use super::{ArticleCheck, distinct_results, unjudged};
+use crate::events::{
+    ClaimResult, ClaimVerdict, DecisionReason, Issue, IssueType, Recommendation, Report,
+    SeverityCounts, Summary, VerificationDetails, VerificationResults,
+};
+use crate::model::{Claim, Severity, UnsourcedKind, Verdict};
+
+/// How many fixes `top_priorities` lists.
+const TOP_PRIORITIES: usize = 5;
+/// Claim text longer than this is shortened in priorities.
+const PRIORITY_CLAIM_CHARS: usize = 80;
+
+pub(super) struct Built {
+    pub report: Report,
+    /// Checks whose source could not be read for a technical reason.
+    pub unjudged_sources: usize,
+}
+
+pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> Built {
+    let results = distinct_results(check.results);
+    let mut issues = Vec::new();
+    let mut claims = Vec::with_capacity(check.claims.len());
+    let mut verification = VerificationResults::default();
+    let mut sourced = 0u32;
+
+    for claim in check.claims {
+        let own: Vec<&ClaimResult> = results
+            .iter()
+            .copied()
+            .filter(|r| r.claim_id == claim.id)
+            .collect();
+        let first_issue = issues.len();
+        if let Some(pre) = &claim.prejudgment {
+            issues.push(unsourced_issue(claim, pre));
+        }
+        issues.extend(own.iter().filter_map(|r| r.issue.clone()));
+        for key in check.unfinished.iter().filter(|k| k.claim_id == claim.id) {
+            issues.push(unfinished_issue(claim, &key.source_url));
+        }
+        let deciding = deciding_result(&own);
+        if !claim.citations.is_empty() {
+            sourced += 1;
+            match deciding.map(|r| r.verdict) {
+                Some(Verdict::Supported) => verification.verified_true += 1,
+                Some(Verdict::Refuted) => verification.verified_false += 1,
+                Some(Verdict::Inconclusive) | None => verification.unverifiable += 1,
+            }
+        }
+        let severity = issues[first_issue..].iter().map(|i| i.severity).max();
+        claims.push(ClaimVerdict {
+            claim_id: claim.id.clone(),
+            text: claim.text.clone(),
+            location: claim.location.to_string(),
+            verdict: deciding.map(|r| r.verdict),
+            support: deciding.map(|r| r.support),
+            source_url: deciding.map(|r| r.source_url.clone()),
+            evidence_quote: deciding.and_then(|r| r.evidence.as_ref().map(|e| e.quote.clone())),
+            correction: deciding.and_then(|r| r.correction.clone()),
+            severity,
+        });
+    }
+    // Stable: within a severity, issues stay in reading order.
+    issues.sort_by(|a, b| b.severity.cmp(&a.severity));
+
+    let total = check.claims.len() as u32;
+    let accuracy_score = if sourced == 0 {
+        100.0
+    } else {
+        (f64::from(verification.verified_true) * 1000.0 / f64::from(sourced)).round() / 10.0
+    };
+    let summary = Summary {
+        total_claims: total,
+        sourced_claims: sourced,
+        unsourced_claims: total - sourced,
+        verification_results: verification,
+        accuracy_score,
+        citations_checked: (results.len() + check.unfinished.len()) as u32,
+        citations_working: results.iter().filter(|r| r.fetch_status.is_ok()).count() as u32,
+        severity_counts: SeverityCounts::of(&issues),
+    };
+    let verification_details = VerificationDetails {
+        fetch_attempts: results.iter().map(|r| r.fetch_attempts).sum(),
+        fetch_successful: summary.citations_working,
+        processing_time_seconds,
+    };
+    let top_priorities = top_priorities(&issues);
+    Built {
+        unjudged_sources: results.iter().filter(|r| unjudged(r)).count(),
+        report: Report {
+            recommendation: Recommendation::Reject,
+            recommendation_reason: String::new(),
+            summary,
+            issues,
+            verification_details,
+            top_priorities,
+            claims,
+        },
+    }
+}
+
+/// The result that decides a claim's verdict over all its sources: a refutation wins (one source
+/// contradicting the claim is enough to fix it), then support, then the first inconclusive.
+fn deciding_result<'a>(own: &[&'a ClaimResult]) -> Option<&'a ClaimResult> {
+    let by = |v: Verdict| own.iter().copied().find(|r| r.verdict == v);
+    by(Verdict::Refuted)
+        .or_else(|| by(Verdict::Supported))
+        .or_else(|| own.first().copied())
+}
+
+fn unsourced_issue(claim: &Claim, pre: &crate::model::Prejudgment) -> Issue {
+    let evidence = match pre.kind {
+        UnsourcedKind::FirstPersonData => "No citation found, appears to be fabricated",
+        UnsourcedKind::Statistic | UnsourcedKind::MarketFigure => {
+            "No source provided for the figure"
+        }
+        UnsourcedKind::Qualitative => "No citation found",
+    };
+    Issue {
+        severity: pre.severity,
+        issue_type: IssueType::Unsourced,
+        claim: claim.text.clone(),
+        location: claim.location.to_string(),
+        problem: pre.problem.clone(),
+        evidence: evidence.to_owned(),
+        recommendation: pre.recommendation.clone(),
+        claim_id: Some(claim.id.clone()),
+        source_url: None,
+    }
+}
+
+fn unfinished_issue(claim: &Claim, source_url: &str) -> Issue {
+    Issue {
+        severity: Severity::High,
+        issue_type: IssueType::Error,
+        claim: claim.text.clone(),
+        location: claim.location.to_string(),
+        problem: "The check of this source did not finish by the deadline".to_owned(),
+        evidence: format!("{source_url}: no result before the deadline"),
+        recommendation: "Publish the draft again, or check the source by hand".to_owned(),
+        claim_id: Some(claim.id.clone()),
+        source_url: Some(source_url.to_owned()),
+    }
+}
+
+fn top_priorities(issues: &[Issue]) -> Vec<String> {
+    issues
+        .iter()
+        .filter(|i| i.severity > Severity::Low)
+        .take(TOP_PRIORITIES)
+        .enumerate()
+        .map(|(n, issue)| {
+            let claim = shorten(&issue.claim, PRIORITY_CLAIM_CHARS);
+            let about = if claim.is_empty() {
+                String::new()
+            } else {
+                format!(": \"{claim}\"")
+            };
+            format!(
+                "Priority {}: {}{} ({})",
+                n + 1,
+                issue.recommendation,
+                about,
+                severity_word(issue.severity)
+            )
+        })
+        .collect()
+}
+
+fn shorten(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+    format!("{}…", cut.trim_end())
+}
+
+fn severity_word(severity: Severity) -> &'static str {
+    match severity {
+        Severity::High => "High",
+        Severity::Medium => "Medium",
+        Severity::Low => "Low",
+    }
+}
+
+/// Sets the recommendation and its reason from the decision's reasons.
+pub(super) fn set_recommendation(report: &mut Report, reasons: &[DecisionReason]) {
+    if reasons.is_empty() {
+        report.recommendation = Recommendation::Accept;
+        let s = &report.summary;
+        report.recommendation_reason = if s.total_claims == 0 {
+            "Accepted: the article was read and holds no check-worthy claims.".to_owned()
+        } else {
+            format!(
+                "Accepted: {} of {} sourced claims verified against their sources; no blocking issues.",
+                s.verification_results.verified_true, s.sourced_claims
+            )
+        };
+        return;
+    }
+    report.recommendation = Recommendation::Reject;
+    if !report.recommendation_reason.is_empty() {
+        // Set already by a not-checked report, which says why better than counts can.
+        return;
+    }
+    let counts = &report.summary.severity_counts;
+    let mut parts: Vec<String> = Vec::new();
+    for reason in reasons {
+        let part = match reason {
+            DecisionReason::HighSeverityIssue => {
+                format!(
+                    "{} high-severity {}",
+                    counts.high,
+                    plural(counts.high, "issue")
+                )
+            }
+            DecisionReason::MediumSeverityIssue => format!(
+                "{} medium-severity {}",
+                counts.medium,
+                plural(counts.medium, "issue")
+            ),
+            DecisionReason::LowSeverityIssue => format!(
+                "{} low-severity {} (strict)",
+                counts.low,
+                plural(counts.low, "issue")
+            ),
+            DecisionReason::DeadlineExceeded => {
+                "checks still unfinished at the deadline".to_owned()
+            }
+            DecisionReason::SourceUnjudgeable => {
+                "a cited source could not be fetched or judged".to_owned()
+            }
+            other => format!("{other:?}"),
+        };
+        parts.push(part);
+    }
+    let kinds = issue_kinds(&report.issues);
+    report.recommendation_reason = if kinds.is_empty() {
+        format!("Rejected: {}.", parts.join("; "))
+    } else {
+        format!("Rejected: {}: {}.", parts.join("; "), kinds.join(", "))
+    };
+}
+
+/// The distinct problems of the blocking issues, most severe first, for the reason line.
+fn issue_kinds(issues: &[Issue]) -> Vec<String> {
+    let mut kinds: Vec<String> = Vec::new();
+    for issue in issues.iter().filter(|i| i.severity > Severity::Low) {
+        let kind = issue.problem.trim_end_matches('.').to_lowercase();
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    kinds
+}
+
+fn plural(n: u32, word: &str) -> String {
+    if n == 1 {
+        word.to_owned()
+    } else {
+        format!("{word}s")
+    }
+}
