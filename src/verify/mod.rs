@@ -1,1 +1,3 @@
 //! Verification: fetch a cited source safely and judge a claim against it.
+
+pub mod fetch;
