@@ -103,14 +103,11 @@ impl Limiter {
                 Arc::new(Semaphore::new(concurrency))
             })
             .await;
-        // The semaphore is never closed, so acquiring cannot fail; a fresh one is the fallback.
-        let permit = match semaphore.acquire_owned().await {
-            Ok(permit) => permit,
-            Err(_) => Arc::new(Semaphore::new(1))
-                .acquire_owned()
-                .await
-                .unwrap_or_else(|_| unreachable!("a new semaphore is open")),
-        };
+        // Safe: these semaphores are never closed, and only a closed one fails to acquire.
+        let permit = semaphore
+            .acquire_owned()
+            .await
+            .expect("host semaphores are never closed");
         if self.per_host.len() as u64 > MAX_TRACKED_HOSTS {
             self.per_host.retain_recent();
         }

@@ -180,11 +180,12 @@ impl Inner {
         let mut url = start.clone();
         let mut visited = HashSet::from([url.clone()]);
         for hop in 0..=self.settings.max_redirects {
-            if hop > 0 {
-                if let Err(reason) = policy::check_url(&url, &self.settings) {
-                    log::fetch_refused(&url, &reason);
-                    return FetchOutcome::RefusedByPolicy(reason);
-                }
+            // The first URL was checked by `fetch`; every redirect target is checked here.
+            if hop > 0
+                && let Err(reason) = policy::check_url(&url, &self.settings)
+            {
+                log::fetch_refused(&url, &reason);
+                return FetchOutcome::RefusedByPolicy(reason);
             }
             let _permit = match permit.take() {
                 Some(permit) => permit,
