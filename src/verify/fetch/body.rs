@@ -4,6 +4,8 @@
 //! two caps could be enforced. Here the bytes received count against `max_body_bytes` and the
 //! bytes they expand to against `max_decompressed_bytes`, chunk by chunk, so a bomb is stopped
 //! after at most one chunk's expansion past the cap and is never held in memory.
+//! The compressed count needs its own cap: a stream of empty deflate blocks, or an endless gzip
+//! header, costs bytes on the wire without ever producing output, so only `max_body_bytes` stops it.
 
 use std::io::{self, Write};
 

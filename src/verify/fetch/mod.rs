@@ -129,6 +129,15 @@ impl Fetcher {
     }
 }
 
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("settings", &self.inner.settings)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
 fn refused(reason: RefusalReason) -> FetchResult {
     FetchResult {
         outcome: Arc::new(FetchOutcome::RefusedByPolicy(reason)),
