@@ -1,2 +1,4 @@
 //! Verification: fetch a cited source safely and judge a claim against it.
+
+pub mod fetch;
 pub mod judge;

@@ -1,0 +1,101 @@
+//! The result cache, which also coalesces concurrent fetches of one URL into one.
+//!
+//! Entries are weighed by their text bytes against `cache_capacity_bytes`, and expire after the
+//! TTL [`classify::cache_ttl`] gives their outcome. Outcomes it says not to cache (anything a
+//! retry could change) and pages over `max_entry_bytes` are handed to every caller that waited
+//! for them, then dropped.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use moka::Expiry;
+
+use super::classify;
+use super::outcome::FetchOutcome;
+use super::settings::FetchSettings;
+
+/// Weight of an entry without page text: its URL and enum, roughly.
+const SMALL_ENTRY_BYTES: usize = 64;
+
+#[derive(Debug, Clone)]
+struct Entry {
+    outcome: Arc<FetchOutcome>,
+    ttl: Duration,
+}
+
+impl Entry {
+    fn weight(&self) -> usize {
+        match &*self.outcome {
+            FetchOutcome::Ok(page) => {
+                page.text.len()
+                    + page.final_url.len()
+                    + page.title.as_ref().map_or(0, String::len)
+                    + SMALL_ENTRY_BYTES
+            }
+            _ => SMALL_ENTRY_BYTES,
+        }
+    }
+}
+
+/// Each entry lives for the TTL chosen when it was stored.
+struct PerEntryTtl;
+
+impl Expiry<String, Entry> for PerEntryTtl {
+    fn expire_after_create(&self, _key: &String, entry: &Entry, _at: Instant) -> Option<Duration> {
+        Some(entry.ttl)
+    }
+}
+
+/// A byte-weighted cache of fetch outcomes keyed by URL.
+#[derive(Clone)]
+pub struct ResultCache {
+    inner: moka::future::Cache<String, Entry>,
+    settings: Arc<FetchSettings>,
+}
+
+impl ResultCache {
+    /// An empty cache sized by `settings`.
+    pub fn new(settings: Arc<FetchSettings>) -> Self {
+        let inner = moka::future::Cache::builder()
+            .max_capacity(settings.cache_capacity_bytes)
+            .weigher(|key: &String, entry: &Entry| {
+                u32::try_from(key.len() + entry.weight()).unwrap_or(u32::MAX)
+            })
+            .expire_after(PerEntryTtl)
+            .build();
+        Self { inner, settings }
+    }
+
+    /// The cached outcome for `key`, or the outcome of `load`, run once however many callers ask
+    /// for `key` at the same time. The flag is true when the outcome was not loaded by this call.
+    pub async fn get_or_load<F>(&self, key: String, load: F) -> (Arc<FetchOutcome>, bool)
+    where
+        F: Future<Output = FetchOutcome>,
+    {
+        let settings = &self.settings;
+        let init = async move {
+            let outcome = load.await;
+            let Some(ttl) = classify::cache_ttl(&outcome, settings) else {
+                return Err(Arc::new(outcome));
+            };
+            let entry = Entry {
+                outcome: Arc::new(outcome),
+                ttl,
+            };
+            if entry.weight() as u64 <= settings.max_entry_bytes {
+                Ok(entry)
+            } else {
+                Err(entry.outcome)
+            }
+        };
+        match self.inner.entry(key).or_try_insert_with(init).await {
+            Ok(entry) => {
+                let from_cache = !entry.is_fresh();
+                (entry.into_value().outcome, from_cache)
+            }
+            // Not cached: every coalesced caller shares this one outcome.
+            Err(outcome) => (Arc::clone(&outcome), false),
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The HTTP client and what one response means: building the client with the safety settings,
+//! and turning a response or a transport error into a [`FetchOutcome`].
+
+use std::error::Error as StdError;
+use std::sync::Arc;
+
+use reqwest::header::{self, HeaderMap, HeaderValue};
+use url::Url;
+
+use super::body;
+use super::classify;
+use super::content::{self, TextKind};
+use super::outcome::{FetchError, FetchOutcome, Page, RefusalReason};
+use super::policy::PolicyResolver;
+use super::settings::FetchSettings;
+
+/// Builds the HTTP client: honest User-Agent, no automatic redirects (the fetcher follows them
+/// and checks each hop), no proxy (a proxy would connect on our behalf to addresses the policy
+/// never saw), the policy-enforcing resolver, and no transparent decompression (see [`body`]).
+///
+/// # Errors
+/// [`FetchError::BuildClient`] when reqwest cannot build it (e.g. TLS setup fails).
+pub fn build(settings: &Arc<FetchSettings>) -> Result<reqwest::Client, FetchError> {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        header::ACCEPT_ENCODING,
+        HeaderValue::from_static(body::ACCEPT_ENCODING),
+    );
+    headers.insert(
+        header::ACCEPT,
+        HeaderValue::from_static("text/html, application/xhtml+xml, text/plain;q=0.9, */*;q=0.1"),
+    );
+    reqwest::Client::builder()
+        .user_agent(settings.user_agent())
+        .default_headers(headers)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .dns_resolver(PolicyResolver::new(Arc::clone(settings)))
+        .connect_timeout(settings.connect_timeout)
+        .gzip(false)
+        .brotli(false)
+        .deflate(false)
+        .build()
+        .map_err(FetchError::BuildClient)
+}
+
+/// The outcome a transport error means. A refusal by [`PolicyResolver`] is found in the error's
+/// source chain; reqwest's messages name the URL, so the reason given is the innermost cause.
+pub fn network_outcome(err: &reqwest::Error) -> FetchOutcome {
+    let mut innermost: &dyn StdError = err;
+    let mut source = err.source();
+    while let Some(cause) = source {
+        if let Some(reason) = cause.downcast_ref::<RefusalReason>() {
+            return FetchOutcome::RefusedByPolicy(reason.clone());
+        }
+        innermost = cause;
+        source = cause.source();
+    }
+    if err.is_timeout() {
+        return FetchOutcome::Timeout;
+    }
+    let stage = if err.is_connect() {
+        "connect"
+    } else {
+        "request"
+    };
+    FetchOutcome::NetworkError {
+        reason: format!("{stage}: {innermost}"),
+    }
+}
+
+/// The Location of a redirect response, resolved against `current`; `None` when the response is
+/// not a redirect. `Some(Err)` when the Location is unusable.
+pub fn redirect_target(response: &reqwest::Response, current: &Url) -> Option<Result<Url, String>> {
+    if !matches!(response.status().as_u16(), 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
+    let location = response.headers().get(header::LOCATION)?;
+    Some(
+        location
+            .to_str()
+            .map_err(|_| "redirect Location is not text".to_owned())
+            .and_then(|l| {
+                current
+                    .join(l)
+                    .map_err(|e| format!("redirect Location: {e}"))
+            }),
+    )
+}
+
+/// Reads a final (non-redirect) response into an outcome.
+pub async fn read_response(
+    response: reqwest::Response,
+    url: &Url,
+    settings: &FetchSettings,
+) -> FetchOutcome {
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get(header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(classify::parse_retry_after);
+    if let Some(outcome) = classify::outcome_for_status(status, retry_after) {
+        return outcome;
+    }
+    let (media_type, charset) = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(content::parse_content_type)
+        .unwrap_or_default();
+    let Some(kind) = content::text_kind(&media_type) else {
+        return FetchOutcome::UnsupportedContent {
+            content_type: if media_type.is_empty() {
+                "(none)".to_owned()
+            } else {
+                media_type
+            },
+        };
+    };
+    let bytes = match body::read(response, settings).await {
+        Ok(bytes) => bytes,
+        Err(outcome) => return outcome,
+    };
+    let final_url = url.to_string();
+    // Decoding and parsing a page of megabytes is CPU work: keep it off the async workers.
+    let parsed = tokio::task::spawn_blocking(move || {
+        to_outcome(&bytes, charset, kind, media_type, final_url, status)
+    })
+    .await;
+    parsed.unwrap_or_else(|err| FetchOutcome::NetworkError {
+        reason: format!("content could not be parsed: {err}"),
+    })
+}
+
+fn to_outcome(
+    bytes: &[u8],
+    charset: Option<String>,
+    kind: TextKind,
+    content_type: String,
+    final_url: String,
+    status: u16,
+) -> FetchOutcome {
+    let decoded = content::decode(bytes, charset.as_deref(), kind);
+    let (title, text, html) = match kind {
+        TextKind::Html => {
+            let page = content::html_to_text(&decoded);
+            (page.title, page.text, Some(decoded.as_str()))
+        }
+        TextKind::Plain => (None, decoded.clone(), None),
+    };
+    if let Some(marker) = content::paywall_marker(html, &text) {
+        return FetchOutcome::Paywalled { marker };
+    }
+    FetchOutcome::Ok(Page {
+        final_url,
+        status,
+        content_type,
+        text,
+        title,
+    })
+}

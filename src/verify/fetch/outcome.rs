@@ -1,0 +1,161 @@
+//! What a fetch can end in. Every outcome is data the judge acts on; only faults in setting the
+//! fetcher up are errors ([`FetchError`]).
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+/// A page fetched and reduced to text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// The URL the content came from, after redirects.
+    pub final_url: String,
+    /// The HTTP status of the final response (a 2xx).
+    pub status: u16,
+    /// The media type, lower-cased, without parameters (e.g. `text/html`).
+    pub content_type: String,
+    /// The visible text: for HTML, blocks separated by blank lines; for text/plain, as sent.
+    pub text: String,
+    /// The HTML `<title>`, when there is one.
+    pub title: Option<String>,
+}
+
+/// How a fetch ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchOutcome {
+    /// The page was fetched and read.
+    Ok(Page),
+    /// 404 or 410: the citation is dead.
+    NotFound {
+        /// 404 or 410.
+        status: u16,
+    },
+    /// 401 or 403: the source will not show itself to us.
+    Forbidden {
+        /// 401 or 403.
+        status: u16,
+    },
+    /// 402, or a page whose markup or text shows a paywall (see `content::paywall_marker`).
+    Paywalled {
+        /// The marker that gave the paywall away (`"HTTP 402"`, a class name or a phrase).
+        marker: String,
+    },
+    /// 429 after all retries.
+    RateLimited {
+        /// The last Retry-After the server sent, when it sent one.
+        retry_after: Option<Duration>,
+    },
+    /// A 5xx after all retries.
+    ServerError {
+        /// The status code.
+        status: u16,
+        /// The last Retry-After the server sent, when it sent one (often with 503).
+        retry_after: Option<Duration>,
+    },
+    /// A status none of the other outcomes covers (e.g. 400, or a 3xx without a Location).
+    UnexpectedStatus {
+        /// The status code.
+        status: u16,
+    },
+    /// The total time cap (or an attempt's connect timeout, after all retries) ran out.
+    Timeout,
+    /// The body, declared or streamed, or its decompressed size, went over its cap.
+    TooLarge {
+        /// The cap that was exceeded, in bytes.
+        limit: u64,
+    },
+    /// The fetcher's safety policy refused the URL, an address it resolved to, or a redirect.
+    RefusedByPolicy(RefusalReason),
+    /// A content type (or content encoding) the judge cannot read, such as `application/pdf`.
+    UnsupportedContent {
+        /// The media type or encoding as sent.
+        content_type: String,
+    },
+    /// The connection failed or the response was malformed.
+    NetworkError {
+        /// What went wrong, without the URL.
+        reason: String,
+    },
+}
+
+impl FetchOutcome {
+    /// A low-cardinality name for logs and metric labels.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Self::Ok(_) => "ok",
+            Self::NotFound { .. } => "not_found",
+            Self::Forbidden { .. } => "forbidden",
+            Self::Paywalled { .. } => "paywalled",
+            Self::RateLimited { .. } => "rate_limited",
+            Self::ServerError { .. } => "server_error",
+            Self::UnexpectedStatus { .. } => "unexpected_status",
+            Self::Timeout => "timeout",
+            Self::TooLarge { .. } => "too_large",
+            Self::RefusedByPolicy(_) => "refused_by_policy",
+            Self::UnsupportedContent { .. } => "unsupported_content",
+            Self::NetworkError { .. } => "network_error",
+        }
+    }
+}
+
+/// Why the safety policy refused a fetch.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RefusalReason {
+    /// Only http and https are fetched.
+    #[error("scheme {0:?} is not http or https")]
+    Scheme(String),
+    /// The URL could not be parsed or has no host.
+    #[error("invalid URL: {0}")]
+    InvalidUrl(String),
+    /// The address is in a range that is refused unless allowlisted.
+    #[error("address {address} is {range}")]
+    Address {
+        /// The refused address.
+        address: IpAddr,
+        /// The range it falls in, e.g. "private", "cloud metadata".
+        range: &'static str,
+    },
+    /// The name resolved to no address at all after refused ones were removed.
+    #[error("{host} resolves only to refused addresses")]
+    NoAllowedAddress {
+        /// The host name.
+        host: String,
+    },
+    /// More redirects than `max_redirects`.
+    #[error("more than {max} redirects")]
+    TooManyRedirects {
+        /// The cap.
+        max: usize,
+    },
+    /// A redirect pointed back to a URL already visited.
+    #[error("redirect loop")]
+    RedirectLoop,
+}
+
+impl RefusalReason {
+    /// A low-cardinality name for logs and metric labels.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Self::Scheme(_) => "scheme",
+            Self::InvalidUrl(_) => "invalid_url",
+            Self::Address { .. } | Self::NoAllowedAddress { .. } => "address",
+            Self::TooManyRedirects { .. } => "too_many_redirects",
+            Self::RedirectLoop => "redirect_loop",
+        }
+    }
+}
+
+/// Faults in setting up the fetcher (not outcomes of a fetch).
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The HTTP client could not be built (e.g. TLS initialisation failed).
+    #[error("cannot build the HTTP client")]
+    BuildClient(#[source] reqwest::Error),
+    /// A setting is out of range.
+    #[error("invalid fetch setting {key}: {message}")]
+    InvalidSetting {
+        /// The settings field.
+        key: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+}

@@ -1,0 +1,305 @@
+//! The safety policy: which URLs and addresses the fetcher may connect to.
+//!
+//! A cited URL is written by whoever wrote the draft, so it may point at the network factgate runs
+//! in (an admin port, a cloud metadata service). Three checks close that door, all through
+//! [`check_address`]:
+//! - URLs with an IP literal are checked before any request (reqwest does not resolve them);
+//! - host names are resolved by [`PolicyResolver`], which hands reqwest only allowed addresses, so
+//!   the address checked is the address connected to (no DNS rebinding window);
+//! - redirects are followed by the fetcher itself and every hop goes through both checks again.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use url::{Host, Url};
+
+use super::log;
+use super::outcome::RefusalReason;
+use super::settings::FetchSettings;
+
+/// Range name given to cloud metadata endpoints; refused even when private addresses are allowed.
+pub const METADATA: &str = "cloud metadata";
+
+/// Checks one address against the policy.
+///
+/// Allowed: any address inside `settings.address_allowlist`; otherwise any public address; and,
+/// when `allow_private_addresses` is set, any non-public address except cloud metadata endpoints.
+///
+/// # Errors
+/// [`RefusalReason::Address`] naming the range the address falls in.
+pub fn check_address(ip: IpAddr, settings: &FetchSettings) -> Result<(), RefusalReason> {
+    let allowlisted = |ip: IpAddr| settings.address_allowlist.iter().any(|n| n.contains(&ip));
+    if allowlisted(ip) || embedded_ipv4(ip).is_some_and(|v4| allowlisted(IpAddr::V4(v4))) {
+        return Ok(());
+    }
+    match range_of(ip) {
+        None => Ok(()),
+        Some(range) if settings.allow_private_addresses && range != METADATA => Ok(()),
+        Some(range) => Err(RefusalReason::Address { address: ip, range }),
+    }
+}
+
+/// Checks a URL before any request: the scheme, and the host when it is an IP literal.
+///
+/// # Errors
+/// The reason the URL is refused.
+pub fn check_url(url: &Url, settings: &FetchSettings) -> Result<(), RefusalReason> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(RefusalReason::Scheme(url.scheme().to_owned()));
+    }
+    match url.host() {
+        None => Err(RefusalReason::InvalidUrl("no host".to_owned())),
+        Some(Host::Domain(_)) => Ok(()),
+        Some(Host::Ipv4(v4)) => check_address(IpAddr::V4(v4), settings),
+        Some(Host::Ipv6(v6)) => check_address(IpAddr::V6(v6), settings),
+    }
+}
+
+/// The non-public range an address belongs to, or `None` for a public address.
+pub fn range_of(ip: IpAddr) -> Option<&'static str> {
+    match ip {
+        IpAddr::V4(v4) => range_of_v4(v4),
+        IpAddr::V6(v6) => range_of_v6(v6),
+    }
+}
+
+fn range_of_v4(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, d] = ip.octets();
+    // Metadata endpoints first: they sit inside link-local and CGNAT.
+    if [a, b, c, d] == [169, 254, 169, 254] || [a, b, c, d] == [100, 100, 100, 200] {
+        return Some(METADATA);
+    }
+    Some(match (a, b, c) {
+        (0, _, _) => "unspecified",
+        (10, _, _) | (192, 168, _) => "private",
+        (172, 16..=31, _) => "private",
+        (100, 64..=127, _) => "shared address space (CGNAT)",
+        (127, _, _) => "loopback",
+        (169, 254, _) => "link-local",
+        (192, 0, 0) => "IETF protocol assignments",
+        (192, 0, 2) | (198, 51, 100) | (203, 0, 113) => "documentation",
+        (198, 18..=19, _) => "benchmarking",
+        (224..=239, _, _) => "multicast",
+        (255, 255, 255) if d == 255 => "broadcast",
+        (240..=255, _, _) => "reserved",
+        _ => return None,
+    })
+}
+
+fn range_of_v6(ip: Ipv6Addr) -> Option<&'static str> {
+    if ip == Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254) {
+        return Some(METADATA);
+    }
+    if ip.is_unspecified() {
+        return Some("unspecified");
+    }
+    if ip.is_loopback() {
+        return Some("loopback");
+    }
+    // An IPv6 form of an IPv4 address reaches that IPv4 host: judge the IPv4 address.
+    if let Some(v4) = embedded_ipv4(IpAddr::V6(ip)) {
+        return range_of_v4(v4);
+    }
+    let s = ip.segments();
+    Some(match s[0] {
+        0xfc00..=0xfdff => "unique local",
+        0xfe80..=0xfebf => "link-local",
+        0xfec0..=0xfeff => "site-local (deprecated)",
+        0xff00..=0xffff => "multicast",
+        0x2001 if s[1] == 0x0db8 => "documentation",
+        0x0100 if s[1..4] == [0, 0, 0] => "discard",
+        0x0000 => "reserved",
+        _ => return None,
+    })
+}
+
+/// The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`),
+/// NAT64 (`64:ff9b::a.b.c.d`) or 6to4 (`2002:aabb:ccdd::`) IPv6 address.
+fn embedded_ipv4(ip: IpAddr) -> Option<Ipv4Addr> {
+    let IpAddr::V6(v6) = ip else { return None };
+    let s = v6.segments();
+    let tail = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
+    match s {
+        [0, 0, 0, 0, 0, 0xffff, _, _] => Some(tail),
+        [0, 0, 0, 0, 0, 0, _, _] if !v6.is_loopback() && !v6.is_unspecified() => Some(tail),
+        [0x64, 0xff9b, 0, 0, 0, 0, _, _] => Some(tail),
+        [0x2002, hi, lo, ..] => Some(Ipv4Addr::new(
+            (hi >> 8) as u8,
+            hi as u8,
+            (lo >> 8) as u8,
+            lo as u8,
+        )),
+        _ => None,
+    }
+}
+
+/// A DNS resolver for reqwest that resolves with the system resolver and hands back only the
+/// addresses the policy allows.
+///
+/// A name with no allowed address fails with the [`RefusalReason`] as the error, which the
+/// fetcher finds again in the error's source chain.
+#[derive(Debug, Clone)]
+pub struct PolicyResolver {
+    settings: Arc<FetchSettings>,
+}
+
+impl PolicyResolver {
+    /// A resolver enforcing `settings`' address policy.
+    pub fn new(settings: Arc<FetchSettings>) -> Self {
+        Self { settings }
+    }
+}
+
+impl Resolve for PolicyResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let settings = Arc::clone(&self.settings);
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            // Port 0: reqwest puts the URL's port in afterwards.
+            let resolved = tokio::net::lookup_host((host.as_str(), 0)).await?;
+            let mut allowed: Vec<SocketAddr> = Vec::new();
+            let mut first_refusal = None;
+            for addr in resolved {
+                match check_address(addr.ip(), &settings) {
+                    Ok(()) => allowed.push(addr),
+                    Err(reason) => {
+                        log::address_refused(&host, &reason);
+                        first_refusal.get_or_insert(reason);
+                    }
+                }
+            }
+            if allowed.is_empty() {
+                let reason = first_refusal.unwrap_or(RefusalReason::NoAllowedAddress { host });
+                return Err(Box::new(reason) as Box<dyn std::error::Error + Send + Sync>);
+            }
+            Ok(Box::new(allowed.into_iter()) as Addrs)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(ip: &str, settings: &FetchSettings) -> bool {
+        let ip: IpAddr = ip.parse().expect("test address parses");
+        check_address(ip, settings).is_err()
+    }
+
+    #[test]
+    fn non_public_addresses_are_refused_by_default() {
+        let settings = FetchSettings::default();
+        for ip in [
+            "10.0.0.1",
+            "172.16.5.4",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "169.254.1.1",
+            "100.64.0.1",
+            "100.100.100.200",
+            "127.0.0.1",
+            "0.0.0.0",
+            "224.0.0.1",
+            "255.255.255.255",
+            "192.0.2.1",
+            "::1",
+            "::",
+            "fe80::1",
+            "fc00::1",
+            "fd00:ec2::254",
+            "ff02::1",
+            "2001:db8::1",
+            "::ffff:10.0.0.1",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+            "64:ff9b::a00:1",
+            "2002:a00:1::",
+        ] {
+            assert!(refused(ip, &settings), "{ip} should be refused");
+        }
+    }
+
+    #[test]
+    fn public_addresses_are_allowed() {
+        let settings = FetchSettings::default();
+        for ip in [
+            "93.184.216.34",
+            "2606:4700::1",
+            "8.8.8.8",
+            "172.32.0.1",
+            "100.128.0.1",
+        ] {
+            assert!(!refused(ip, &settings), "{ip} should be allowed");
+        }
+    }
+
+    #[test]
+    fn the_refusal_names_the_range() {
+        let settings = FetchSettings::default();
+        let err = check_address("169.254.169.254".parse().expect("parses"), &settings);
+        assert!(matches!(
+            err,
+            Err(RefusalReason::Address {
+                range: METADATA,
+                ..
+            })
+        ));
+        let err = check_address("::ffff:10.0.0.1".parse().expect("parses"), &settings);
+        assert!(matches!(
+            err,
+            Err(RefusalReason::Address {
+                range: "private",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn allow_private_keeps_metadata_refused_unless_allowlisted() {
+        let mut settings = FetchSettings {
+            allow_private_addresses: true,
+            ..FetchSettings::default()
+        };
+        assert!(!refused("10.0.0.1", &settings));
+        assert!(!refused("::1", &settings));
+        assert!(refused("169.254.169.254", &settings));
+        assert!(refused("fd00:ec2::254", &settings));
+        assert!(refused("100.100.100.200", &settings));
+        settings.address_allowlist = vec!["169.254.169.254/32".parse().expect("parses")];
+        assert!(!refused("169.254.169.254", &settings));
+    }
+
+    #[test]
+    fn allowlist_admits_only_its_networks() {
+        let settings = FetchSettings {
+            address_allowlist: vec!["127.0.0.1/32".parse().expect("parses")],
+            ..FetchSettings::default()
+        };
+        assert!(!refused("127.0.0.1", &settings));
+        assert!(!refused("::ffff:127.0.0.1", &settings));
+        assert!(refused("127.0.0.2", &settings));
+        assert!(refused("10.0.0.1", &settings));
+    }
+
+    #[test]
+    fn urls_are_checked_for_scheme_and_literal_addresses() {
+        let settings = FetchSettings::default();
+        let check = |u: &str| check_url(&Url::parse(u).expect("test URL parses"), &settings);
+        assert!(
+            matches!(check("ftp://example.com/a"), Err(RefusalReason::Scheme(s)) if s == "ftp")
+        );
+        assert!(matches!(
+            check("file:///etc/passwd"),
+            Err(RefusalReason::Scheme(_))
+        ));
+        assert!(check("http://169.254.169.254/latest/").is_err());
+        assert!(check("http://[::1]:8080/").is_err());
+        // Numeric host forms are normalised by the URL parser and caught as well.
+        assert!(check("http://2130706433/").is_err());
+        assert!(check("http://0x7f.1/").is_err());
+        assert!(check("https://example.com/a?b=c").is_ok());
+        assert!(check("http://93.184.216.34/").is_ok());
+    }
+}

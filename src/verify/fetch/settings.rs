@@ -1,0 +1,103 @@
+//! Runtime settings of the fetcher: limits, politeness and cache sizes.
+//!
+//! This is a plain runtime struct; the config file is parsed and validated elsewhere and mapped
+//! into it. Every limit here bounds something that would otherwise grow with load or with what a
+//! remote server chooses to send.
+
+use std::time::Duration;
+
+use ipnet::IpNet;
+
+/// Default contact URL named in the User-Agent when the config gives none.
+pub const DEFAULT_CONTACT_URL: &str = "https://github.com/factgate/factgate";
+
+/// How the fetcher behaves. `Default` gives conservative production values.
+#[derive(Debug, Clone)]
+pub struct FetchSettings {
+    /// URL where a site operator can learn about factgate and reach whoever runs it; sent in the
+    /// User-Agent as `factgate/<version> (+<url>)`.
+    pub user_agent_contact_url: String,
+    /// Cap on the whole fetch once its first request starts: every attempt, redirect, body read
+    /// and retry wait. Waiting for the politeness limiter before the first request is not counted,
+    /// so a busy host delays a fetch rather than timing it out.
+    pub timeout: Duration,
+    /// Cap on establishing one TCP (and TLS) connection.
+    pub connect_timeout: Duration,
+    /// Cap on the bytes received on the wire for one response (compressed bytes when the server
+    /// compresses). A declared Content-Length over it is refused before the body is read.
+    pub max_body_bytes: u64,
+    /// Cap on the bytes a compressed body may expand to (gzip, brotli and deflate bombs).
+    pub max_decompressed_bytes: u64,
+    /// Redirects followed before the fetch is refused.
+    pub max_redirects: usize,
+    /// Allow private, loopback, link-local, CGNAT and similar addresses. Cloud metadata addresses
+    /// stay refused even then, unless they are in `address_allowlist`.
+    pub allow_private_addresses: bool,
+    /// Networks that are allowed even though the address policy would refuse them (e.g. an
+    /// internal mirror, or `127.0.0.1/32` in tests).
+    pub address_allowlist: Vec<IpNet>,
+    /// Sustained requests per second to one host.
+    pub per_host_rps: u32,
+    /// Requests one host may receive at once after being idle.
+    pub per_host_burst: u32,
+    /// Sustained requests per second across all hosts.
+    pub global_rps: u32,
+    /// Requests in flight to one host at a time.
+    pub per_host_concurrency: usize,
+    /// Retries after the first attempt for outcomes worth retrying (timeouts, 5xx, 429).
+    pub max_retries: u32,
+    /// First backoff delay; doubled on each retry, with jitter.
+    pub backoff_base: Duration,
+    /// Largest backoff delay.
+    pub backoff_max: Duration,
+    /// Longest Retry-After the fetcher will wait for; a longer one ends the fetch as it is.
+    pub retry_after_max: Duration,
+    /// Capacity of the result cache, in bytes of page text.
+    pub cache_capacity_bytes: u64,
+    /// How long a good page stays cached.
+    pub cache_ttl_ok: Duration,
+    /// How long a settled failure (404/410, 401/403, paywall, too large, unsupported, refused)
+    /// stays cached; shorter, since a dead link may come back.
+    pub cache_ttl_not_found: Duration,
+    /// Pages with more text than this are returned but not cached, so one huge page cannot evict
+    /// the rest.
+    pub max_entry_bytes: u64,
+}
+
+impl Default for FetchSettings {
+    fn default() -> Self {
+        Self {
+            user_agent_contact_url: DEFAULT_CONTACT_URL.to_owned(),
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            max_body_bytes: 5 * 1024 * 1024,
+            max_decompressed_bytes: 10 * 1024 * 1024,
+            max_redirects: 5,
+            allow_private_addresses: false,
+            address_allowlist: Vec::new(),
+            per_host_rps: 2,
+            per_host_burst: 4,
+            global_rps: 50,
+            per_host_concurrency: 2,
+            max_retries: 2,
+            backoff_base: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(10),
+            retry_after_max: Duration::from_secs(30),
+            cache_capacity_bytes: 256 * 1024 * 1024,
+            cache_ttl_ok: Duration::from_secs(6 * 3600),
+            cache_ttl_not_found: Duration::from_secs(600),
+            max_entry_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
+impl FetchSettings {
+    /// The User-Agent sent with every request: `factgate/<version> (+<contact url>)`.
+    pub fn user_agent(&self) -> String {
+        format!(
+            "factgate/{} (+{})",
+            env!("CARGO_PKG_VERSION"),
+            self.user_agent_contact_url
+        )
+    }
+}
