@@ -1,1 +1,2 @@
 //! Verification: fetch a cited source safely and judge a claim against it.
+pub mod llm;
