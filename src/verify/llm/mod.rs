@@ -32,7 +32,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Evidence characters sent to each voter, across all passages.
 pub const DEFAULT_MAX_EVIDENCE_CHARS: usize = 6000;
 
-/// An API key. Debug and Display print "[redacted]"; only [`ApiKey::expose`] gives the value,
+/// An API key. Debug and Display print `[redacted]`; only [`ApiKey::expose`] gives the value,
 /// and only the client's Authorization header uses it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(String);
@@ -64,7 +64,7 @@ impl std::fmt::Display for ApiKey {
 /// How to reach the endpoint and how to run the panel.
 #[derive(Debug, Clone)]
 pub struct LlmSettings {
-    /// Up to but not including `/chat/completions`: "https://api.example.com/v1".
+    /// Up to but not including `/chat/completions`: `https://api.example.com/v1`.
     pub base_url: String,
     pub model: String,
     /// Sent as `Authorization: Bearer …` when set; local servers often need none.
@@ -179,7 +179,8 @@ impl LlmJudge {
             Ok(reply) => VoteOutcome::Voted {
                 verdict: reply.verdict,
                 quote: reply.quote,
-                reason: reply.reason,
+                // Free text from the endpoint: redacted like an abstention's reason.
+                reason: self.redact(reply.reason),
             },
             Err(reason) => {
                 let reason = self.redact(reason);

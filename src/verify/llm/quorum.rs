@@ -53,7 +53,7 @@ pub struct VoterReply {
 pub enum ReplyError {
     #[error("reply is not the required JSON object")]
     Schema(#[source] serde_json::Error),
-    #[error("reply is JSON but not an object")]
+    #[error("reply is not the required JSON object: it does not begin with `{{`")]
     NotAnObject,
     #[error("verdict {0:?} needs a quote from the evidence, and the quote is empty")]
     MissingQuote(VoterVerdict),
