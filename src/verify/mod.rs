@@ -2,3 +2,4 @@
 
 pub mod fetch;
 pub mod judge;
+pub mod llm;
