@@ -1,0 +1,297 @@
+//! One check: a claim against one cited source, from fetch to [`ClaimResult`].
+//!
+//! The fetch outcome decides first. A page is judged ([`super::judge`], and the LLM quorum when
+//! configured); a dead, forbidden or paywalled citation is an editorial issue with the spec's
+//! severity; any other outcome leaves the source unjudged, which blocks at every strictness
+//! (see [`FetchStatus::leaves_source_unjudged`]). A check never ends in silence: every path
+//! returns a result with its reason.
+
+use super::fetch::{FetchOutcome, Fetcher};
+use super::judge::{IssueKind, JudgeSettings, Judgment, judge};
+use super::llm::LlmJudge;
+use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
+use crate::model::{Claim, Severity, Span, Verdict};
+use chrono::Utc;
+
+/// Checks claims against their sources. Cheap to clone: clones share the fetcher and its cache.
+#[derive(Clone)]
+pub struct Verifier {
+    fetcher: Fetcher,
+    judge: JudgeSettings,
+    llm: Option<LlmJudge>,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier")
+            .field("judge", &self.judge)
+            .field("llm", &self.llm.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Verifier {
+    /// A verifier that fetches with `fetcher`, judges with `judge`, and asks the LLM quorum too
+    /// when `llm` is given.
+    pub fn new(fetcher: Fetcher, judge: JudgeSettings, llm: Option<LlmJudge>) -> Verifier {
+        Verifier {
+            fetcher,
+            judge,
+            llm,
+        }
+    }
+
+    /// The fetcher, for its counters.
+    pub fn fetcher(&self) -> &Fetcher {
+        &self.fetcher
+    }
+
+    /// Checks `claim` of (`article_id`, `revision`) against `source_url`.
+    pub async fn check(
+        &self,
+        article_id: &str,
+        revision: u64,
+        claim: &Claim,
+        source_url: &str,
+    ) -> ClaimResult {
+        let fetched = self.fetcher.fetch(source_url).await;
+        let attempts = u32::from(!fetched.from_cache);
+        let mut result = ClaimResult {
+            schema_version: Default::default(),
+            article_id: article_id.to_owned(),
+            revision,
+            claim_id: claim.id.clone(),
+            source_url: source_url.to_owned(),
+            fetch_status: fetch_status(&fetched.outcome),
+            http_status: http_status(&fetched.outcome),
+            fetch_attempts: attempts,
+            verdict: Verdict::Inconclusive,
+            support: 0.0,
+            source_credibility: 0.0,
+            evidence: None,
+            correction: None,
+            issue: None,
+            reason: String::new(),
+            judged_at: Utc::now(),
+        };
+        match fetched.outcome.as_ref() {
+            FetchOutcome::Ok(page) => {
+                let judgment = judge(claim, &page.text, &page.final_url, &self.judge);
+                let quorum = match &self.llm {
+                    Some(llm) => Some(self.ask_quorum(llm, claim, source_url, &judgment).await),
+                    None => None,
+                };
+                apply_judgment(&mut result, claim, &judgment, quorum);
+            }
+            outcome => {
+                result.reason = format!("source not read: {}", outcome.class());
+                result.issue = Some(fetch_issue(claim, source_url, outcome));
+            }
+        }
+        result.judged_at = Utc::now();
+        result
+    }
+
+    async fn ask_quorum(
+        &self,
+        llm: &LlmJudge,
+        claim: &Claim,
+        source_url: &str,
+        judgment: &Judgment,
+    ) -> Verdict {
+        let passages: Vec<String> = judgment
+            .evidence
+            .iter()
+            .map(|e| e.quote.clone())
+            .collect();
+        llm.judge(&claim.text, source_url, &passages).await.verdict
+    }
+}
+
+/// The more cautious of two verdicts: supported only when both support.
+fn cautious(a: Verdict, b: Verdict) -> Verdict {
+    let rank = |v: Verdict| match v {
+        Verdict::Refuted => 0,
+        Verdict::Inconclusive => 1,
+        Verdict::Supported => 2,
+    };
+    if rank(a) <= rank(b) { a } else { b }
+}
+
+fn apply_judgment(
+    result: &mut ClaimResult,
+    claim: &Claim,
+    judgment: &Judgment,
+    quorum: Option<Verdict>,
+) {
+    result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q));
+    result.support = judgment.support.clamp(0.0, 1.0);
+    result.source_credibility = judgment.credibility.score.clamp(0.0, 1.0);
+    result.correction = judgment.correction.clone();
+    result.evidence = judgment.evidence.as_ref().map(|e| Evidence {
+        quote: e.quote.clone(),
+        span: Some(Span {
+            start: e.start,
+            end: e.end,
+        }),
+        sentence: None,
+    });
+    result.reason = match quorum {
+        Some(q) => format!(
+            "judged {:?} (support {:.2}); LLM quorum {:?}",
+            judgment.verdict, judgment.support, q
+        ),
+        None => format!("judged {:?} (support {:.2})", judgment.verdict, judgment.support),
+    }
+    .to_lowercase();
+    let severity = match (judgment.severity, quorum) {
+        (Some(s), _) => Some(s),
+        // The quorum refuted or doubted what the lexical judge accepted.
+        (None, Some(q)) if q != Verdict::Supported => Some(Severity::Medium),
+        (None, _) => None,
+    };
+    if let Some(severity) = severity {
+        result.issue = Some(judgment_issue(claim, result, judgment, severity));
+    }
+}
+
+fn judgment_issue(
+    claim: &Claim,
+    result: &ClaimResult,
+    judgment: &Judgment,
+    severity: Severity,
+) -> Issue {
+    let (issue_type, problem, recommendation) = match judgment.issue {
+        Some(IssueKind::ContradictedFigure) | Some(IssueKind::FigureDiscrepancy) => (
+            IssueType::FigureMismatch,
+            "A figure differs from the source".to_owned(),
+            match &judgment.correction {
+                Some(c) => format!("Correct the figure: {c}"),
+                None => "Correct the figure to match the source".to_owned(),
+            },
+        ),
+        Some(IssueKind::QuoteNotFound) => (
+            IssueType::QuoteMismatch,
+            "The quoted words are not in the source".to_owned(),
+            "Quote the source exactly, or cite where the words come from".to_owned(),
+        ),
+        Some(IssueKind::NotInSource) => (
+            IssueType::VerifiedFalse,
+            "The source does not say what the claim says".to_owned(),
+            "Find a source that backs the claim, or remove it".to_owned(),
+        ),
+        Some(IssueKind::UnclearSupport) | Some(IssueKind::EmptySource) | None => (
+            IssueType::Unverifiable,
+            "The source does not clearly back the claim".to_owned(),
+            "Check the claim against the source, or cite a clearer one".to_owned(),
+        ),
+    };
+    let problem = judgment.problem.clone().unwrap_or(problem);
+    let evidence = match (&judgment.correction, &result.evidence) {
+        (Some(c), Some(e)) => format!("{}: \"{}\" ({c})", result.source_url, e.quote),
+        (None, Some(e)) => format!("{}: \"{}\"", result.source_url, e.quote),
+        (Some(c), None) => format!("{}: {c}", result.source_url),
+        (None, None) => format!("{}: no matching passage", result.source_url),
+    };
+    Issue {
+        severity,
+        issue_type,
+        claim: claim.text.clone(),
+        location: claim.location.to_string(),
+        problem,
+        evidence,
+        recommendation,
+        claim_id: Some(claim.id.clone()),
+        source_url: Some(result.source_url.clone()),
+    }
+}
+
+/// The issue a citation raises when its source could not be read, after the spec: dead or
+/// forbidden is high, paywalled medium; a technical failure is medium and blocks on its own as
+/// an unjudged source.
+fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue {
+    let (severity, problem, recommendation) = match outcome {
+        FetchOutcome::NotFound { status } => (
+            Severity::High,
+            format!("Citation returns {status} error"),
+            "Find alternative source or remove claim",
+        ),
+        FetchOutcome::Forbidden { status } => (
+            Severity::High,
+            format!("Citation returns {status}: the source refuses access"),
+            "Cite a source readers can open, or remove claim",
+        ),
+        FetchOutcome::Paywalled { marker } => (
+            Severity::Medium,
+            format!("Source is paywalled ({marker})"),
+            "Cite an open source, or check the claim by hand",
+        ),
+        other => (
+            Severity::Medium,
+            format!("Source could not be checked: {}", describe(other)),
+            "Check the source is reachable, then publish again",
+        ),
+    };
+    Issue {
+        severity,
+        issue_type: IssueType::Unverifiable,
+        claim: claim.text.clone(),
+        location: claim.location.to_string(),
+        problem,
+        evidence: format!("{source_url} - {}", describe(outcome)),
+        recommendation: recommendation.to_owned(),
+        claim_id: Some(claim.id.clone()),
+        source_url: Some(source_url.to_owned()),
+    }
+}
+
+fn describe(outcome: &FetchOutcome) -> String {
+    match outcome {
+        FetchOutcome::Ok(_) => "read".to_owned(),
+        FetchOutcome::NotFound { status } => format!("page not found ({status})"),
+        FetchOutcome::Forbidden { status } => format!("access forbidden ({status})"),
+        FetchOutcome::Paywalled { marker } => format!("paywall ({marker})"),
+        FetchOutcome::RateLimited { .. } => "rate limited (429) after retries".to_owned(),
+        FetchOutcome::ServerError { status, .. } => format!("server error ({status}) after retries"),
+        FetchOutcome::UnexpectedStatus { status } => format!("unexpected HTTP status {status}"),
+        FetchOutcome::Timeout => "timed out".to_owned(),
+        FetchOutcome::TooLarge { limit } => format!("larger than the {limit}-byte cap"),
+        FetchOutcome::RefusedByPolicy(reason) => format!("refused by policy: {reason}"),
+        FetchOutcome::UnsupportedContent { content_type } => {
+            format!("unsupported content type {content_type}")
+        }
+        FetchOutcome::NetworkError { reason } => format!("network error: {reason}"),
+    }
+}
+
+/// The event's status for a fetch outcome. A status no other outcome covers (400, a 3xx without
+/// a Location) is a server-side failure to answer: unjudged, so it blocks.
+fn fetch_status(outcome: &FetchOutcome) -> FetchStatus {
+    match outcome {
+        FetchOutcome::Ok(_) => FetchStatus::Ok,
+        FetchOutcome::NotFound { .. } => FetchStatus::NotFound,
+        FetchOutcome::Forbidden { .. } => FetchStatus::Forbidden,
+        FetchOutcome::Paywalled { .. } => FetchStatus::Paywalled,
+        FetchOutcome::RateLimited { .. } => FetchStatus::RateLimited,
+        FetchOutcome::ServerError { .. } | FetchOutcome::UnexpectedStatus { .. } => {
+            FetchStatus::ServerError
+        }
+        FetchOutcome::Timeout => FetchStatus::Timeout,
+        FetchOutcome::TooLarge { .. } => FetchStatus::TooLarge,
+        FetchOutcome::RefusedByPolicy(_) => FetchStatus::RefusedByPolicy,
+        FetchOutcome::UnsupportedContent { .. } => FetchStatus::UnsupportedContent,
+        FetchOutcome::NetworkError { .. } => FetchStatus::NetworkError,
+    }
+}
+
+fn http_status(outcome: &FetchOutcome) -> Option<u16> {
+    match outcome {
+        FetchOutcome::Ok(page) => Some(page.status),
+        FetchOutcome::NotFound { status }
+        | FetchOutcome::Forbidden { status }
+        | FetchOutcome::ServerError { status, .. }
+        | FetchOutcome::UnexpectedStatus { status } => Some(*status),
+        FetchOutcome::RateLimited { .. } => Some(429),
+        _ => None,
+    }
+}
