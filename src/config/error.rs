@@ -105,16 +105,6 @@ impl Checks {
         }
     }
 
-    /// `shorter` must be strictly below `longer`.
-    pub(crate) fn below(&mut self, key: &str, value: u64, bound_key: &str, bound: u64) {
-        if value >= bound {
-            self.fail(
-                key,
-                format!("{key} ({value}) must be below {bound_key} ({bound})"),
-            );
-        }
-    }
-
     /// A string that must hold something (a name, a URL).
     pub(crate) fn not_blank(&mut self, key: &str, value: &str) {
         if value.trim().is_empty() {

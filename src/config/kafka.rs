@@ -122,14 +122,14 @@ impl TopicsConfig {
 
 impl KafkaConfig {
     pub(crate) fn check(&self, checks: &mut Checks) {
-        if let Some(servers) = &self.bootstrap_servers {
-            if servers.split(',').any(|s| s.trim().is_empty()) {
-                checks.fail(
-                    "kafka.bootstrap_servers",
-                    "kafka.bootstrap_servers must be a comma-separated list of host:port \
-                     (leave it out to run the embedded broker)",
-                );
-            }
+        if let Some(servers) = &self.bootstrap_servers
+            && servers.split(',').any(|s| s.trim().is_empty())
+        {
+            checks.fail(
+                "kafka.bootstrap_servers",
+                "kafka.bootstrap_servers must be a comma-separated list of host:port \
+                 (leave it out to run the embedded broker)",
+            );
         }
         checks.not_blank("kafka.client_id", &self.client_id);
         checks.not_blank("kafka.group_prefix", &self.group_prefix);

@@ -24,6 +24,8 @@ pub const ENV_SEPARATOR: &str = "__";
 struct EnvOverrides {
     /// Key path (`join.deadline_ms`) → (variable name, value).
     vars: BTreeMap<String, (String, String)>,
+    /// The defaults, whose value types tell how to read each override.
+    template: Value,
 }
 
 impl EnvOverrides {
@@ -56,9 +58,34 @@ impl EnvOverrides {
             vars.insert(segments.join("."), (name, value));
         }
         if problems.is_empty() {
-            Ok(Self { vars })
+            // The defaults are plain data; serializing them cannot fail, but an empty template
+            // would only make every override a string, which the types then reject loudly.
+            let template =
+                Value::serialize(Config::default()).unwrap_or_else(|_| Dict::new().into());
+            Ok(Self { vars, template })
         } else {
             Err(problems)
+        }
+    }
+
+    /// The value of an override, read as the setting it addresses expects. A string setting keeps
+    /// the text as written (`FACTGATE_KAFKA__CLIENT_ID=123` is the name "123", not a number);
+    /// others are parsed as figment reads environment values: `5000` a number, `true` a boolean,
+    /// `[a, b]` a list.
+    fn typed_value(&self, path: &str, raw: &str) -> Value {
+        // Settings without a default (`Option<String>`, serialized as empty) and map entries are
+        // strings too; unknown keys are refused whatever their value.
+        let wants_text = matches!(
+            self.template.find_ref(path),
+            None | Some(Value::String(..) | Value::Empty(..))
+        );
+        if wants_text {
+            return Value::from(raw.to_owned());
+        }
+        // Parsing a `Value` cannot fail: what is not a number, boolean or list is a string.
+        match raw.parse::<Value>() {
+            Ok(value) => value,
+            Err(never) => match never {},
         }
     }
 
@@ -76,11 +103,7 @@ impl Provider for EnvOverrides {
     fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
         let mut root = Dict::new();
         for (path, (_, raw)) in &self.vars {
-            // Parsing a `Value` cannot fail: what is not a number, boolean or list is a string.
-            let value = match raw.parse::<Value>() {
-                Ok(value) => value,
-                Err(never) => match never {},
-            };
+            let value = self.typed_value(path, raw);
             insert_path(&mut root, &path.split('.').collect::<Vec<_>>(), value);
         }
         Ok(Profile::Default.collect(root))
@@ -131,10 +154,13 @@ pub(super) fn read(
 
 fn to_problem(err: &figment::Error, file_label: &str, overrides: &EnvOverrides) -> Problem {
     let mut path: Vec<&str> = err.path.iter().map(String::as_str).collect();
-    // An unknown key is reported at its table; name the key itself, which is what was mistyped.
+    // Name the unknown key itself, which is what was mistyped, whether or not figment's path
+    // already ends with it.
     let description = match &err.kind {
         Kind::UnknownField(field, expected) => {
-            path.push(field);
+            if path.last() != Some(&field.as_str()) {
+                path.push(field);
+            }
             format!("unknown key (expected one of: {})", expected.join(", "))
         }
         Kind::UnknownVariant(found, expected) => {
