@@ -300,6 +300,14 @@ fn environment_errors_name_the_variable() {
         "{malformed}"
     );
 
+    let property = Config::load_with_env(
+        None,
+        env(&[("FACTGATE_KAFKA__PROPERTIES__SECURITY_PROTOCOL", "SSL")]),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(property.contains("set them in the file"), "{property}");
+
     let invalid =
         Config::load_with_env(None, env(&[("FACTGATE_JOIN__DEADLINE_MS", "0")])).unwrap_err();
     assert!(matches!(invalid, ConfigError::Invalid(_)));

@@ -55,6 +55,18 @@ impl EnvOverrides {
                 });
                 continue;
             }
+            // librdkafka property names hold dots, which a variable name cannot; an override would
+            // set a property librdkafka does not know, and fail only when a client is created.
+            if segments.starts_with(&["kafka".to_owned(), "properties".to_owned()]) {
+                problems.push(Problem {
+                    key: "kafka.properties".to_owned(),
+                    message: format!(
+                        "environment variable {name}: kafka.properties cannot be set from the \
+                         environment (property names hold dots); set them in the file"
+                    ),
+                });
+                continue;
+            }
             vars.insert(segments.join("."), (name, value));
         }
         if problems.is_empty() {

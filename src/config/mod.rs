@@ -20,8 +20,11 @@
 //! # Secrets
 //! The configuration holds no secret: the LLM key stays in the environment variable that
 //! `llm.api_key_env` names, and is read only by [`LlmConfig::api_key`] into an [`ApiKey`] whose
-//! `Debug` and `Display` are redacted. So `Config`'s `Debug`, its serialization and every
-//! [`ConfigError`] can be logged as they are.
+//! `Debug` and `Display` are redacted. So `Config`'s `Debug` and its serialization can be logged.
+//! A key pasted where it does not belong is refused without being repeated: `api_key = "…"` in
+//! `[llm]` (or `FACTGATE_LLM__API_KEY`) is an unknown key, and a value of `llm.api_key_env` that is
+//! not a variable name is refused by name only. (A TOML *syntax* error quotes the line at fault,
+//! as it must to be found.)
 //!
 //! # Layout
 //! - `kafka`: `[kafka]` and `[kafka.topics]`.
