@@ -1,0 +1,309 @@
+//! `[fetch]` and `[cache]`: how cited sources are fetched, politely and safely, and how long a
+//! fetched page is kept.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use ipnet::IpNet;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::error::Checks;
+
+/// Default contact URL in the User-Agent; an operator should point it at a page that says who
+/// runs this instance.
+pub const DEFAULT_USER_AGENT_CONTACT_URL: &str = "https://example.org/factgate";
+/// Default total time of one fetch attempt, in milliseconds.
+pub const DEFAULT_FETCH_TIMEOUT_MS: u64 = 10_000;
+/// Default time to establish a connection, in milliseconds.
+pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 3_000;
+/// Default cap on the bytes of a response body as received (5 MiB).
+pub const DEFAULT_FETCH_MAX_BODY_BYTES: u64 = 5 * 1024 * 1024;
+/// Default cap on the bytes of a response body after decompression (20 MiB).
+pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 20 * 1024 * 1024;
+/// Default number of redirects followed.
+pub const DEFAULT_MAX_REDIRECTS: u32 = 5;
+/// Default steady request rate to one host.
+pub const DEFAULT_PER_HOST_RPS: f64 = 2.0;
+/// Default burst of requests to one host above the steady rate.
+pub const DEFAULT_PER_HOST_BURST: u32 = 4;
+/// Default steady request rate over all hosts.
+pub const DEFAULT_GLOBAL_RPS: f64 = 50.0;
+/// Default number of requests in flight to one host.
+pub const DEFAULT_PER_HOST_CONCURRENCY: u32 = 2;
+/// Default number of retries after the first attempt.
+pub const DEFAULT_MAX_RETRIES: u32 = 3;
+/// Default first backoff before a retry, in milliseconds.
+pub const DEFAULT_BACKOFF_BASE_MS: u64 = 250;
+/// Default longest backoff before a retry, in milliseconds.
+pub const DEFAULT_BACKOFF_MAX_MS: u64 = 5_000;
+/// Default longest `Retry-After` honoured, in milliseconds.
+pub const DEFAULT_RETRY_AFTER_MAX_MS: u64 = 30_000;
+
+/// Default total weight of the page cache (256 MiB).
+pub const DEFAULT_CACHE_CAPACITY_BYTES: u64 = 256 * 1024 * 1024;
+/// Default time a good page stays cached, in seconds.
+pub const DEFAULT_TTL_OK_S: u64 = 3_600;
+/// Default time a 404/410 stays cached, in seconds.
+pub const DEFAULT_TTL_NOT_FOUND_S: u64 = 300;
+/// Default cap on one cached entry (8 MiB); larger pages are used but not cached.
+pub const DEFAULT_CACHE_MAX_ENTRY_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The only URL schemes factgate fetches. Fixed, not configurable: any other scheme (file, ftp,
+/// gopher…) is refused by policy.
+pub const ALLOWED_SCHEMES: [&str; 2] = ["http", "https"];
+
+/// Fetching cited sources.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchConfig {
+    /// Contact URL in the User-Agent, which names factgate and this URL so a site owner can tell
+    /// who is fetching and reach them.
+    pub user_agent_contact_url: String,
+    /// Total time of one fetch attempt: connect, redirects, headers and the whole body.
+    pub timeout_ms: u64,
+    /// Time to establish a connection.
+    pub connect_timeout_ms: u64,
+    /// Cap on the body as received; a larger response is `too_large`, never truncated.
+    pub max_body_bytes: u64,
+    /// Cap on the body after decompression (gzip, brotli or deflate bombs).
+    pub max_decompressed_bytes: u64,
+    /// Redirects followed; each hop is checked against the address policy again. 0 follows none.
+    pub max_redirects: u32,
+    /// Fetch from private, loopback, link-local, CGNAT and cloud-metadata addresses. Keep `false`
+    /// in production: a draft could otherwise make factgate read internal services.
+    pub allow_private_addresses: bool,
+    /// Addresses allowed despite being private or loopback, as CIDR ranges or single IPs
+    /// (`"127.0.0.1/32"`, `"10.1.2.3"`). Checked on every resolved address and redirect.
+    #[serde(deserialize_with = "deserialize_allowlist")]
+    pub address_allowlist: Vec<IpNet>,
+    /// Steady request rate to one host (may be fractional: 0.5 is one request every 2 s).
+    pub per_host_requests_per_second: f64,
+    /// Requests to one host allowed at once above the steady rate.
+    pub per_host_burst: u32,
+    /// Steady request rate over all hosts.
+    pub global_requests_per_second: f64,
+    /// Requests in flight to one host.
+    pub per_host_concurrency: u32,
+    /// Retries after the first attempt, for timeouts, 5xx, 429 and 503. 0 never retries.
+    pub max_retries: u32,
+    /// First backoff before a retry; doubles on each retry, with jitter.
+    pub backoff_base_ms: u64,
+    /// Longest backoff before a retry.
+    pub backoff_max_ms: u64,
+    /// Longest wait a `Retry-After` header (429, 503) may impose before the next attempt.
+    pub retry_after_max_ms: u64,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        Self {
+            user_agent_contact_url: DEFAULT_USER_AGENT_CONTACT_URL.to_owned(),
+            timeout_ms: DEFAULT_FETCH_TIMEOUT_MS,
+            connect_timeout_ms: DEFAULT_CONNECT_TIMEOUT_MS,
+            max_body_bytes: DEFAULT_FETCH_MAX_BODY_BYTES,
+            max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED_BYTES,
+            max_redirects: DEFAULT_MAX_REDIRECTS,
+            allow_private_addresses: false,
+            address_allowlist: Vec::new(),
+            per_host_requests_per_second: DEFAULT_PER_HOST_RPS,
+            per_host_burst: DEFAULT_PER_HOST_BURST,
+            global_requests_per_second: DEFAULT_GLOBAL_RPS,
+            per_host_concurrency: DEFAULT_PER_HOST_CONCURRENCY,
+            max_retries: DEFAULT_MAX_RETRIES,
+            backoff_base_ms: DEFAULT_BACKOFF_BASE_MS,
+            backoff_max_ms: DEFAULT_BACKOFF_MAX_MS,
+            retry_after_max_ms: DEFAULT_RETRY_AFTER_MAX_MS,
+        }
+    }
+}
+
+impl FetchConfig {
+    /// Total time of one fetch attempt.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+
+    /// Time to establish a connection.
+    pub fn connect_timeout(&self) -> Duration {
+        Duration::from_millis(self.connect_timeout_ms)
+    }
+
+    /// First backoff before a retry.
+    pub fn backoff_base(&self) -> Duration {
+        Duration::from_millis(self.backoff_base_ms)
+    }
+
+    /// Longest backoff before a retry.
+    pub fn backoff_max(&self) -> Duration {
+        Duration::from_millis(self.backoff_max_ms)
+    }
+
+    /// Longest `Retry-After` honoured.
+    pub fn retry_after_max(&self) -> Duration {
+        Duration::from_millis(self.retry_after_max_ms)
+    }
+
+    /// Whether `ip` is in `address_allowlist`. The private-range check itself belongs to the
+    /// fetcher; this only answers "did the operator allow this address explicitly".
+    pub fn is_allowlisted(&self, ip: IpAddr) -> bool {
+        self.address_allowlist.iter().any(|net| net.contains(&ip))
+    }
+
+    pub(crate) fn check(&self, checks: &mut Checks) {
+        checks.http_url("fetch.user_agent_contact_url", &self.user_agent_contact_url);
+        checks.nonzero("fetch.timeout_ms", self.timeout_ms);
+        checks.nonzero("fetch.connect_timeout_ms", self.connect_timeout_ms);
+        checks.not_above(
+            "fetch.connect_timeout_ms",
+            self.connect_timeout_ms,
+            "fetch.timeout_ms",
+            self.timeout_ms,
+        );
+        checks.nonzero("fetch.max_body_bytes", self.max_body_bytes);
+        checks.nonzero("fetch.max_decompressed_bytes", self.max_decompressed_bytes);
+        // Decompressed text is never smaller than what arrived, except for a bomb; a lower cap
+        // would refuse every compressed page that fits the body cap.
+        checks.not_above(
+            "fetch.max_body_bytes",
+            self.max_body_bytes,
+            "fetch.max_decompressed_bytes",
+            self.max_decompressed_bytes,
+        );
+        positive_rate(
+            checks,
+            "fetch.per_host_requests_per_second",
+            self.per_host_requests_per_second,
+        );
+        positive_rate(
+            checks,
+            "fetch.global_requests_per_second",
+            self.global_requests_per_second,
+        );
+        if self.per_host_requests_per_second > self.global_requests_per_second {
+            checks.fail(
+                "fetch.per_host_requests_per_second",
+                format!(
+                    "fetch.per_host_requests_per_second ({}) must not exceed \
+                     fetch.global_requests_per_second ({})",
+                    self.per_host_requests_per_second, self.global_requests_per_second
+                ),
+            );
+        }
+        checks.nonzero("fetch.per_host_burst", self.per_host_burst.into());
+        checks.nonzero(
+            "fetch.per_host_concurrency",
+            self.per_host_concurrency.into(),
+        );
+        checks.nonzero("fetch.backoff_base_ms", self.backoff_base_ms);
+        checks.nonzero("fetch.backoff_max_ms", self.backoff_max_ms);
+        checks.not_above(
+            "fetch.backoff_base_ms",
+            self.backoff_base_ms,
+            "fetch.backoff_max_ms",
+            self.backoff_max_ms,
+        );
+        checks.nonzero("fetch.retry_after_max_ms", self.retry_after_max_ms);
+    }
+}
+
+fn positive_rate(checks: &mut Checks, key: &str, rate: f64) {
+    if !(rate.is_finite() && rate > 0.0) {
+        checks.fail(
+            key,
+            format!("{key} ({rate}) must be a number greater than 0"),
+        );
+    }
+}
+
+/// Reads one allowlist entry: a CIDR range, or a single address taken as a /32 or /128.
+/// The deserializer adds the entry's index to the key path, so the error reads
+/// `fetch.address_allowlist[1]: invalid CIDR …`.
+fn deserialize_allowlist<'de, D: Deserializer<'de>>(de: D) -> Result<Vec<IpNet>, D::Error> {
+    struct Entry(IpNet);
+
+    impl<'de> Deserialize<'de> for Entry {
+        fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+            let text = String::deserialize(de)?;
+            let text = text.trim();
+            text.parse::<IpNet>()
+                .or_else(|_| text.parse::<IpAddr>().map(IpNet::from))
+                .map(Entry)
+                .map_err(|_| {
+                    serde::de::Error::custom(format!(
+                        "invalid CIDR range or IP address {text:?} (expected e.g. \
+                         \"127.0.0.1/32\", \"10.0.0.0/8\" or \"::1\")"
+                    ))
+                })
+        }
+    }
+
+    let entries = Vec::<Entry>::deserialize(de)?;
+    Ok(entries.into_iter().map(|Entry(net)| net).collect())
+}
+
+/// The cache of fetched pages, shared by all verifications in a process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Total weight of cached pages, in bytes of page text.
+    pub capacity_bytes: u64,
+    /// How long a good page is reused.
+    pub ttl_ok_s: u64,
+    /// How long a 404 or 410 is remembered; shorter, since a page may appear later. Results that
+    /// should be retried (timeouts, 5xx, 429) are never cached.
+    pub ttl_not_found_s: u64,
+    /// Largest single entry; a larger page is used but not cached.
+    pub max_entry_bytes: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        Self {
+            capacity_bytes: DEFAULT_CACHE_CAPACITY_BYTES,
+            ttl_ok_s: DEFAULT_TTL_OK_S,
+            ttl_not_found_s: DEFAULT_TTL_NOT_FOUND_S,
+            max_entry_bytes: DEFAULT_CACHE_MAX_ENTRY_BYTES,
+        }
+    }
+}
+
+impl CacheConfig {
+    /// How long a good page is reused.
+    pub fn ttl_ok(&self) -> Duration {
+        Duration::from_secs(self.ttl_ok_s)
+    }
+
+    /// How long a 404 or 410 is remembered.
+    pub fn ttl_not_found(&self) -> Duration {
+        Duration::from_secs(self.ttl_not_found_s)
+    }
+
+    pub(crate) fn check(&self, checks: &mut Checks) {
+        checks.nonzero("cache.capacity_bytes", self.capacity_bytes);
+        checks.nonzero("cache.max_entry_bytes", self.max_entry_bytes);
+        checks.not_above(
+            "cache.max_entry_bytes",
+            self.max_entry_bytes,
+            "cache.capacity_bytes",
+            self.capacity_bytes,
+        );
+        // The cache weighs entries with a u32.
+        if self.max_entry_bytes > u64::from(u32::MAX) {
+            checks.fail(
+                "cache.max_entry_bytes",
+                format!("cache.max_entry_bytes must be at most {}", u32::MAX),
+            );
+        }
+        checks.nonzero("cache.ttl_ok_s", self.ttl_ok_s);
+        checks.nonzero("cache.ttl_not_found_s", self.ttl_not_found_s);
+        if self.ttl_not_found_s >= self.ttl_ok_s {
+            checks.fail(
+                "cache.ttl_not_found_s",
+                format!(
+                    "cache.ttl_not_found_s ({}) must be shorter than cache.ttl_ok_s ({})",
+                    self.ttl_not_found_s, self.ttl_ok_s
+                ),
+            );
+        }
+    }
+}

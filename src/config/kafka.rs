@@ -1,0 +1,183 @@
+//! `[kafka]`: where the event stream lives and what its topics are called.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::Checks;
+
+/// Default client id sent to the broker.
+pub const DEFAULT_CLIENT_ID: &str = "factgate";
+/// Default prefix of consumer group ids; each role adds its name (`factgate-extract`, …).
+pub const DEFAULT_GROUP_PREFIX: &str = "factgate";
+/// Default partition count of the topics factgate creates.
+pub const DEFAULT_PARTITIONS: u32 = 6;
+/// Default replication factor of the topics factgate creates.
+pub const DEFAULT_REPLICATION_FACTOR: u16 = 1;
+/// Default topic the CMS publishes drafts to.
+pub const DEFAULT_TOPIC_DRAFTS: &str = "drafts.published";
+/// Default topic of verification requests, keyed by source host.
+pub const DEFAULT_TOPIC_VERIFY: &str = "claims.verify";
+/// Default topic of claim results, keyed by article.
+pub const DEFAULT_TOPIC_VERIFIED: &str = "claims.verified";
+/// Default topic of article manifests, keyed by article.
+pub const DEFAULT_TOPIC_MANIFESTS: &str = "articles.manifest";
+/// Default topic of decisions, keyed by article.
+pub const DEFAULT_TOPIC_DECISIONS: &str = "decisions";
+/// Default topic of draft events that could not be read.
+pub const DEFAULT_TOPIC_DEAD_LETTER: &str = "drafts.dlq";
+
+/// librdkafka properties factgate sets itself: setting them here would either be overwritten or,
+/// for `enable.auto.offset.store`, break "offsets follow outputs".
+const RESERVED_PROPERTIES: &[(&str, &str)] = &[
+    ("bootstrap.servers", "set kafka.bootstrap_servers instead"),
+    ("group.id", "it is derived from kafka.group_prefix"),
+    ("client.id", "set kafka.client_id instead"),
+    (
+        "enable.auto.offset.store",
+        "factgate stores an offset only after everything the message produced is acknowledged",
+    ),
+];
+
+/// Kafka connection and topics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KafkaConfig {
+    /// Comma-separated `host:port` list of brokers. `None` runs an embedded broker in-process
+    /// (one machine, development and tests).
+    pub bootstrap_servers: Option<String>,
+    /// Client id sent to the broker.
+    pub client_id: String,
+    /// Prefix of consumer group ids; each role appends `-<role>`.
+    pub group_prefix: String,
+    /// Partitions of the topics factgate creates when they are missing; caps how many instances of
+    /// a role can share the work.
+    pub partitions: u32,
+    /// Replication factor of the topics factgate creates.
+    pub replication_factor: u16,
+    /// Topic names.
+    pub topics: TopicsConfig,
+    /// Extra librdkafka properties (`security.protocol`, `sasl.mechanisms`, …), passed as is.
+    pub properties: BTreeMap<String, String>,
+}
+
+impl Default for KafkaConfig {
+    fn default() -> Self {
+        Self {
+            bootstrap_servers: None,
+            client_id: DEFAULT_CLIENT_ID.to_owned(),
+            group_prefix: DEFAULT_GROUP_PREFIX.to_owned(),
+            partitions: DEFAULT_PARTITIONS,
+            replication_factor: DEFAULT_REPLICATION_FACTOR,
+            topics: TopicsConfig::default(),
+            properties: BTreeMap::new(),
+        }
+    }
+}
+
+/// The names of the topics of the pipeline (see the crate docs for what flows where).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TopicsConfig {
+    /// Drafts published by the CMS.
+    pub drafts: String,
+    /// Verification requests, one per cited claim.
+    pub verify: String,
+    /// Claim results.
+    pub verified: String,
+    /// Article manifests: which claims the joiner must wait for.
+    pub manifests: String,
+    /// Decisions, one per (article, revision).
+    pub decisions: String,
+    /// Draft events that could not be read.
+    pub dead_letter: String,
+}
+
+impl Default for TopicsConfig {
+    fn default() -> Self {
+        Self {
+            drafts: DEFAULT_TOPIC_DRAFTS.to_owned(),
+            verify: DEFAULT_TOPIC_VERIFY.to_owned(),
+            verified: DEFAULT_TOPIC_VERIFIED.to_owned(),
+            manifests: DEFAULT_TOPIC_MANIFESTS.to_owned(),
+            decisions: DEFAULT_TOPIC_DECISIONS.to_owned(),
+            dead_letter: DEFAULT_TOPIC_DEAD_LETTER.to_owned(),
+        }
+    }
+}
+
+impl TopicsConfig {
+    /// Each topic with its key, in pipeline order.
+    pub fn named(&self) -> [(&'static str, &str); 6] {
+        [
+            ("drafts", &self.drafts),
+            ("verify", &self.verify),
+            ("verified", &self.verified),
+            ("manifests", &self.manifests),
+            ("decisions", &self.decisions),
+            ("dead_letter", &self.dead_letter),
+        ]
+    }
+}
+
+impl KafkaConfig {
+    pub(crate) fn check(&self, checks: &mut Checks) {
+        if let Some(servers) = &self.bootstrap_servers
+            && servers.split(',').any(|s| s.trim().is_empty())
+        {
+            checks.fail(
+                "kafka.bootstrap_servers",
+                "kafka.bootstrap_servers must be a comma-separated list of host:port \
+                 (leave it out to run the embedded broker)",
+            );
+        }
+        checks.not_blank("kafka.client_id", &self.client_id);
+        checks.not_blank("kafka.group_prefix", &self.group_prefix);
+        checks.nonzero("kafka.partitions", self.partitions.into());
+        checks.nonzero("kafka.replication_factor", self.replication_factor.into());
+
+        let topics = self.topics.named();
+        for (i, (name, topic)) in topics.iter().enumerate() {
+            let key = format!("kafka.topics.{name}");
+            if let Err(why) = check_topic_name(topic) {
+                checks.fail(&key, format!("{key} ({topic:?}) {why}"));
+            }
+            // Two roles sharing one topic would read each other's events as their own.
+            if let Some((other, _)) = topics[..i].iter().find(|(_, t)| t == topic) {
+                checks.fail(
+                    &key,
+                    format!("{key} and kafka.topics.{other} must differ (both are {topic:?})"),
+                );
+            }
+        }
+
+        for (property, value) in &self.properties {
+            let key = format!("kafka.properties.{property:?}");
+            if let Some((_, why)) = RESERVED_PROPERTIES.iter().find(|(p, _)| p == property) {
+                checks.fail(&key, format!("{key} is set by factgate: {why}"));
+            } else if property.trim().is_empty() || value.trim().is_empty() {
+                checks.fail(&key, format!("{key} needs a non-empty name and value"));
+            }
+        }
+    }
+}
+
+/// Kafka's own rule for topic names, checked here so a typo fails at start-up, not at the broker.
+fn check_topic_name(topic: &str) -> Result<(), &'static str> {
+    if topic.is_empty() {
+        return Err("must not be empty");
+    }
+    if topic.len() > 249 {
+        return Err("must be at most 249 characters");
+    }
+    if topic == "." || topic == ".." {
+        return Err("must not be \".\" or \"..\"");
+    }
+    if !topic
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    {
+        return Err("may hold only ASCII letters, digits, '.', '_' and '-'");
+    }
+    Ok(())
+}

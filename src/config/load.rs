@@ -1,0 +1,215 @@
+//! Reading settings: the TOML file, then `FACTGATE_<SECTION>__<KEY>` overrides, through figment,
+//! with every read error turned into a [`Problem`] that names its key and where the value came from.
+
+use std::collections::BTreeMap;
+
+use figment::error::Kind;
+use figment::providers::{Format, Toml};
+use figment::value::{Dict, Map, Value};
+use figment::{Figment, Metadata, Profile, Provider};
+
+use super::Config;
+use super::error::{ConfigError, Problem};
+
+/// Prefix of environment overrides.
+pub const ENV_PREFIX: &str = "FACTGATE_";
+/// Separator between the section and the key (and nested keys) in an override's name.
+pub const ENV_SEPARATOR: &str = "__";
+
+/// Settings from environment variables: `FACTGATE_JOIN__DEADLINE_MS=5000` sets `join.deadline_ms`.
+///
+/// Only names with the prefix and at least one `__` are overrides; others with the prefix
+/// (`FACTGATE_CONFIG`, `FACTGATE_LLM_API_KEY`) are left to whoever reads them. Values are read as
+/// TOML-like scalars: `5000` is a number, `true` a boolean, `[a, b]` a list.
+struct EnvOverrides {
+    /// Key path (`join.deadline_ms`) → (variable name, value).
+    vars: BTreeMap<String, (String, String)>,
+    /// The defaults, whose value types tell how to read each override.
+    template: Value,
+}
+
+impl EnvOverrides {
+    fn new(env: impl IntoIterator<Item = (String, String)>) -> Result<Self, Vec<Problem>> {
+        let mut vars = BTreeMap::new();
+        let mut problems = Vec::new();
+        for (name, value) in env {
+            let Some(rest) = name.strip_prefix(ENV_PREFIX) else {
+                continue;
+            };
+            if !rest.contains(ENV_SEPARATOR) {
+                continue;
+            }
+            let segments: Vec<String> = rest
+                .split(ENV_SEPARATOR)
+                .map(str::to_ascii_lowercase)
+                .collect();
+            // An empty segment (`FACTGATE_JOIN____X`) or a dot would silently address some other
+            // key; refuse rather than guess.
+            if segments.iter().any(|s| s.is_empty() || s.contains('.')) {
+                problems.push(Problem {
+                    key: String::new(),
+                    message: format!(
+                        "environment variable {name}: malformed override name (expected \
+                         {ENV_PREFIX}<SECTION>{ENV_SEPARATOR}<KEY>)"
+                    ),
+                });
+                continue;
+            }
+            // librdkafka property names hold dots, which a variable name cannot; an override would
+            // set a property librdkafka does not know, and fail only when a client is created.
+            if segments.starts_with(&["kafka".to_owned(), "properties".to_owned()]) {
+                problems.push(Problem {
+                    key: "kafka.properties".to_owned(),
+                    message: format!(
+                        "environment variable {name}: kafka.properties cannot be set from the \
+                         environment (property names hold dots); set them in the file"
+                    ),
+                });
+                continue;
+            }
+            vars.insert(segments.join("."), (name, value));
+        }
+        if problems.is_empty() {
+            // The defaults are plain data; serializing them cannot fail, but an empty template
+            // would only make every override a string, which the types then reject loudly.
+            let template =
+                Value::serialize(Config::default()).unwrap_or_else(|_| Dict::new().into());
+            Ok(Self { vars, template })
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The value of an override, read as the setting it addresses expects. A string setting keeps
+    /// the text as written (`FACTGATE_KAFKA__CLIENT_ID=123` is the name "123", not a number);
+    /// others are parsed as figment reads environment values: `5000` a number, `true` a boolean,
+    /// `[a, b]` a list.
+    fn typed_value(&self, path: &str, raw: &str) -> Value {
+        // Settings without a default (`Option<String>`, serialized as empty) and map entries are
+        // strings too; unknown keys are refused whatever their value.
+        let wants_text = matches!(
+            self.template.find_ref(path),
+            None | Some(Value::String(..) | Value::Empty(..))
+        );
+        if wants_text {
+            return Value::from(raw.to_owned());
+        }
+        // Parsing a `Value` cannot fail: what is not a number, boolean or list is a string.
+        match raw.parse::<Value>() {
+            Ok(value) => value,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The variable that set `key`, if one did.
+    fn origin_of(&self, key: &str) -> Option<&str> {
+        self.vars.get(key).map(|(name, _)| name.as_str())
+    }
+}
+
+impl Provider for EnvOverrides {
+    fn metadata(&self) -> Metadata {
+        Metadata::named("environment variables")
+    }
+
+    fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
+        let mut root = Dict::new();
+        for (path, (_, raw)) in &self.vars {
+            let value = self.typed_value(path, raw);
+            insert_path(&mut root, &path.split('.').collect::<Vec<_>>(), value);
+        }
+        Ok(Profile::Default.collect(root))
+    }
+}
+
+fn insert_path(dict: &mut Dict, path: &[&str], value: Value) {
+    match path {
+        [] => {}
+        [leaf] => {
+            dict.insert((*leaf).to_owned(), value);
+        }
+        [head, rest @ ..] => {
+            let entry = dict
+                .entry((*head).to_owned())
+                .or_insert_with(|| Value::from(Dict::new()));
+            if !matches!(entry, Value::Dict(..)) {
+                *entry = Value::from(Dict::new());
+            }
+            if let Value::Dict(_, inner) = entry {
+                insert_path(inner, rest, value);
+            }
+        }
+    }
+}
+
+/// Reads a configuration from TOML text (`file_label` names it in messages) and environment
+/// overrides, without validating it.
+pub(super) fn read(
+    toml: Option<&str>,
+    file_label: &str,
+    env: impl IntoIterator<Item = (String, String)>,
+) -> Result<Config, ConfigError> {
+    let overrides = EnvOverrides::new(env).map_err(ConfigError::Parse)?;
+    let mut figment = Figment::new();
+    if let Some(text) = toml {
+        figment = figment.merge(Toml::string(text));
+    }
+    let figment = figment.merge(&overrides);
+    figment.extract::<Config>().map_err(|err| {
+        ConfigError::Parse(
+            err.into_iter()
+                .map(|e| to_problem(&e, file_label, &overrides))
+                .collect(),
+        )
+    })
+}
+
+fn to_problem(err: &figment::Error, file_label: &str, overrides: &EnvOverrides) -> Problem {
+    let mut path: Vec<&str> = err.path.iter().map(String::as_str).collect();
+    // Name the unknown key itself, which is what was mistyped, whether or not figment's path
+    // already ends with it.
+    let description = match &err.kind {
+        Kind::UnknownField(field, expected) => {
+            if path.last() != Some(&field.as_str()) {
+                path.push(field);
+            }
+            format!("unknown key (expected one of: {})", expected.join(", "))
+        }
+        Kind::UnknownVariant(found, expected) => {
+            format!(
+                "unknown value {found:?} (expected one of: {})",
+                expected.join(", ")
+            )
+        }
+        kind => kind.to_string(),
+    };
+    let key = render_path(&path);
+    let origin = match overrides.origin_of(&path.join(".")) {
+        Some(var) => format!("environment variable {var}"),
+        None => file_label.to_owned(),
+    };
+    let message = if key.is_empty() {
+        format!("{origin}: {description}")
+    } else {
+        format!("{key}: {description} (in {origin})")
+    };
+    Problem { key, message }
+}
+
+/// `["fetch", "address_allowlist", "1"]` → `fetch.address_allowlist[1]`.
+fn render_path(path: &[&str]) -> String {
+    let mut out = String::new();
+    for segment in path {
+        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
+            out.push('[');
+            out.push_str(segment);
+            out.push(']');
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(segment);
+        }
+    }
+    out
+}
