@@ -3,7 +3,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use factgate::config::{Config, ConfigError, CredibilityTier, LogFormat, Strictness};
+use factgate::config::{Config, ConfigError, LogFormat, Strictness};
+use factgate::verify::judge::CredibilityLevel;
+use factgate::verify::judge::credibility::credibility;
 
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config/factgate.toml");
 
@@ -173,16 +175,20 @@ fn valid_fixtures_read_as_written() {
     assert_eq!(strict.kafka.topics.verify, "claims.verify");
     assert_eq!(strict.kafka.properties["security.protocol"], "SASL_SSL");
     assert_eq!(
-        strict.credibility.tier("www.ons.gov.uk"),
-        CredibilityTier::High
+        credibility("https://www.ons.gov.uk/", &strict.credibility.lists()).level,
+        CredibilityLevel::High
     );
     assert_eq!(
-        strict.credibility.tier("example-content-farm.com"),
-        CredibilityTier::Low
+        credibility(
+            "https://example-content-farm.com/",
+            &strict.credibility.lists()
+        )
+        .level,
+        CredibilityLevel::Low
     );
     assert_eq!(
-        strict.credibility.tier("example.com"),
-        CredibilityTier::Medium
+        credibility("https://example.com/", &strict.credibility.lists()).level,
+        CredibilityLevel::Generic
     );
     assert_eq!(strict.http.listen.port(), 8080);
 }

@@ -181,9 +181,9 @@ fn settings() -> FetchSettings {
         max_body_bytes: 64 * 1024,
         max_decompressed_bytes: 1024 * 1024,
         max_redirects: 3,
-        per_host_rps: 1000,
+        per_host_rps: 1000.0,
         per_host_burst: 1000,
-        global_rps: 1000,
+        global_rps: 1000.0,
         per_host_concurrency: 50,
         max_retries: 2,
         backoff_base: Duration::from_millis(10),
@@ -432,7 +432,7 @@ async fn other_content_types_are_unsupported() {
 async fn requests_to_one_host_wait_for_its_rate() {
     let server = start().await;
     let fetcher = fetcher(FetchSettings {
-        per_host_rps: 5,
+        per_host_rps: 5.0,
         per_host_burst: 1,
         ..settings()
     });

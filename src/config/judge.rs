@@ -1,37 +1,23 @@
 //! `[judge]`, `[credibility]`, `[llm]` and `[policy]`: how a claim is judged against its source and
 //! how the issues found become a decision.
 
-use std::fmt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::error::Checks;
+use crate::verify::judge::{self, CredibilityLists};
 
-/// Default support score at or above which a claim counts as supported.
-pub const DEFAULT_SUPPORT_THRESHOLD: f64 = 0.6;
-/// Default support score below which a claim counts as refuted.
-pub const DEFAULT_REFUTE_THRESHOLD: f64 = 0.3;
+/// Default support score at or above which a claim counts as supported (tuned on WiCE dev).
+pub const DEFAULT_SUPPORT_THRESHOLD: f64 = judge::DEFAULT_SUPPORT_THRESHOLD;
+/// Default support score at or below which the source is taken not to say the claim (refuted).
+pub const DEFAULT_REFUTE_THRESHOLD: f64 = judge::DEFAULT_REFUTE_THRESHOLD;
 /// Default relative error of a figure up to which it counts as matching its source (10%).
-pub const DEFAULT_FIGURE_TOLERANCE_LOW: f64 = 0.10;
+pub const DEFAULT_FIGURE_TOLERANCE_LOW: f64 = judge::DEFAULT_FIGURE_MEDIUM_TOLERANCE;
 /// Default relative error beyond which a figure is a high-severity error (20%).
-pub const DEFAULT_FIGURE_TOLERANCE_HIGH: f64 = 0.20;
+pub const DEFAULT_FIGURE_TOLERANCE_HIGH: f64 = judge::DEFAULT_FIGURE_HIGH_TOLERANCE;
 /// Default number of best-matching source passages the judge looks at.
-pub const DEFAULT_MAX_PASSAGES: usize = 5;
-/// Default domain suffixes of highly credible sources (after reference/fact-analyst-node.md:
-/// government, education, international bodies, fact-checkers, wire services).
-pub const DEFAULT_CREDIBILITY_HIGH: &[&str] = &[
-    ".gov",
-    ".edu",
-    ".int",
-    "apnews.com",
-    "reuters.com",
-    "snopes.com",
-    "politifact.com",
-    "factcheck.org",
-];
-/// Default domain suffixes of sources of low credibility (none: an operator fills this in).
-pub const DEFAULT_CREDIBILITY_LOW: &[&str] = &[];
+pub const DEFAULT_MAX_PASSAGES: usize = judge::DEFAULT_MAX_PASSAGES;
 /// Default name of the environment variable holding the LLM API key.
 pub const DEFAULT_LLM_API_KEY_ENV: &str = "FACTGATE_LLM_API_KEY";
 /// Default time one LLM call may take, in milliseconds.
@@ -102,70 +88,48 @@ fn strictly_below(a: f64, b: f64) -> bool {
     a.partial_cmp(&b) == Some(std::cmp::Ordering::Less)
 }
 
-/// How credible a source is, by its domain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CredibilityTier {
-    /// Listed in `credibility.high`.
-    High,
-    /// Listed in neither list.
-    Medium,
-    /// Listed in `credibility.low`.
-    Low,
-}
-
-/// Source credibility by domain suffix. A suffix starting with a dot (`.gov`) matches any host
-/// under it (`cdc.gov`); one without (`reuters.com`) matches that domain and its subdomains
-/// (`www.reuters.com`), never a longer name (`notreuters.com`). When both lists match, the
-/// longest suffix wins, so `blog.example.gov` can be low under a high `.gov`. Hosts in neither
-/// list are medium.
+/// Source credibility by domain suffix, after reference/fact-analyst-node.md. A suffix matches
+/// that domain and its subdomains at a label boundary (`gov` and `.gov` match `cdc.gov`;
+/// `reuters.com` matches `www.reuters.com`, never `notreuters.com`). `low` is checked first, so a
+/// user blog on a trusted platform stays low; hosts in no list are generic.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CredibilityConfig {
-    /// Domain suffixes of highly credible sources.
+    /// Official and fact-checking sources: government, education, international bodies.
     pub high: Vec<String>,
-    /// Domain suffixes of sources of low credibility.
+    /// Established news organisations and wire services.
+    pub reputable: Vec<String>,
+    /// Sources of low credibility: user-generated platforms, content farms.
     pub low: Vec<String>,
 }
 
 impl Default for CredibilityConfig {
     fn default() -> Self {
+        let lists = CredibilityLists::default();
         Self {
-            high: DEFAULT_CREDIBILITY_HIGH
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
-            low: DEFAULT_CREDIBILITY_LOW
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
+            high: lists.high,
+            reputable: lists.reputable,
+            low: lists.low,
         }
     }
 }
 
 impl CredibilityConfig {
-    /// The tier of a host name (case and a trailing dot are ignored).
-    pub fn tier(&self, host: &str) -> CredibilityTier {
-        let host = host.trim_end_matches('.').to_ascii_lowercase();
-        let longest = |list: &[String]| {
-            list.iter()
-                .filter(|suffix| suffix_matches(suffix, &host))
-                .map(|suffix| suffix.trim_start_matches('.').len())
-                .max()
-        };
-        match (longest(&self.high), longest(&self.low)) {
-            (None, None) => CredibilityTier::Medium,
-            (Some(_), None) => CredibilityTier::High,
-            (None, Some(_)) => CredibilityTier::Low,
-            (Some(high), Some(low)) if high > low => CredibilityTier::High,
-            // Equal lengths cannot happen (validate rejects a suffix in both lists); a tie would
-            // be resolved toward caution.
-            (Some(_), Some(_)) => CredibilityTier::Low,
+    /// The lists as the judge reads them.
+    pub fn lists(&self) -> CredibilityLists {
+        CredibilityLists {
+            high: self.high.clone(),
+            reputable: self.reputable.clone(),
+            low: self.low.clone(),
         }
     }
 
     pub(crate) fn check(&self, checks: &mut Checks) {
-        for (list_name, list) in [("high", &self.high), ("low", &self.low)] {
+        for (list_name, list) in [
+            ("high", &self.high),
+            ("reputable", &self.reputable),
+            ("low", &self.low),
+        ] {
             for (i, suffix) in list.iter().enumerate() {
                 if !is_domain_suffix(suffix) {
                     let key = format!("credibility.{list_name}[{i}]");
@@ -181,27 +145,15 @@ impl CredibilityConfig {
         }
         for (i, suffix) in self.low.iter().enumerate() {
             let bare = suffix.trim_start_matches('.');
-            if self.high.iter().any(|h| h.trim_start_matches('.') == bare) {
+            let in_high = |list: &[String]| list.iter().any(|h| h.trim_start_matches('.') == bare);
+            if in_high(&self.high) || in_high(&self.reputable) {
                 let key = format!("credibility.low[{i}]");
                 checks.fail(
                     &key,
-                    format!("{key} ({suffix:?}) is also listed in credibility.high"),
+                    format!("{key} ({suffix:?}) is also listed in credibility.high or credibility.reputable"),
                 );
             }
         }
-    }
-}
-
-fn suffix_matches(suffix: &str, host: &str) -> bool {
-    let bare = suffix.trim_start_matches('.');
-    if suffix.starts_with('.') {
-        host.strip_suffix(bare)
-            .is_some_and(|rest| rest.ends_with('.'))
-    } else {
-        host == bare
-            || host
-                .strip_suffix(bare)
-                .is_some_and(|rest| rest.ends_with('.'))
     }
 }
 
@@ -266,7 +218,7 @@ impl LlmConfig {
         std::env::var(&self.api_key_env)
             .ok()
             .filter(|key| !key.is_empty())
-            .map(ApiKey)
+            .map(ApiKey::new)
     }
 
     pub(crate) fn check(&self, checks: &mut Checks) {
@@ -310,47 +262,8 @@ fn is_env_var_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// An LLM API key read from the environment. Its `Debug` and `Display` are redacted, so it can sit
-/// in structs that are logged; call [`ApiKey::expose`] only to put it in a request header.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
-
-impl ApiKey {
-    /// The key itself, for the `Authorization` header and nothing else.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ApiKey(<redacted>)")
-    }
-}
-
-impl fmt::Display for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("<redacted>")
-    }
-}
-
-/// How strictly the issues found in an article become a block (reference/fact-checker-agent-spec.md).
-///
-/// Whatever the strictness, an article that could not be checked completely (unreadable draft,
-/// extraction error, deadline passed, internal error) is blocked: strictness weighs issues, it
-/// never passes a check that did not run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Strictness {
-    /// Block on any high issue, or on three or more medium issues (the spec's pass/fail
-    /// criteria).
-    Lenient,
-    /// Block on any high or medium issue (the spec's final answer). The default.
-    #[default]
-    Normal,
-    /// Block on any issue at all, low included, and on any claim judged inconclusive.
-    Strict,
-}
+pub use crate::decide::Strictness;
+pub use crate::verify::llm::ApiKey;
 
 /// Turning issues into a decision.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -358,17 +271,4 @@ pub enum Strictness {
 pub struct PolicyConfig {
     /// `"lenient"`, `"normal"` or `"strict"`; see [`Strictness`].
     pub strictness: Strictness,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn api_key_is_redacted() {
-        let key = ApiKey("sk-very-secret".into());
-        assert!(!format!("{key:?}").contains("secret"));
-        assert!(!format!("{key}").contains("secret"));
-        assert_eq!(key.expose(), "sk-very-secret");
-    }
 }

@@ -39,6 +39,7 @@ mod fetch;
 mod judge;
 mod kafka;
 mod load;
+mod runtime;
 mod service;
 
 use std::path::Path;
@@ -173,18 +174,22 @@ mod tests {
     }
 
     #[test]
-    fn credibility_tiers_match_on_label_boundaries() {
+    fn credibility_lists_reach_the_judge() {
+        use crate::verify::judge::CredibilityLevel;
+        use crate::verify::judge::credibility::credibility;
         let cred = CredibilityConfig {
-            high: vec![".gov".into(), "reuters.com".into()],
+            high: vec![".gov".into()],
+            reputable: vec!["reuters.com".into()],
             low: vec!["blog.cdc.gov".into()],
         };
-        assert_eq!(cred.tier("www.cdc.gov"), CredibilityTier::High);
-        assert_eq!(cred.tier("reuters.com"), CredibilityTier::High);
-        assert_eq!(cred.tier("WWW.Reuters.com."), CredibilityTier::High);
-        assert_eq!(cred.tier("notreuters.com"), CredibilityTier::Medium);
-        assert_eq!(cred.tier("gov"), CredibilityTier::Medium);
-        assert_eq!(cred.tier("x.blog.cdc.gov"), CredibilityTier::Low);
-        assert_eq!(cred.tier("example.com"), CredibilityTier::Medium);
+        let level = |url: &str| credibility(url, &cred.lists()).level;
+        assert_eq!(level("https://www.cdc.gov/x"), CredibilityLevel::High);
+        assert_eq!(
+            level("https://WWW.Reuters.com./y"),
+            CredibilityLevel::Reputable
+        );
+        assert_eq!(level("https://notreuters.com/"), CredibilityLevel::Generic);
+        assert_eq!(level("https://x.blog.cdc.gov/"), CredibilityLevel::Low);
     }
 
     #[test]

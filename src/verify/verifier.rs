@@ -99,11 +99,7 @@ impl Verifier {
         source_url: &str,
         judgment: &Judgment,
     ) -> Verdict {
-        let passages: Vec<String> = judgment
-            .evidence
-            .iter()
-            .map(|e| e.quote.clone())
-            .collect();
+        let passages: Vec<String> = judgment.evidence.iter().map(|e| e.quote.clone()).collect();
         llm.judge(&claim.text, source_url, &passages).await.verdict
     }
 }
@@ -141,7 +137,10 @@ fn apply_judgment(
             "judged {:?} (support {:.2}); LLM quorum {:?}",
             judgment.verdict, judgment.support, q
         ),
-        None => format!("judged {:?} (support {:.2})", judgment.verdict, judgment.support),
+        None => format!(
+            "judged {:?} (support {:.2})",
+            judgment.verdict, judgment.support
+        ),
     }
     .to_lowercase();
     let severity = match (judgment.severity, quorum) {
@@ -252,7 +251,9 @@ fn describe(outcome: &FetchOutcome) -> String {
         FetchOutcome::Forbidden { status } => format!("access forbidden ({status})"),
         FetchOutcome::Paywalled { marker } => format!("paywall ({marker})"),
         FetchOutcome::RateLimited { .. } => "rate limited (429) after retries".to_owned(),
-        FetchOutcome::ServerError { status, .. } => format!("server error ({status}) after retries"),
+        FetchOutcome::ServerError { status, .. } => {
+            format!("server error ({status}) after retries")
+        }
         FetchOutcome::UnexpectedStatus { status } => format!("unexpected HTTP status {status}"),
         FetchOutcome::Timeout => "timed out".to_owned(),
         FetchOutcome::TooLarge { limit } => format!("larger than the {limit}-byte cap"),

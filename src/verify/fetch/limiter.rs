@@ -61,6 +61,18 @@ fn non_zero(value: u32, key: &'static str) -> Result<NonZeroU32, FetchError> {
     })
 }
 
+/// A quota of `rps` requests per second, fractions allowed (0.5: one every two seconds).
+fn steady_rate(rps: f64, key: &'static str) -> Result<Quota, FetchError> {
+    let invalid = || FetchError::InvalidSetting {
+        key,
+        message: format!("must be a positive number of requests per second, not {rps}"),
+    };
+    if !(rps.is_finite() && rps > 0.0) {
+        return Err(invalid());
+    }
+    Quota::with_period(Duration::from_secs_f64(1.0 / rps)).ok_or_else(invalid)
+}
+
 impl Limiter {
     /// A limiter for `settings`' rates and concurrency.
     ///
@@ -70,9 +82,12 @@ impl Limiter {
         let clock = TokioClock {
             start: tokio::time::Instant::now(),
         };
-        let host_quota = Quota::per_second(non_zero(settings.per_host_rps, "per_host_rps")?)
+        let host_quota = steady_rate(settings.per_host_rps, "per_host_rps")?
             .allow_burst(non_zero(settings.per_host_burst, "per_host_burst")?);
-        let global_quota = Quota::per_second(non_zero(settings.global_rps, "global_rps")?);
+        // The global rate may burst by one second's worth, as `Quota::per_second` would.
+        let global_burst = settings.global_rps.ceil().clamp(1.0, f64::from(u32::MAX)) as u32;
+        let global_quota = steady_rate(settings.global_rps, "global_rps")?
+            .allow_burst(non_zero(global_burst, "global_rps")?);
         if settings.per_host_concurrency == 0 {
             return Err(FetchError::InvalidSetting {
                 key: "per_host_concurrency",
@@ -137,11 +152,11 @@ impl Limiter {
 mod tests {
     use super::*;
 
-    fn settings(rps: u32, burst: u32, concurrency: usize) -> FetchSettings {
+    fn settings(rps: f64, burst: u32, concurrency: usize) -> FetchSettings {
         FetchSettings {
             per_host_rps: rps,
             per_host_burst: burst,
-            global_rps: 1000,
+            global_rps: 1000.0,
             per_host_concurrency: concurrency,
             ..FetchSettings::default()
         }
@@ -149,7 +164,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn requests_to_one_host_are_spaced_by_its_rate() {
-        let limiter = Limiter::new(&settings(2, 1, 10)).expect("valid settings");
+        let limiter = Limiter::new(&settings(2.0, 1, 10)).expect("valid settings");
         let start = tokio::time::Instant::now();
         for _ in 0..5 {
             drop(limiter.acquire("example.com").await);
@@ -165,7 +180,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn the_burst_goes_out_at_once() {
-        let limiter = Limiter::new(&settings(1, 3, 10)).expect("valid settings");
+        let limiter = Limiter::new(&settings(1.0, 3, 10)).expect("valid settings");
         for _ in 0..3 {
             drop(limiter.acquire("example.com").await);
         }
@@ -174,7 +189,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn concurrency_per_host_is_capped() {
-        let limiter = Limiter::new(&settings(1000, 1000, 2)).expect("valid settings");
+        let limiter = Limiter::new(&settings(1000.0, 1000, 2)).expect("valid settings");
         let first = limiter.acquire("example.com").await;
         let _second = limiter.acquire("example.com").await;
         let third = tokio::time::timeout(Duration::from_secs(1), limiter.acquire("example.com"));
@@ -186,7 +201,7 @@ mod tests {
 
     #[test]
     fn zero_rates_are_rejected() {
-        assert!(Limiter::new(&settings(0, 1, 1)).is_err());
-        assert!(Limiter::new(&settings(1, 1, 0)).is_err());
+        assert!(Limiter::new(&settings(0.0, 1, 1)).is_err());
+        assert!(Limiter::new(&settings(1.0, 1, 0)).is_err());
     }
 }

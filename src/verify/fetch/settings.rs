@@ -37,11 +37,11 @@ pub struct FetchSettings {
     /// internal mirror, or `127.0.0.1/32` in tests).
     pub address_allowlist: Vec<IpNet>,
     /// Sustained requests per second to one host.
-    pub per_host_rps: u32,
+    pub per_host_rps: f64,
     /// Requests one host may receive at once after being idle.
     pub per_host_burst: u32,
     /// Sustained requests per second across all hosts.
-    pub global_rps: u32,
+    pub global_rps: f64,
     /// Requests in flight to one host at a time.
     pub per_host_concurrency: usize,
     /// Retries after the first attempt for outcomes worth retrying (timeouts, 5xx, 429).
@@ -75,9 +75,9 @@ impl Default for FetchSettings {
             max_redirects: 5,
             allow_private_addresses: false,
             address_allowlist: Vec::new(),
-            per_host_rps: 2,
+            per_host_rps: 2.0,
             per_host_burst: 4,
-            global_rps: 50,
+            global_rps: 50.0,
             per_host_concurrency: 2,
             max_retries: 2,
             backoff_base: Duration::from_millis(500),
