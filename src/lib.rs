@@ -19,11 +19,15 @@
 //! - [`extract`]: turns a draft body (Markdown, HTML, text) into claims mapped to citations, and
 //!   judges at once what needs no fetch. Pure: no I/O.
 //! - [`decide`]: the policy (strictness) and the report: pass or block, and why.
+//! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
+//! - [`render`]: a decision as text for a person.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
 
+pub mod check;
 pub mod config;
 pub mod decide;
 pub mod events;
 pub mod extract;
 pub mod model;
+pub mod render;
 pub mod verify;

@@ -2,8 +2,15 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use factgate::check::{CheckOptions, check_article};
+use factgate::config::Config;
+use factgate::decide::Strictness;
+use factgate::events::Outcome;
 use factgate::extract::{self, Extraction};
 use factgate::model::BodyFormat;
+use factgate::verify::Verifier;
+use factgate::verify::fetch::Fetcher;
+use factgate::verify::llm::LlmJudge;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +38,26 @@ enum Command {
         #[arg(long)]
         compact: bool,
     },
+    /// Check an article in one process: extract its claims, verify each against its cited
+    /// sources, and decide.
+    ///
+    /// Exit status: 0 pass, 1 block, 2 error (unreadable file, invalid configuration).
+    Check {
+        /// The article to check, or `-` for standard input.
+        file: PathBuf,
+        /// The body format; detected from the content when absent.
+        #[arg(long, value_parser = parse_format)]
+        format: Option<BodyFormat>,
+        /// Print the decision (with its report) as JSON instead of a summary.
+        #[arg(long)]
+        json: bool,
+        /// Configuration file; `FACTGATE_…` environment variables override it.
+        #[arg(long, short, env = "FACTGATE_CONFIG")]
+        config: Option<PathBuf>,
+        /// Override `policy.strictness`: lenient, normal or strict.
+        #[arg(long)]
+        strictness: Option<Strictness>,
+    },
 }
 
 fn parse_format(s: &str) -> Result<BodyFormat, String> {
@@ -48,6 +75,13 @@ fn main() -> ExitCode {
             format,
             compact,
         } => run_extract(&file, format, compact),
+        Command::Check {
+            file,
+            format,
+            json,
+            config,
+            strictness,
+        } => run_check(&file, format, json, config.as_deref(), strictness),
     };
     match result {
         Ok(code) => code,
@@ -117,4 +151,65 @@ fn summary_line(extraction: &Extraction) -> String {
         unsourced.len(),
         high
     )
+}
+
+/// Exit status of `check` for a blocked article.
+const EXIT_BLOCK: u8 = 1;
+/// Checks run at once by `factgate check`; the fetcher's per-host limits apply within this.
+const CHECK_CONCURRENCY: usize = 16;
+
+fn run_check(
+    file: &PathBuf,
+    format: Option<BodyFormat>,
+    json: bool,
+    config_path: Option<&std::path::Path>,
+    strictness: Option<Strictness>,
+) -> anyhow::Result<ExitCode> {
+    let config = Config::load(config_path).context("loading the configuration")?;
+    init_tracing(&config);
+    let bytes = read_input(file)?;
+    let body = String::from_utf8_lossy(&bytes);
+    let format = format.unwrap_or_else(|| extract::detect_format(&body));
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let checked = runtime.block_on(async {
+        let fetcher = Fetcher::new(config.fetch_settings()).context("building the fetcher")?;
+        let llm = match config.llm_settings() {
+            Some(settings) => Some(LlmJudge::new(settings).context("building the LLM judge")?),
+            None => None,
+        };
+        let verifier = Verifier::new(fetcher, config.judge_settings(), llm);
+        let options = CheckOptions {
+            strictness: strictness.unwrap_or(config.policy.strictness),
+            deadline: config.join.deadline(),
+            concurrency: CHECK_CONCURRENCY,
+        };
+        let article_id = file.display().to_string();
+        anyhow::Ok(check_article(&article_id, 0, &body, format, &verifier, &options).await)
+    })?;
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let text =
+            serde_json::to_string_pretty(&checked.decision).context("serializing the decision")?;
+        writeln!(stdout, "{text}").context("writing to standard output")?;
+    } else {
+        let text = factgate::render::decision_text(&file.display().to_string(), &checked.decision);
+        write!(stdout, "{text}").context("writing to standard output")?;
+    }
+    Ok(match checked.decision.outcome {
+        Outcome::Pass => ExitCode::SUCCESS,
+        Outcome::Block => ExitCode::from(EXIT_BLOCK),
+    })
+}
+
+/// Logs go to stderr, so stdout stays the report. `RUST_LOG` overrides `log.level`.
+fn init_tracing(config: &Config) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&config.log.level));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match config.log.format {
+        factgate::config::LogFormat::Json => builder.json().try_init(),
+        factgate::config::LogFormat::Text => builder.try_init(),
+    };
 }

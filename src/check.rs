@@ -1,0 +1,145 @@
+//! One article checked in one process: extract, verify every (claim, cited source) pair, decide.
+//! What `factgate check` runs, and the same stages the stream processor runs apart.
+//!
+//! Fail closed: an article that cannot be read is blocked (`extraction_failed`); checks still
+//! running at the deadline are abandoned and the article blocked (`deadline_exceeded`), listing
+//! them.
+
+use crate::decide::{self, ArticleCheck, Strictness};
+use crate::events::{CheckKey, ClaimResult, Decision, DecisionReason, content_digest};
+use crate::extract::{self, Extraction};
+use crate::model::BodyFormat;
+use crate::verify::Verifier;
+use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use std::time::Duration;
+
+/// How an article is checked.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    pub strictness: Strictness,
+    /// Time from the start of the check after which unfinished checks block.
+    pub deadline: Duration,
+    /// Checks run at once (the fetcher's per-host limits apply within this).
+    pub concurrency: usize,
+}
+
+/// What checking one article produced.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// `None` when the body could not be read.
+    pub extraction: Option<Extraction>,
+    pub results: Vec<ClaimResult>,
+    pub decision: Decision,
+}
+
+/// Checks `body` as article `article_id`, revision `revision`.
+pub async fn check_article(
+    article_id: &str,
+    revision: u64,
+    body: &str,
+    format: BodyFormat,
+    verifier: &Verifier,
+    options: &CheckOptions,
+) -> Checked {
+    let started: DateTime<Utc> = Utc::now();
+    let digest = content_digest(format!("{format}\n{body}").as_bytes());
+    let extraction = match extract::extract(body, format) {
+        Ok(extraction) => extraction,
+        Err(err) => {
+            let decision = decide::decide_not_checked(
+                article_id,
+                Some(revision),
+                &digest,
+                DecisionReason::ExtractionFailed,
+                &err.to_string(),
+                Some(started),
+                Utc::now(),
+            );
+            return Checked {
+                extraction: None,
+                results: Vec::new(),
+                decision,
+            };
+        }
+    };
+    let keys = check_keys(&extraction);
+    let (results, unfinished) =
+        run_checks(article_id, revision, &extraction, &keys, verifier, options).await;
+    let check = ArticleCheck {
+        article_id,
+        revision,
+        content_digest: &digest,
+        published_at: started,
+        claims: &extraction.claims,
+        results: &results,
+        unfinished: &unfinished,
+    };
+    let decision = decide::decide(&check, options.strictness, Utc::now());
+    Checked {
+        extraction: Some(extraction),
+        results,
+        decision,
+    }
+}
+
+/// One check per (claim, distinct cited URL), in reading order.
+pub fn check_keys(extraction: &Extraction) -> Vec<CheckKey> {
+    let mut keys = Vec::new();
+    for claim in &extraction.claims {
+        for citation in &claim.citations {
+            let key = CheckKey {
+                claim_id: claim.id.clone(),
+                source_url: citation.url.clone(),
+            };
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys
+}
+
+/// Runs the checks until all are done or the deadline passes; returns the results and the keys
+/// still unfinished.
+async fn run_checks(
+    article_id: &str,
+    revision: u64,
+    extraction: &Extraction,
+    keys: &[CheckKey],
+    verifier: &Verifier,
+    options: &CheckOptions,
+) -> (Vec<ClaimResult>, Vec<CheckKey>) {
+    let claim_of = |id: &str| extraction.claims.iter().find(|c| c.id == id);
+    let mut pending = futures::stream::iter(keys.iter().filter_map(|key| {
+        let claim = claim_of(&key.claim_id)?;
+        Some(async move {
+            verifier
+                .check(article_id, revision, claim, &key.source_url)
+                .await
+        })
+    }))
+    .buffer_unordered(options.concurrency.max(1));
+    let mut results: Vec<ClaimResult> = Vec::with_capacity(keys.len());
+    let deadline = tokio::time::sleep(options.deadline);
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            next = pending.next() => match next {
+                Some(result) => results.push(result),
+                None => break,
+            },
+            () = &mut deadline => break,
+        }
+    }
+    let unfinished = keys
+        .iter()
+        .filter(|k| {
+            !results
+                .iter()
+                .any(|r| r.claim_id == k.claim_id && r.source_url == k.source_url)
+        })
+        .cloned()
+        .collect();
+    (results, unfinished)
+}

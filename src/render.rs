@@ -1,0 +1,116 @@
+//! A decision as text for a person at a terminal: the outcome and why, the headline counts, every
+//! issue with what to do about it, and the per-claim verdicts.
+
+use crate::events::{Decision, Outcome};
+use crate::model::Severity;
+use std::fmt::Write;
+
+/// Renders `decision` for reading; `title` names the article (a file name, an id).
+pub fn decision_text(title: &str, decision: &Decision) -> String {
+    let mut out = String::new();
+    let r = &decision.report;
+    let s = &r.summary;
+    let outcome = match decision.outcome {
+        Outcome::Pass => "PASS",
+        Outcome::Block => "BLOCK",
+    };
+    let reasons: Vec<String> = decision
+        .reasons
+        .iter()
+        .map(|reason| {
+            serde_json::to_value(reason)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        })
+        .collect();
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "{outcome}  {title}");
+    if !reasons.is_empty() {
+        let _ = writeln!(out, "reasons: {}", reasons.join(", "));
+    }
+    let _ = writeln!(out, "{}", r.recommendation_reason);
+    let v = &s.verification_results;
+    let _ = writeln!(
+        out,
+        "claims: {} ({} sourced, {} unsourced); supported {}, refuted {}, unverifiable {}; accuracy {:.1}",
+        s.total_claims,
+        s.sourced_claims,
+        s.unsourced_claims,
+        v.verified_true,
+        v.verified_false,
+        v.unverifiable,
+        s.accuracy_score
+    );
+    let _ = writeln!(
+        out,
+        "citations: {} checked, {} working; issues: {} high, {} medium, {} low",
+        s.citations_checked,
+        s.citations_working,
+        s.severity_counts.high,
+        s.severity_counts.medium,
+        s.severity_counts.low
+    );
+    if !r.issues.is_empty() {
+        let _ = writeln!(out, "\nissues:");
+        for issue in &r.issues {
+            let issue_type = serde_json::to_value(issue.issue_type)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  [{}] {} — {}",
+                severity_word(issue.severity),
+                issue_type,
+                issue.problem
+            );
+            if !issue.claim.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "      claim:    \"{}\" ({})",
+                    issue.claim, issue.location
+                );
+            }
+            let _ = writeln!(out, "      evidence: {}", issue.evidence);
+            let _ = writeln!(out, "      do:       {}", issue.recommendation);
+        }
+    }
+    if !r.top_priorities.is_empty() {
+        let _ = writeln!(out, "\ntop priorities:");
+        for p in &r.top_priorities {
+            let _ = writeln!(out, "  {p}");
+        }
+    }
+    let judged: Vec<_> = r.claims.iter().filter(|c| c.verdict.is_some()).collect();
+    if !judged.is_empty() {
+        let _ = writeln!(out, "\nverdicts:");
+        for c in judged {
+            let verdict = c
+                .verdict
+                .and_then(|v| serde_json::to_value(v).ok())
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let _ = write!(
+                out,
+                "  {:<12} {:.2}  \"{}\"",
+                verdict,
+                c.support.unwrap_or(0.0),
+                c.text
+            );
+            if let Some(correction) = &c.correction {
+                let _ = write!(out, " — {correction}");
+            }
+            let _ = writeln!(out);
+        }
+    }
+    out
+}
+
+fn severity_word(severity: Severity) -> &'static str {
+    match severity {
+        Severity::High => "HIGH",
+        Severity::Medium => "MEDIUM",
+        Severity::Low => "LOW",
+    }
+}
