@@ -1,6 +1,53 @@
 //! What makes a sentence check-worthy, and the judgment of claims that cite nothing.
+//!
+//! [`analyze`] reads one sentence (markup removed) and reports what it states that could be
+//! checked: its [`ClaimKind`]s, its figures ([`parse_figures`]), its quoted spans and who it is
+//! attributed to. A sentence with at least one kind is a claim ([`SentenceFeatures::is_check_worthy`]).
+//!
+//! # Kinds
+//! - **Percentage, Money, Count, Ratio**: from the figures; **Change** from a multiplier figure
+//!   ("doubled", "3x", "halved") or a change verb followed by "by" or by a figure ("grew by",
+//!   "rose 12 percent", "fell to $3"); **Date** from a year figure, a day with its month
+//!   ("4 March", "March 4, 2024"), or a numeric date ("2024-03-04", "3/4/2024"). "Last year" is
+//!   not a date claim. A count is a digit number or a scaled number word, so "one of them" or
+//!   "three reasons" alone is no claim.
+//! - **Quote**: a span of at least three words between “…”, "…", ‘…’, «…» or '…' (single
+//!   straight quotes only where they open after a space and close before one, so apostrophes
+//!   are not quotes).
+//! - **Attribution**: "according to Y", "a study by Z" (also report, survey, data… by or from),
+//!   "X said/says/reported/found/estimates/told…", "said X", and "he/she/they said".
+//!   `attributed_to` is the named source, in that order of preference; an unnamed speaker
+//!   ("she said") is an attribution without a name.
+//! - **Comparative**: "more/less/fewer/better/worse (adjective) than", "-er than" ("faster
+//!   than", not "other than" or "rather than"), "compared with/to", "outperforms".
+//! - **Superlative**: "the largest", "the first", "the most", "the best", "the company's
+//!   fastest", any "-est" after "the" or a possessive (not "the rest", "the interest"…).
+//! - **FirstPersonData**: "our pilot/survey/study/research/data/analysis/experiment/trial/
+//!   results/findings…", "we found/measured/observed/tested/surveyed…", "our team found".
+//!
+//! `market` is set when the sentence speaks of a market, its size or share, TAM, revenue,
+//! valuation, competitors or an industry's worth.
+//!
+//! # Prejudgment of a claim that cites nothing
+//! After the severity levels and the claim hierarchy of the fact-checker spec, first rule
+//! that applies wins ([`prejudge`]):
+//! 1. FirstPersonData → **high**, [`UnsourcedKind::FirstPersonData`]: first-person data with no
+//!    source cannot be verified and is likely fabricated; remove it or provide a source.
+//! 2. `market` and a figure other than a year → **high**, [`UnsourcedKind::MarketFigure`].
+//! 3. Percentage, Money, Count, Ratio or Change → **high**, [`UnsourcedKind::Statistic`].
+//! 4. Anything else (quotes, attributions, dates, comparatives, superlatives) → **low**,
+//!    [`UnsourcedKind::Qualitative`]: acceptable without a citation, never blocks alone.
+//!
+//! # Cost
+//! Every regex is compiled once. Word boundaries are ASCII (`(?-u:\b)`) so the regex engine
+//! keeps to its fast automaton on non-ASCII text (typographic quotes are everywhere in news).
 
-use crate::model::{ClaimKind, Figure, Prejudgment};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::figures::parse_figures;
+use crate::model::{ClaimKind, Figure, Prejudgment, Severity, Unit, UnsourcedKind};
 
 /// What one sentence states that could be checked.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -22,23 +69,475 @@ impl SentenceFeatures {
     pub fn is_check_worthy(&self) -> bool {
         !self.kinds.is_empty()
     }
+
+    /// Whether the sentence shows `kind`.
+    pub fn has(&self, kind: ClaimKind) -> bool {
+        self.kinds.binary_search(&kind).is_ok()
+    }
+
+    /// Whether it states a market figure: speaks of a market and states a figure that is not
+    /// merely a year.
+    pub fn is_market_figure(&self) -> bool {
+        self.market && self.figures.iter().any(|f| f.unit != Unit::Year)
+    }
 }
 
 /// Reads one sentence (markup already removed).
 pub fn analyze(sentence: &str) -> SentenceFeatures {
-    let _ = sentence;
-    let _: Vec<Figure> = Vec::new();
-    let _: Vec<ClaimKind> = Vec::new();
-    SentenceFeatures::default()
+    let figures = parse_figures(sentence);
+    let mut kinds: Vec<ClaimKind> = figures.iter().map(kind_of).collect();
+
+    let quotes = quotes(sentence);
+    if !quotes.is_empty() {
+        kinds.push(ClaimKind::Quote);
+    }
+    let (attributed, attributed_to) = attribution(sentence);
+    if attributed {
+        kinds.push(ClaimKind::Attribution);
+    }
+    if CHANGE.is_match(sentence) {
+        kinds.push(ClaimKind::Change);
+    }
+    if DATE.is_match(sentence) {
+        kinds.push(ClaimKind::Date);
+    }
+    if comparative(sentence) {
+        kinds.push(ClaimKind::Comparative);
+    }
+    if superlative(sentence) {
+        kinds.push(ClaimKind::Superlative);
+    }
+    if FIRST_PERSON.is_match(sentence) {
+        kinds.push(ClaimKind::FirstPersonData);
+    }
+    kinds.sort_unstable();
+    kinds.dedup();
+    SentenceFeatures {
+        kinds,
+        figures,
+        quotes,
+        attributed_to,
+        market: MARKET.is_match(sentence),
+    }
 }
 
 /// The issue a check-worthy claim raises when it cites nothing.
 pub fn prejudge(features: &SentenceFeatures) -> Prejudgment {
-    let _ = features;
+    let (kind, severity, problem, recommendation) = if features.has(ClaimKind::FirstPersonData) {
+        (
+            UnsourcedKind::FirstPersonData,
+            Severity::High,
+            "No source provided for first-person data; it cannot be verified and appears to \
+             be fabricated",
+            "Remove claim or provide verifiable source",
+        )
+    } else if features.is_market_figure() {
+        (
+            UnsourcedKind::MarketFigure,
+            Severity::High,
+            "Market or competition figure lacks citation",
+            "Add citation to a credible market source or qualify as estimate",
+        )
+    } else if features.kinds.iter().any(|k| is_statistic(*k)) {
+        (
+            UnsourcedKind::Statistic,
+            Severity::High,
+            "Statistical claim lacks citation",
+            "Add citation or qualify as estimate",
+        )
+    } else {
+        (
+            UnsourcedKind::Qualitative,
+            Severity::Low,
+            "Qualitative claim has no citation",
+            "Consider adding a citation if the claim may be disputed",
+        )
+    };
     Prejudgment {
-        kind: crate::model::UnsourcedKind::Qualitative,
-        severity: crate::model::Severity::Low,
-        problem: String::new(),
-        recommendation: String::new(),
+        kind,
+        severity,
+        problem: problem.to_string(),
+        recommendation: recommendation.to_string(),
     }
 }
+
+/// Kinds that make a claim a statistic: a number must have a source.
+fn is_statistic(kind: ClaimKind) -> bool {
+    matches!(
+        kind,
+        ClaimKind::Percentage
+            | ClaimKind::Money
+            | ClaimKind::Count
+            | ClaimKind::Ratio
+            | ClaimKind::Change
+    )
+}
+
+fn kind_of(figure: &Figure) -> ClaimKind {
+    match figure.unit {
+        Unit::Percent | Unit::PercentagePoints => ClaimKind::Percentage,
+        Unit::Currency => ClaimKind::Money,
+        Unit::Count => ClaimKind::Count,
+        Unit::Ratio => ClaimKind::Ratio,
+        Unit::Multiplier => ClaimKind::Change,
+        Unit::Year => ClaimKind::Date,
+    }
+}
+
+fn regex(pattern: &str) -> Regex {
+    // The patterns are constants of this module, covered by its tests; one that does not
+    // compile is a defect found by the first test that runs.
+    Regex::new(pattern).expect("detect patterns compile")
+}
+
+/// Quoted spans. Straight single quotes count only at word edges, so "students' scores" and
+/// "don't" are not quotes; inside curly or single quotes an apostrophe before a letter is kept.
+static QUOTE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r#""([^"\n]+)"|“([^”\n]+)”|‘((?:[^’\n]|’\p{L})+)’|«([^»\n]+)»|(?:^|[\s(\[—–])'((?:[^'\n]|'\p{L})+)'(?:[\s.,;:!?)\]—–]|$)"#,
+    )
+});
+
+fn quotes(sentence: &str) -> Vec<String> {
+    // Fast exit: most sentences hold no quote mark at all.
+    if !sentence.contains(['"', '“', '‘', '«', '\'']) {
+        return Vec::new();
+    }
+    QUOTE
+        .captures_iter(sentence)
+        .filter_map(|c| (1..=5).find_map(|g| c.get(g)))
+        .map(|m| {
+            m.as_str()
+                .trim()
+                .trim_end_matches([',', '.', ';', ':'])
+                .trim_end()
+        })
+        .filter(|q| q.split_whitespace().count() >= 3)
+        .map(str::to_string)
+        .collect()
+}
+
+/// A capitalized name: "Gartner", "Maria Lopez", "Bank of America", "U.S. Census Bureau".
+const NAME: &str = r"\p{Lu}[\p{L}\p{N}'’&.-]*(?:\s+(?:(?:of|for|and|de|del|van|von|der|den|la|le|du|da|di|the|&)\s+)*\p{Lu}[\p{L}\p{N}'’&.-]*){0,6}";
+
+static ACCORDING_TO: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r#"(?i:(?-u:\b)according\s+to)\s+((?:[^,;:!?()\[\]"“”.\n]|\.\S){1,100})"#)
+});
+
+static SOURCE_BY: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i:(?-u:\b)(?:study|studies|report|reports|survey|surveys|analysis|research|paper|poll|data|figures|estimates?|statistics|review|audit|census|index|ranking|forecast|published|released|conducted|commissioned)(?:\s+(?:published|released|conducted|carried\s+out|commissioned))?\s+(?:by|from))\s+(?:(?i:the)\s+)?({NAME})"
+    ))
+});
+
+static NAME_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"({NAME})\s+(?:(?:has|have|had|also)\s+)?(?:said|says|told|tells|reported|reports|found|finds|estimated|estimates|estimate|announced|announces|stated|states|noted|notes|wrote|writes|added|explained|argued|argues|claimed|claims|predicted|predicts|projected|projects|concluded|concludes|forecast|forecasts|revealed|reveals|warned|warns|confirmed|confirms)(?-u:\b)"
+    ))
+});
+
+static VERB_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"(?-u:\b)(?:said|says|added|explained|wrote|noted|argued|asked|continued|recalled)\s+({NAME})"
+    ))
+});
+
+static PRONOUN_SAID: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"(?i)(?-u:\b)(?:he|she|they)\s+(?:said|says|told|added|wrote|explained)(?-u:\b)")
+});
+
+/// Capitalized words that open sentences or name no one: dropped from the front of a name, and
+/// a name made only of them is none ("We found" is first-person data, not an attribution).
+const NOT_A_NAME: &[&str] = &[
+    "The",
+    "This",
+    "That",
+    "These",
+    "Those",
+    "A",
+    "An",
+    "It",
+    "Its",
+    "We",
+    "I",
+    "You",
+    "He",
+    "She",
+    "They",
+    "Our",
+    "Their",
+    "His",
+    "Her",
+    "My",
+    "Your",
+    "Yesterday",
+    "Today",
+    "Tomorrow",
+    "Last",
+    "Next",
+    "On",
+    "In",
+    "At",
+    "But",
+    "And",
+    "So",
+    "Also",
+    "However",
+    "Meanwhile",
+    "Now",
+    "Then",
+    "When",
+    "While",
+    "After",
+    "Before",
+    "As",
+    "If",
+    "Since",
+    "Still",
+    "Earlier",
+    "Later",
+    "Here",
+    "There",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "Data",
+    "Research",
+    "Studies",
+    "Evidence",
+    "Analysis",
+    "Everyone",
+    "Nobody",
+    "Someone",
+    "Many",
+    "Some",
+    "Most",
+    "Few",
+    "All",
+    "Critics",
+    "Officials",
+    "Experts",
+];
+
+/// Trims a matched name to the part that names someone; `None` when nothing is left.
+fn clean_name(raw: &str) -> Option<String> {
+    let mut words: Vec<&str> = raw.split_whitespace().collect();
+    while let Some(first) = words.first() {
+        let lowercase_connector = first.chars().next().is_some_and(char::is_lowercase);
+        if lowercase_connector || NOT_A_NAME.contains(first) {
+            words.remove(0);
+        } else {
+            break;
+        }
+    }
+    while words
+        .last()
+        .is_some_and(|w| w.chars().next().is_some_and(char::is_lowercase) || NOT_A_NAME.contains(w))
+    {
+        words.pop();
+    }
+    let name = words.join(" ");
+    let name = name.trim_end_matches([',', ';', ':', '\'', '’', '-']);
+    let name = name
+        .strip_suffix("'s")
+        .or_else(|| name.strip_suffix("’s"))
+        .unwrap_or(name);
+    // A trailing full stop belongs to the sentence unless the last word is an initialism
+    // ("U.S.", "Inc.").
+    let name = match name.strip_suffix('.') {
+        Some(stem)
+            if !stem
+                .rsplit(' ')
+                .next()
+                .is_some_and(|w| w.contains('.') || w == "Inc") =>
+        {
+            stem
+        }
+        _ => name,
+    };
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// The source named after "according to": the capitalized name in it ("a 2023 report by
+/// McKinsey" → "McKinsey"), or its first words when it names no one ("researchers").
+fn according_to_name(phrase: &str) -> Option<String> {
+    static NAME_IN: LazyLock<Regex> = LazyLock::new(|| regex(NAME));
+    if let Some(name) = NAME_IN
+        .find_iter(phrase)
+        .filter(|m| {
+            // A name starts at a word's start, not inside "iPhone".
+            !phrase[..m.start()]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+        })
+        .find_map(|m| clean_name(m.as_str()))
+    {
+        return Some(name);
+    }
+    let mut words: Vec<&str> = phrase.split_whitespace().take(6).collect();
+    while words
+        .first()
+        .is_some_and(|w| ["the", "a", "an"].iter().any(|a| w.eq_ignore_ascii_case(a)))
+    {
+        words.remove(0);
+    }
+    // Stop at the clause the source's words introduce.
+    if let Some(cut) = words.iter().position(|w| {
+        [
+            "that", "which", "who", "is", "are", "was", "were", "has", "have", "will", "the",
+        ]
+        .iter()
+        .any(|s| w.eq_ignore_ascii_case(s))
+    }) {
+        words.truncate(cut);
+    }
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// Whether the sentence attributes its content, and to whom when it says.
+fn attribution(sentence: &str) -> (bool, Option<String>) {
+    let starts_word = |start: usize| {
+        !sentence[..start]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+    };
+    let mut attributed = false;
+    if let Some(c) = ACCORDING_TO.captures(sentence) {
+        attributed = true;
+        if let Some(name) = c.get(1).and_then(|m| according_to_name(m.as_str())) {
+            return (true, Some(name));
+        }
+    }
+    for re in [&*SOURCE_BY, &*NAME_VERB, &*VERB_NAME] {
+        for c in re.captures_iter(sentence) {
+            let Some(m) = c.get(1) else { continue };
+            // The source verb alone ("a study by our team") attributes nothing to a name, and
+            // "Our data found" is not someone else's claim.
+            if !starts_word(m.start()) {
+                continue;
+            }
+            if let Some(name) = clean_name(m.as_str()) {
+                return (true, Some(name));
+            }
+        }
+    }
+    if PRONOUN_SAID.is_match(sentence) {
+        attributed = true;
+    }
+    (attributed, None)
+}
+
+/// "grew by", "rose 12 percent", "fell to $3": a change verb with "by" or a figure after it.
+static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?-u:\b)(?:grew|grow|grows|growing|rose|rise|rises|rising|increased|increases|increasing|fell|fall|falls|falling|declined|declines|declining|decreased|decreases|dropped|drops|jumped|jumps|surged|surges|soared|soars|climbed|climbs|plunged|plunges|plummeted|shrank|shrunk|shrinks|slid|slumped|gained|gains|lost|cut|reduced|reduces|boosted|boosts|improved|improves|expanded|expands|spiked|tumbled)\s+(?:by(?-u:\b)|(?:to\s+)?(?:(?:about|around|nearly|almost|roughly|some|over|more\s+than|less\s+than|up\s+to|an\s+estimated|approximately)\s+)?(?:[$€£¥₹]|US\$|[0-9]))",
+    )
+});
+
+const MONTH: &str = "(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)";
+
+/// A day with its month ("4 March", "March 4", "the 4th of March") or a numeric date.
+static DATE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"(?-u:\b)(?:[0-3]?[0-9](?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH}|{MONTH}\.?\s+[0-3]?[0-9](?:st|nd|rd|th)?|[12][0-9]{{3}}-[01][0-9]-[0-3][0-9]|[0-3]?[0-9]/[0-3]?[0-9]/(?:[12][0-9])?[0-9]{{2}})(?-u:\b)"
+    ))
+});
+
+static COMPARATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?-u:\b)(?:(?:more|less|fewer|better|worse)(?:\s+[a-z]+)?|([a-z]+er))\s+than(?-u:\b)|(?-u:\b)(?:compared\s+(?:to|with)|outperform(?:s|ed|ing)?)(?-u:\b)",
+    )
+});
+
+/// "-er than" words that compare nothing.
+const NOT_COMPARATIVE: &[&str] = &["other", "rather", "whether", "either", "neither"];
+
+fn comparative(sentence: &str) -> bool {
+    COMPARATIVE.captures_iter(sentence).any(|c| {
+        c.get(1).is_none_or(|w| {
+            !NOT_COMPARATIVE
+                .iter()
+                .any(|x| w.as_str().eq_ignore_ascii_case(x))
+        })
+    })
+}
+
+static SUPERLATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?:(?-u:\b)(?i:the)\s+(?:[\p{L}\p{N}]+(?:'s|’s)\s+)?|(?:'s|’s)\s+)(?:(?i:most|least|best|worst|first|top|leading|biggest|largest)(?-u:\b)|([a-z]+est)(?-u:\b))",
+    )
+});
+
+/// "-est" words that are not superlatives.
+const NOT_SUPERLATIVE: &[&str] = &[
+    "rest",
+    "interest",
+    "test",
+    "west",
+    "forest",
+    "request",
+    "contest",
+    "guest",
+    "quest",
+    "protest",
+    "chest",
+    "nest",
+    "harvest",
+    "digest",
+    "manifest",
+    "pest",
+    "vest",
+    "crest",
+    "arrest",
+    "conquest",
+    "inquest",
+    "behest",
+    "bequest",
+    "unrest",
+    "midwest",
+    "northwest",
+    "southwest",
+    "priest",
+    "earnest",
+    "honest",
+    "modest",
+    "invest",
+    "suggest",
+    "zest",
+    "jest",
+    "tempest",
+    "interest",
+    "pretest",
+    "retest",
+    "fest",
+    "alkahest",
+    "everest",
+    "est",
+];
+
+fn superlative(sentence: &str) -> bool {
+    SUPERLATIVE.captures_iter(sentence).any(|c| {
+        c.get(1)
+            .is_none_or(|w| !NOT_SUPERLATIVE.contains(&w.as_str()))
+    })
+}
+
+/// First-person data: the article's own pilot, survey or measurements.
+static FIRST_PERSON: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?-u:\b)(?:(?:our|my)\s+(?:[\p{L}\p{N}-]+\s+){0,3}?(?:pilot|pilots|survey|surveys|study|studies|research|data|dataset|analysis|analyses|experiment|experiments|trial|trials|tests|testing|findings|results|measurements|benchmark|benchmarks|poll|polls|metrics|evaluation|evaluations|assessment|observations)|our\s+(?:[\p{L}-]+\s+){0,2}?(?:team|researchers|analysts|engineers|scientists)\s+(?:found|measured|observed|tested|surveyed|recorded|discovered|analy[sz]ed|calculated)|we\s+(?:(?:have|had|also|recently|then|first)\s+)?(?:found|measured|observed|tested|surveyed|recorded|discovered|polled|interviewed|tracked|analy[sz]ed|calculated|estimated|estimate|counted|piloted|conducted)|i\s+(?:(?:have|had|also)\s+)?(?:measured|surveyed|tested|interviewed|polled|tracked|recorded|counted|piloted))(?-u:\b)",
+    )
+});
+
+/// Market size or share, TAM, revenue, valuation, competitors, an industry's worth.
+static MARKET: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?-u:\b)(?:markets?|marketplace|market\s+(?:size|share|cap)|total\s+addressable|revenues?|valuations?|valued\s+at|competitors?|competition|rivals?|(?:industry|sector)\s+(?:is\s+|was\s+)?(?:worth|valued)|(?-i:TAM|SAM|SOM|CAGR|ARR|MRR))(?-u:\b)",
+    )
+});
