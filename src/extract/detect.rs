@@ -218,10 +218,11 @@ fn quotes(sentence: &str) -> Vec<String> {
 }
 
 /// A capitalized name: "Gartner", "Maria Lopez", "Bank of America", "U.S. Census Bureau".
-const NAME: &str = r"\p{Lu}[\p{L}\p{N}'’&.-]*(?:\s+(?:(?:of|for|and|de|del|van|von|der|den|la|le|du|da|di|the|&)\s+)*\p{Lu}[\p{L}\p{N}'’&.-]*){0,6}";
+const NAME: &str = r"\p{Lu}[\p{L}\p{N}'’&.-]*(?:\s+(?:(?:of|for|and|de|del|van|von|der|den|la|le|du|da|di|the|&)\s+)*\p{Lu}[\p{L}\p{N}'’&.-]*)*";
 
 static ACCORDING_TO: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r#"(?i:(?-u:\b)according\s+to)\s+((?:[^,;:!?()\[\]"“”.\n]|\.\S){1,100})"#)
+    // An initial's full stop ("U.S. Census Bureau") does not end the phrase.
+    regex(r#"(?i:(?-u:\b)according\s+to)\s+((?:\p{Lu}\.|[^,;:!?()\[\]"“”.\n]|\.\S)+)"#)
 });
 
 static SOURCE_BY: LazyLock<Regex> = LazyLock::new(|| {
@@ -541,3 +542,298 @@ static MARKET: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)(?-u:\b)(?:markets?|marketplace|market\s+(?:size|share|cap)|total\s+addressable|revenues?|valuations?|valued\s+at|competitors?|competition|rivals?|(?:industry|sector)\s+(?:is\s+|was\s+)?(?:worth|valued)|(?-i:TAM|SAM|SOM|CAGR|ARR|MRR))(?-u:\b)",
     )
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ClaimKind::*;
+    use proptest::prelude::*;
+
+    fn kinds(sentence: &str) -> Vec<ClaimKind> {
+        analyze(sentence).kinds
+    }
+
+    #[test]
+    fn kinds_table() {
+        let table: &[(&str, &[ClaimKind])] = &[
+            (
+                "Our pilot with 500 students showed 73% improvement",
+                &[Percentage, Count, FirstPersonData],
+            ),
+            ("AI tutoring doubles learning gains [2]", &[Change]),
+            ("$4/month or $44/year [6]", &[Money]),
+            (
+                "87% of students use digital learning tools daily",
+                &[Percentage],
+            ),
+            (
+                "The global market for AI tutors is worth $50 billion",
+                &[Money],
+            ),
+            ("Inflation reached 3.5% in March.", &[Percentage]),
+            ("U.S. sales rose 12 percent", &[Percentage, Change]),
+            ("The startup raised €300m", &[Money]),
+            ("One in five adults cannot read well.", &[Ratio]),
+            ("It is the largest provider in Europe.", &[Superlative]),
+            ("Students learn faster than before.", &[Comparative]),
+            (
+                "According to Gartner, adoption will accelerate.",
+                &[Attribution],
+            ),
+            (
+                "\u{201c}This changes everything for our students,\u{201d} said Maria Lopez.",
+                &[Quote, Attribution],
+            ),
+            (
+                "\"This changes everything for our students,\" said Maria Lopez.",
+                &[Quote, Attribution],
+            ),
+            ("Revenue grew by a third.", &[Change]),
+            ("The school opened on 4 March 2024.", &[Date]),
+            ("The school opened on March 4, 2024.", &[Date]),
+            ("The law changed in March 2024.", &[Date]),
+            ("The results arrive on 4 March.", &[Date]),
+            ("The company was founded in 1998.", &[Date]),
+            ("Last year was difficult for everyone.", &[]),
+            (
+                "We found that tutoring helps weaker readers.",
+                &[FirstPersonData],
+            ),
+            ("Our survey shows strong demand.", &[FirstPersonData]),
+            ("Our data suggests a shift.", &[FirstPersonData]),
+            ("We measured reading speed every week.", &[FirstPersonData]),
+            (
+                "It was the first school to adopt the method.",
+                &[Superlative],
+            ),
+            (
+                "More than 1.2 million users signed up.",
+                &[Count, Comparative],
+            ),
+            (
+                "Tutored pupils scored 3x higher than peers.",
+                &[Change, Comparative],
+            ),
+            ("Its valuation tripled.", &[Change]),
+            ("Costs were cut in half.", &[Change]),
+            (
+                "A study by Stanford University tracked the pupils.",
+                &[Attribution],
+            ),
+            ("The minister told reporters nothing.", &[]),
+            ("Gartner estimates the sector will grow.", &[Attribution]),
+            ("She said the plan would work.", &[Attribution]),
+            ("It is the most popular app among teachers.", &[Superlative]),
+            ("Two-thirds of parents approve.", &[Ratio]),
+            // Negative cases: opinion, mundane counts and labels.
+            ("I think this is important.", &[]),
+            ("The weather was nice.", &[]),
+            ("One of them stayed home.", &[]),
+            ("See Section 3 for details.", &[]),
+            ("The rest of the class agreed.", &[]),
+            ("Other than that, nothing changed.", &[]),
+            ("Tutoring works, we believe.", &[]),
+            ("That is what the students' parents wanted.", &[]),
+            ("I find it fascinating.", &[]),
+        ];
+        let mut failures = Vec::new();
+        for (sentence, expected) in table {
+            let got = kinds(sentence);
+            if got != *expected {
+                failures.push(format!("{sentence:?}: expected {expected:?}, got {got:?}"));
+            }
+        }
+        assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn spec_pilot_is_fabricated_first_person_data() {
+        let f = analyze("Our pilot with 500 students showed 73% improvement");
+        assert!(f.is_check_worthy());
+        let values: Vec<_> = f.figures.iter().map(|x| (x.value, x.unit)).collect();
+        assert_eq!(values, [(500.0, Unit::Count), (73.0, Unit::Percent)]);
+        let p = prejudge(&f);
+        assert_eq!(p.kind, UnsourcedKind::FirstPersonData);
+        assert_eq!(p.severity, Severity::High);
+        assert!(p.problem.contains("fabricated"), "{}", p.problem);
+        assert_eq!(
+            p.recommendation,
+            "Remove claim or provide verifiable source"
+        );
+    }
+
+    #[test]
+    fn spec_doubles_is_a_change_and_the_marker_is_no_figure() {
+        let f = analyze("AI tutoring doubles learning gains [2]");
+        assert_eq!(f.figures.len(), 1, "{:?}", f.figures);
+        assert_eq!(f.figures[0].unit, Unit::Multiplier);
+        assert_eq!(f.figures[0].value, 2.0);
+        assert_eq!(prejudge(&f).kind, UnsourcedKind::Statistic);
+    }
+
+    #[test]
+    fn spec_prices_are_two_money_figures() {
+        let f = analyze("$4/month or $44/year [6]");
+        let got: Vec<_> = f
+            .figures
+            .iter()
+            .map(|x| (x.value, x.currency.as_deref(), x.per.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (4.0, Some("USD"), Some("month")),
+                (44.0, Some("USD"), Some("year"))
+            ]
+        );
+    }
+
+    #[test]
+    fn spec_unsourced_percentage_is_a_high_statistic() {
+        let p = prejudge(&analyze("87% of students use digital learning tools daily"));
+        assert_eq!(p.kind, UnsourcedKind::Statistic);
+        assert_eq!(p.severity, Severity::High);
+        assert_eq!(p.problem, "Statistical claim lacks citation");
+        assert_eq!(p.recommendation, "Add citation or qualify as estimate");
+    }
+
+    #[test]
+    fn spec_market_size_is_a_high_market_figure() {
+        let f = analyze("The global market for AI tutors is worth $50 billion");
+        assert!(f.market);
+        assert_eq!(f.figures.len(), 1);
+        assert_eq!(f.figures[0].value, 5e10);
+        let p = prejudge(&f);
+        assert_eq!(
+            (p.kind, p.severity),
+            (UnsourcedKind::MarketFigure, Severity::High)
+        );
+    }
+
+    #[test]
+    fn market_without_a_figure_or_with_a_year_only_is_not_a_market_figure() {
+        let f = analyze("Competitors entered the market in 2023.");
+        assert!(f.market);
+        assert_eq!(prejudge(&f).kind, UnsourcedKind::Qualitative);
+        assert!(!analyze("The weather was nice.").market);
+        assert!(analyze("Our competitors charge more.").market);
+        assert!(analyze("The TAM is large.").market);
+        assert!(analyze("Revenue rose.").market);
+    }
+
+    #[test]
+    fn qualitative_claims_are_low() {
+        for s in [
+            "It is the largest provider in Europe.",
+            "According to Gartner, adoption will accelerate.",
+            "The school opened on 4 March 2024.",
+            "Students learn faster than before.",
+        ] {
+            let p = prejudge(&analyze(s));
+            assert_eq!(
+                (p.kind, p.severity),
+                (UnsourcedKind::Qualitative, Severity::Low),
+                "{s}"
+            );
+        }
+    }
+
+    #[test]
+    fn attributions_name_their_source() {
+        let table: &[(&str, Option<&str>)] = &[
+            (
+                "According to Gartner, adoption will accelerate.",
+                Some("Gartner"),
+            ),
+            ("according to Gartner the market is huge", Some("Gartner")),
+            (
+                "\u{201c}This changes everything for our students,\u{201d} said Maria Lopez.",
+                Some("Maria Lopez"),
+            ),
+            (
+                "According to the World Health Organization, cases fell.",
+                Some("World Health Organization"),
+            ),
+            (
+                "According to a 2023 report by McKinsey, spending grew.",
+                Some("McKinsey"),
+            ),
+            (
+                "According to the U.S. Census Bureau, 12% moved.",
+                Some("U.S. Census Bureau"),
+            ),
+            ("according to researchers, it works", Some("researchers")),
+            (
+                "A study by Stanford University tracked the pupils.",
+                Some("Stanford University"),
+            ),
+            ("Data from the OECD shows a gap.", Some("OECD")),
+            ("Gartner estimates the sector will grow.", Some("Gartner")),
+            ("Yesterday Maria Lopez said it works.", Some("Maria Lopez")),
+            (
+                "The New York Times reported the figure.",
+                Some("New York Times"),
+            ),
+            (
+                "Bank of America said profits rose.",
+                Some("Bank of America"),
+            ),
+            ("She said the plan would work.", None),
+            ("We found that tutoring helps.", None),
+            ("The weather was nice.", None),
+        ];
+        let mut failures = Vec::new();
+        for (sentence, expected) in table {
+            let got = analyze(sentence).attributed_to;
+            if got.as_deref() != *expected {
+                failures.push(format!("{sentence:?}: expected {expected:?}, got {got:?}"));
+            }
+        }
+        assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn quotes_need_three_words_and_real_quote_marks() {
+        let q = |s: &str| analyze(s).quotes;
+        assert_eq!(
+            q("\u{201c}This changes everything for our students,\u{201d} said Maria Lopez."),
+            ["This changes everything for our students"]
+        );
+        assert_eq!(
+            q("He called it 'a total game changer' on Monday."),
+            ["a total game changer"]
+        );
+        assert_eq!(
+            q("\u{2018}We don\u{2019}t have the staff\u{2019} she said."),
+            ["We don\u{2019}t have the staff"]
+        );
+        assert!(q("The so-called \"reform\" failed.").is_empty());
+        assert!(q("The students' scores and the teachers' pay rose.").is_empty());
+        assert!(q("It's what they're doing.").is_empty());
+    }
+
+    proptest! {
+        #[test]
+        fn analyze_never_panics_and_figures_are_finite(s in "\\PC{0,300}") {
+            let f = analyze(&s);
+            for fig in &f.figures {
+                prop_assert!(fig.value.is_finite());
+            }
+            let mut sorted = f.kinds.clone();
+            sorted.sort();
+            sorted.dedup();
+            prop_assert_eq!(sorted, f.kinds.clone());
+            let _ = prejudge(&f);
+        }
+
+        #[test]
+        fn analyze_never_panics_on_claim_like_text(
+            s in "([0-9]{1,4}|[$€%“”\"'‘’,.\\[\\]]|said|Maria|according|to|Our|we|found|the|largest|than|more|market|million|in|March| ){0,40}"
+        ) {
+            let f = analyze(&s);
+            for fig in &f.figures {
+                prop_assert!(fig.value.is_finite());
+            }
+        }
+    }
+}

@@ -27,7 +27,7 @@
 //! A range shares its unit: "10-15%" gives 10% and 15%, "$3-5 billion" gives $3bn and $5bn.
 //!
 //! # What is not
-//! Citation markers ("[2]", "[^1]", "[2, 3]"), list markers at a line's start ("1.", "2)"),
+//! Citation markers (`[2]`, `[^1]`, `[2, 3]`), list markers at a line's start ("1.", "2)"),
 //! section and item numbers ("Section 3", "Fig. 2", "step 4", "#5", "§ 12", "1.2.3"), ordinals
 //! ("3rd"), identifiers ("COVID-19", "G20", "4G", "5km"), days beside a month ("4 March",
 //! "March 4"), times ("10:30", "5 pm"), numbers with a leading zero ("007", the "03" of
@@ -191,14 +191,13 @@ fn tokenize(text: &str) -> Vec<Tok> {
             let start = i;
             i += len;
             while let Some(c) = text[i..].chars().next() {
-                if c.is_alphabetic() {
-                    i += c.len_utf8();
-                } else if (c == '\'' || c == '’')
+                // An apostrophe inside a word ("don't") belongs to it.
+                let inner_apostrophe = (c == '\'' || c == '’')
                     && text[i + c.len_utf8()..]
                         .chars()
                         .next()
-                        .is_some_and(char::is_alphabetic)
-                {
+                        .is_some_and(char::is_alphabetic);
+                if c.is_alphabetic() || inner_apostrophe {
                     i += c.len_utf8();
                 } else {
                     break;
@@ -292,7 +291,7 @@ impl<'a> Parser<'a> {
         self.text[start..end].to_string()
     }
 
-    /// The index after a citation marker starting at `i` ("[2]", "[^1]", "[2, 3]", "[4-6]").
+    /// The index after a citation marker starting at `i` (`[2]`, `[^1]`, `[2, 3]`, `[4-6]`).
     fn citation_end(&self, i: usize) -> Option<usize> {
         if self.sym(i) != Some('[') {
             return None;
