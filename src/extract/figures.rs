@@ -368,7 +368,15 @@ impl<'a> Parser<'a> {
         // A glued suffix: a scale ("12k", "€300m", "1.5bn"), or something the caller reads
         // ("3x", "1990s", "2pp"), or anything else, which makes this no figure ("3rd", "5km").
         if let Some(suffix) = self.word(i + 1).filter(|_| self.glued(i + 1)) {
-            if let Some(scale) = abbreviated_scale(suffix, money) {
+            // "221B Baker Street" is an address: a single capital letter is a scale only when
+            // no name follows.
+            let single_capital = matches!(suffix, "K" | "M" | "B" | "T");
+            let name_follows = self
+                .word(i + 2)
+                .is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase));
+            if let Some(scale) = abbreviated_scale(suffix, money)
+                .filter(|_| money || !(single_capital && name_follows))
+            {
                 q.scale = scale;
                 q.end = i + 2;
                 q.year_like = false;
@@ -453,15 +461,16 @@ impl<'a> Parser<'a> {
     /// Context before a digit number that makes it no figure: an identifier it is glued to
     /// ("G20", "COVID-19"), a section or item word ("Section 3", "Fig. 2"), a list marker.
     fn not_a_figure_before(&self, i: usize) -> bool {
+        (i > 0 && self.label_before(i)) || self.not_a_figure_after(i) || self.is_list_marker(i)
+    }
+
+    /// Context before a number that makes it a label or part of an identifier.
+    fn label_before(&self, i: usize) -> bool {
         let t = self.toks[i];
-        if i == 0 {
-            return self.is_list_marker(i);
-        }
         let prev = self.toks[i - 1];
         if !t.spaced {
             match prev.kind {
-                Kind::Word => return true,
-                Kind::Num => return true,
+                Kind::Word | Kind::Num => return true,
                 Kind::Sym('#' | '§' | '¶' | '№' | '^' | '@' | '_' | '/' | '\\' | '&' | '=') => {
                     return true;
                 }
@@ -484,20 +493,74 @@ impl<'a> Parser<'a> {
         if matches!(prev.kind, Kind::Sym('#' | '§' | '¶' | '№')) {
             return true;
         }
-        // "Section 3", "Fig. 2", "No. 5"
-        let word_before = if prev.kind == Kind::Sym('.') {
-            i.checked_sub(2).and_then(|j| self.word(j))
-        } else {
-            self.word(i - 1)
-        };
-        if word_before.is_some_and(|w| SECTION_WORDS.iter().any(|s| w.eq_ignore_ascii_case(s))) {
+        // "+1 555…" is a dialling code; "+5%" is a change and stays.
+        if prev.kind == Kind::Sym('+')
+            && !t.spaced
+            && self.sym(i + 1) != Some('%')
+            && !self.is_word(i + 1, &["percent", "pct", "per"])
+        {
             return true;
         }
-        // Followed by '/' and a number: a date or a fraction such as "24/7", not a figure.
+        if self.is_section_word_before(i) {
+            return true;
+        }
+        // "Page 1 of 5", "step 2 of 4": the second number belongs to the label too.
+        i >= 2
+            && self.is_word(i - 1, &["of"])
+            && self.is_num(i - 2)
+            && self.is_section_word_before(i - 2)
+    }
+
+    /// "Section 3", "Fig. 2", "No. 5".
+    fn is_section_word_before(&self, i: usize) -> bool {
+        let word_before = match i.checked_sub(1).and_then(|j| self.sym(j)) {
+            Some('.') => i.checked_sub(2).and_then(|j| self.word(j)),
+            _ => i.checked_sub(1).and_then(|j| self.word(j)),
+        };
+        word_before.is_some_and(|w| SECTION_WORDS.iter().any(|s| w.eq_ignore_ascii_case(s)))
+    }
+
+    /// Context after a number that makes it no figure: a date or fraction ("24/7"), a compound
+    /// adjective ("20-year-old", "a 3-year study"), a chain of three or more numbers joined by
+    /// hyphens (a phone or reference number).
+    fn not_a_figure_after(&self, i: usize) -> bool {
+        let joined =
+            |j: usize| matches!(self.sym(j), Some('-' | '–')) && self.glued(j) && self.glued(j + 1);
         if self.sym(i + 1) == Some('/') && self.glued(i + 1) && self.is_num(i + 2) {
             return true;
         }
-        self.is_list_marker(i)
+        if joined(i + 1)
+            && let Some(w) = self.word(i + 2)
+            && !w.eq_ignore_ascii_case("fold")
+            && scale_word(w).is_none()
+            && abbreviated_scale(w, true).is_none()
+        {
+            return true;
+        }
+        // An ISO date ("2024-03-04") keeps its year; its month and day have a leading zero or
+        // two digits and are dropped by the fiscal-year and leading-zero rules.
+        let t = self.toks[i];
+        if t.int_digits == 4
+            && joined(i + 1)
+            && self
+                .tok(i + 2)
+                .is_some_and(|n| n.kind == Kind::Num && n.int_digits == 2)
+        {
+            return false;
+        }
+        // Count the numbers in the hyphen-joined chain around `i`, a few steps each way.
+        let mut count = 1;
+        let mut j = i;
+        while count < 3 && j >= 2 && joined(j - 1) && self.is_num(j - 2) {
+            count += 1;
+            j -= 2;
+        }
+        let mut j = i;
+        while count < 3 && joined(j + 1) && self.is_num(j + 2) {
+            count += 1;
+            j += 2;
+        }
+        count >= 3
     }
 
     /// "1." or "2)" or "(3)" opening a line.
@@ -1700,6 +1763,14 @@ mod tests {
             &[("3,400", 3400.0, Count, None, 1.0, None)],
         );
         check("12k downloads", &[("12k", 12000.0, Count, None, 1e3, None)]);
+        check("3.5M users", &[("3.5M", 3.5e6, Count, None, 1e6, None)]);
+        check(
+            "from 3 to 5 million",
+            &[
+                ("3", 3e6, Count, None, 1e6, None),
+                ("5 million", 5e6, Count, None, 1e6, None),
+            ],
+        );
         check(
             "two million people",
             &[("two million", 2e6, Count, None, 1e6, None)],
@@ -1827,6 +1898,18 @@ mod tests {
         check("open 24/7", &[]);
         check("agent 007 item #5 § 12", &[]);
         check("Step 3: repeat", &[]);
+        check("Call +1 555-123-4567 today", &[]);
+        check(
+            "shares closed +5%",
+            &[("5%", 5.0, Percent, None, 1.0, None)],
+        );
+        check("We are at 221B Baker Street", &[]);
+        check("a 20-year-old student in a 3-year study", &[]);
+        check("Page 1 of 5", &[]);
+        check(
+            "the 2022-23 school year",
+            &[("2022", 2022.0, Year, None, 1.0, None)],
+        );
     }
 
     #[test]
