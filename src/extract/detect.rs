@@ -15,7 +15,8 @@
 //!   straight quotes only where they open after a space and close before one, so apostrophes
 //!   are not quotes).
 //! - **Attribution**: "according to Y", "a study by Z" (also report, survey, data… by or from),
-//!   "X said/says/reported/found/estimates/told…", "said X", and "he/she/they said".
+//!   "X said/says/reported/found/estimates/told…", "X, an appositive, said", "said X"; and
+//!   without a name "he/she/they said", "studies show", "officials told", "experts say".
 //!   `attributed_to` is the named source, in that order of preference; an unnamed speaker
 //!   ("she said") is an attribution without a name.
 //! - **Comparative**: "more/less/fewer/better/worse (adjective) than", "-er than" ("faster
@@ -23,7 +24,9 @@
 //! - **Superlative**: "the largest", "the first", "the most", "the best", "the company's
 //!   fastest", any "-est" after "the" or a possessive (not "the rest", "the interest"…).
 //! - **FirstPersonData**: "our pilot/survey/study/research/data/analysis/experiment/trial/
-//!   results/findings…", "we found/measured/observed/tested/surveyed…", "our team found".
+//!   results/findings…", "we measured/tested/surveyed/polled…", and "we found/observed/
+//!   discovered" or "our team found" when "that" follows or the sentence states a figure
+//!   ("we found ourselves lost" is a turn of phrase).
 //!
 //! `market` is set when the sentence speaks of a market, its size or share, TAM, revenue,
 //! valuation, competitors or an industry's worth.
@@ -107,7 +110,7 @@ pub fn analyze(sentence: &str) -> SentenceFeatures {
     if superlative(sentence) {
         kinds.push(ClaimKind::Superlative);
     }
-    if FIRST_PERSON.is_match(sentence) {
+    if first_person_data(sentence, !figures.is_empty()) {
         kinds.push(ClaimKind::FirstPersonData);
     }
     kinds.sort_unstable();
@@ -235,6 +238,20 @@ static NAME_VERB: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
         r"({NAME})\s+(?:(?:has|have|had|also)\s+)?(?:said|says|told|tells|reported|reports|found|finds|estimated|estimates|estimate|announced|announces|stated|states|noted|notes|wrote|writes|added|explained|argued|argues|claimed|claims|predicted|predicts|projected|projects|concluded|concludes|forecast|forecasts|revealed|reveals|warned|warns|confirmed|confirms)(?-u:\b)"
     ))
+});
+
+/// "Mr. Smith, the company's chief executive, said…": a name, an appositive, the verb.
+static NAME_APPOSITIVE_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r#"({NAME}),\s+[^,"“”\n]+,\s+(?:said|says|told|added|explained|wrote|noted|argued|estimated|estimates|reported|found|warned|claimed|predicted)(?-u:\b)"#
+    ))
+});
+
+/// Unnamed groups as sources: "Studies show", "Officials told", "experts say".
+static GROUP_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?-u:\b)(?:studies|research|evidence|surveys|polls|experts|scientists|researchers|analysts|economists|officials|authorities|critics|sources)\s+(?:have\s+)?(?:show|shows|showed|shown|suggest|suggests|suggested|indicate|indicates|indicated|found|find|finds|say|says|said|told|tell|estimate|estimates|estimated|warn|warns|warned|predict|predicts|predicted)(?-u:\b)",
+    )
 });
 
 static VERB_NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -415,7 +432,12 @@ fn attribution(sentence: &str) -> (bool, Option<String>) {
             return (true, Some(name));
         }
     }
-    for re in [&*SOURCE_BY, &*NAME_VERB, &*VERB_NAME] {
+    for re in [
+        &*SOURCE_BY,
+        &*NAME_APPOSITIVE_VERB,
+        &*NAME_VERB,
+        &*VERB_NAME,
+    ] {
         for c in re.captures_iter(sentence) {
             let Some(m) = c.get(1) else { continue };
             // The source verb alone ("a study by our team") attributes nothing to a name, and
@@ -428,7 +450,7 @@ fn attribution(sentence: &str) -> (bool, Option<String>) {
             }
         }
     }
-    if PRONOUN_SAID.is_match(sentence) {
+    if PRONOUN_SAID.is_match(sentence) || GROUP_VERB.is_match(sentence) {
         attributed = true;
     }
     (attributed, None)
@@ -532,9 +554,24 @@ fn superlative(sentence: &str) -> bool {
 /// First-person data: the article's own pilot, survey or measurements.
 static FIRST_PERSON: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)(?-u:\b)(?:(?:our|my)\s+(?:[\p{L}\p{N}-]+\s+){0,3}?(?:pilot|pilots|survey|surveys|study|studies|research|data|dataset|analysis|analyses|experiment|experiments|trial|trials|tests|testing|findings|results|measurements|benchmark|benchmarks|poll|polls|metrics|evaluation|evaluations|assessment|observations)|our\s+(?:[\p{L}-]+\s+){0,2}?(?:team|researchers|analysts|engineers|scientists)\s+(?:found|measured|observed|tested|surveyed|recorded|discovered|analy[sz]ed|calculated)|we\s+(?:(?:have|had|also|recently|then|first)\s+)?(?:found|measured|observed|tested|surveyed|recorded|discovered|polled|interviewed|tracked|analy[sz]ed|calculated|estimated|estimate|counted|piloted|conducted)|i\s+(?:(?:have|had|also)\s+)?(?:measured|surveyed|tested|interviewed|polled|tracked|recorded|counted|piloted))(?-u:\b)",
+        r"(?i)(?-u:\b)(?:(?:our|my)\s+(?:[\p{L}\p{N}-]+\s+){0,3}?(?:pilot|pilots|survey|surveys|study|studies|research|data|dataset|analysis|analyses|experiment|experiments|trial|trials|tests|testing|findings|results|measurements|benchmark|benchmarks|poll|polls|metrics|evaluation|evaluations|assessment|observations)|our\s+(?:[\p{L}-]+\s+){0,2}?(?:team|researchers|analysts|engineers|scientists)\s+(?:measured|tested|surveyed|recorded|analy[sz]ed|calculated)|we\s+(?:(?:have|had|also|recently|then|first)\s+)?(?:measured|tested|surveyed|recorded|polled|interviewed|tracked|analy[sz]ed|calculated|estimated|estimate|counted|piloted|conducted)|i\s+(?:(?:have|had|also)\s+)?(?:measured|surveyed|tested|interviewed|polled|tracked|recorded|counted|piloted))(?-u:\b)",
     )
 });
+
+/// "We found", "our team observed": first-person data when "that" follows or the sentence
+/// states a figure; otherwise as often a turn of phrase ("we found ourselves lost").
+static FIRST_PERSON_WEAK: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?-u:\b)(?:we|our\s+(?:[\p{L}-]+\s+){0,2}?(?:team|researchers|analysts|engineers|scientists))\s+(?:(?:have|had|also|recently|then|first)\s+)?(?:found|observed|discovered)(?-u:\b)(\s+that(?-u:\b))?",
+    )
+});
+
+fn first_person_data(sentence: &str, has_figures: bool) -> bool {
+    FIRST_PERSON.is_match(sentence)
+        || FIRST_PERSON_WEAK
+            .captures_iter(sentence)
+            .any(|c| has_figures || c.get(1).is_some())
+}
 
 /// Market size or share, TAM, revenue, valuation, competitors, an industry's worth.
 static MARKET: LazyLock<Regex> = LazyLock::new(|| {
@@ -602,6 +639,10 @@ mod tests {
             ("Our survey shows strong demand.", &[FirstPersonData]),
             ("Our data suggests a shift.", &[FirstPersonData]),
             ("We measured reading speed every week.", &[FirstPersonData]),
+            ("We found ourselves lost in the old town.", &[]),
+            ("We observed 40 classes.", &[Count, FirstPersonData]),
+            ("Our team found that pupils read more.", &[FirstPersonData]),
+            ("Our results show a clear gain.", &[FirstPersonData]),
             (
                 "It was the first school to adopt the method.",
                 &[Superlative],
@@ -623,6 +664,12 @@ mod tests {
             ("The minister told reporters nothing.", &[]),
             ("Gartner estimates the sector will grow.", &[Attribution]),
             ("She said the plan would work.", &[Attribution]),
+            ("Studies show that tutoring helps.", &[Attribution]),
+            (
+                "Officials told the BBC that 300 schools had closed.",
+                &[Count, Attribution],
+            ),
+            ("The app has been downloaded 10 million times.", &[Count]),
             ("It is the most popular app among teachers.", &[Superlative]),
             ("Two-thirds of parents approve.", &[Ratio]),
             // Negative cases: opinion, mundane counts and labels.
@@ -779,6 +826,11 @@ mod tests {
                 Some("Bank of America"),
             ),
             ("She said the plan would work.", None),
+            (
+                "Mr. Smith, the company's chief executive, said sales were strong.",
+                Some("Mr. Smith"),
+            ),
+            ("Officials told the BBC that 300 schools had closed.", None),
             ("We found that tutoring helps.", None),
             ("The weather was nice.", None),
         ];

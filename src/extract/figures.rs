@@ -1013,7 +1013,9 @@ impl<'a> Parser<'a> {
         if (w == "x" || w == "X") && glued {
             return Some(plain(Unit::Multiplier, n, end + 1));
         }
+        // "10 million times" counts occurrences; a multiplier has no scale.
         if lower_is("times")
+            && q.scale == 1.0
             && !self.is_word(
                 end + 1,
                 &[
@@ -1854,6 +1856,10 @@ mod tests {
             &[("3-fold", 3.0, Multiplier, None, 1.0, None)],
         );
         check("three times a week", &[]);
+        check(
+            "downloaded 10 million times",
+            &[("10 million", 1e7, Count, None, 1e6, None)],
+        );
     }
 
     #[test]
