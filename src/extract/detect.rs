@@ -766,6 +766,12 @@ mod tests {
         assert!(analyze("Our competitors charge more.").market);
         assert!(analyze("The TAM is large.").market);
         assert!(analyze("Revenue rose.").market);
+        let f = analyze("The edtech industry is worth ₹40 lakh crore.");
+        assert!(f.market);
+        assert_eq!(f.figures.len(), 1, "{:?}", f.figures);
+        assert_eq!(f.figures[0].currency.as_deref(), Some("INR"));
+        assert_eq!(prejudge(&f).kind, UnsourcedKind::MarketFigure);
+        assert!(analyze("It is the world's largest market.").has(Superlative));
     }
 
     #[test]
