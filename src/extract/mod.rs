@@ -314,10 +314,12 @@ fn mask_markers(block: &document::Block) -> String {
     String::from_utf8(bytes).unwrap_or_else(|_| block.text.clone())
 }
 
+/// Collapses whitespace runs to one space; no space is kept before closing punctuation, where a
+/// blanked marker leaves one ("gains [2]." reads "gains.").
 fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for word in s.split_whitespace() {
-        if !out.is_empty() {
+        if !out.is_empty() && !word.starts_with(['.', ',', ';', ':', '!', '?', ')']) {
             out.push(' ');
         }
         out.push_str(word);
