@@ -2,7 +2,7 @@
 //! locations and failures are tested on their own, whatever the real detector decides.
 
 use super::*;
-use crate::model::{ClaimKind, CitationStyle};
+use crate::model::{CitationStyle, ClaimKind};
 use std::cell::RefCell;
 
 fn digits_are_claims(sentence: &str) -> SentenceFeatures {
@@ -41,7 +41,10 @@ fn same_sentence_citation_wins() {
     assert_eq!(rose.citation_rule, CitationRule::SameSentence);
     assert_eq!(urls(rose), vec!["https://example.com/one"]);
     assert_eq!(rose.prejudgment, None);
-    assert_eq!(urls(claim(&x, "Costs fell")), vec!["https://example.com/two"]);
+    assert_eq!(
+        urls(claim(&x, "Costs fell")),
+        vec!["https://example.com/two"]
+    );
 }
 
 #[test]
@@ -55,7 +58,11 @@ fn paragraph_rule_prefers_the_next_citing_sentence_then_the_previous() {
     assert_eq!(urls(claim(&x, "Third")), vec!["https://example.com/b"]);
     let fifth = claim(&x, "Fifth");
     assert_eq!(fifth.citation_rule, CitationRule::Paragraph);
-    assert_eq!(urls(fifth), vec!["https://example.com/b"], "nothing after: the one before");
+    assert_eq!(
+        urls(fifth),
+        vec!["https://example.com/b"],
+        "nothing after: the one before"
+    );
     assert_eq!(fifth.prejudgment, None);
 }
 
@@ -68,7 +75,10 @@ fn citations_never_cross_paragraphs() {
     let pilot = claim(&x, "Our pilot");
     assert_eq!(pilot.citation_rule, CitationRule::None);
     assert!(pilot.citations.is_empty());
-    assert!(pilot.prejudgment.is_some(), "an unsourced claim is prejudged");
+    assert!(
+        pilot.prejudgment.is_some(),
+        "an unsourced claim is prejudged"
+    );
 }
 
 #[test]
@@ -91,9 +101,16 @@ fn a_dangling_marker_leaves_the_claim_unsourced_and_is_reported() {
     let body = "Tutoring doubled gains in 2023 [7]. Another 5 claim [1].\n\n## References\n\n1. Study https://example.com/one\n";
     let x = run(body, BodyFormat::Markdown);
     let dangling = claim(&x, "Tutoring");
-    assert_eq!(dangling.citation_rule, CitationRule::None, "does not borrow [1]");
+    assert_eq!(
+        dangling.citation_rule,
+        CitationRule::None,
+        "does not borrow [1]"
+    );
     let problem = &dangling.prejudgment.as_ref().expect("prejudged").problem;
-    assert!(problem.contains("[7]"), "problem names the marker: {problem}");
+    assert!(
+        problem.contains("[7]"),
+        "problem names the marker: {problem}"
+    );
     assert_eq!(x.unresolved.len(), 1);
     assert_eq!(x.unresolved[0].marker, "[7]");
     assert_eq!(x.unresolved[0].location.paragraph, 0);
@@ -112,7 +129,11 @@ fn markers_are_not_part_of_the_claim_text() {
     let seen = seen.into_inner();
     assert_eq!(seen[0], "AI tutoring doubles learning gains.");
     assert_eq!(seen[1], "Read.");
-    assert_eq!(x.claims.len(), 0, "no digits once markers and URLs are masked");
+    assert_eq!(
+        x.claims.len(),
+        0,
+        "no digits once markers and URLs are masked"
+    );
 }
 
 #[test]
@@ -120,8 +141,11 @@ fn extraction_lists_each_cited_url_once() {
     let body = "One 1 [a](https://example.com/a). Two 2 [a again](https://example.com/a). \
                 Three 3 https://example.com/b.";
     let x = run(body, BodyFormat::Markdown);
-    let listed: Vec<(&str, CitationStyle)> =
-        x.citations.iter().map(|c| (c.url.as_str(), c.style)).collect();
+    let listed: Vec<(&str, CitationStyle)> = x
+        .citations
+        .iter()
+        .map(|c| (c.url.as_str(), c.style))
+        .collect();
     assert_eq!(
         listed,
         vec![
@@ -143,7 +167,11 @@ fn locations_name_section_paragraph_sentence_and_span() {
     assert_eq!((rate.location.paragraph, rate.location.sentence), (1, 1));
     assert_eq!(rate.text, "The rate was 3.5% in Q1 2024.");
     let span = rate.location.span.expect("span");
-    let source: String = md.chars().skip(span.start).take(span.end - span.start).collect();
+    let source: String = md
+        .chars()
+        .skip(span.start)
+        .take(span.end - span.start)
+        .collect();
     assert_eq!(source, "The rate was 3.5% in *Q1* 2024.");
     let item = claim(&x, "Item 9");
     assert_eq!(item.location.section.as_deref(), Some("Costs"));
@@ -156,7 +184,11 @@ fn spans_are_character_offsets_in_text_and_html() {
     let x = run(text, BodyFormat::Text);
     let c = claim(&x, "The next 2");
     let span = c.location.span.expect("span");
-    let source: String = text.chars().skip(span.start).take(span.end - span.start).collect();
+    let source: String = text
+        .chars()
+        .skip(span.start)
+        .take(span.end - span.start)
+        .collect();
     assert_eq!(source, "The next 2 lines\nare one paragraph.");
     assert_eq!(c.text, "The next 2 lines are one paragraph.");
 
@@ -164,10 +196,18 @@ fn spans_are_character_offsets_in_text_and_html() {
     let x = run(html, BodyFormat::Html);
     let rose = claim(&x, "rose 5%");
     let span = rose.location.span.expect("found verbatim");
-    let source: String = html.chars().skip(span.start).take(span.end - span.start).collect();
+    let source: String = html
+        .chars()
+        .skip(span.start)
+        .take(span.end - span.start)
+        .collect();
     assert_eq!(source, "Prices — in 2024 rose 5%.");
     assert_eq!(rose.location.section.as_deref(), Some("Über"));
-    assert_eq!(claim(&x, "3 more").location.span, None, "entities are not in the body verbatim");
+    assert_eq!(
+        claim(&x, "3 more").location.span,
+        None,
+        "entities are not in the body verbatim"
+    );
 }
 
 #[test]
@@ -178,7 +218,10 @@ fn claim_ids_are_stable_short_and_distinct() {
     assert_eq!(a, b);
     let ids: Vec<&str> = a.claims.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids.len(), 3);
-    assert!(ids.iter().all(|id| id.len() == 16 && id.chars().all(|c| c.is_ascii_hexdigit())));
+    assert!(
+        ids.iter()
+            .all(|id| id.len() == 16 && id.chars().all(|c| c.is_ascii_hexdigit()))
+    );
     assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
 }
 
@@ -195,7 +238,10 @@ fn counts_paragraphs_and_sentences_even_without_claims() {
 #[test]
 fn unreadable_bodies_fail_loudly() {
     for empty in ["", "   \n\t ", "\u{feff}  \n"] {
-        assert_eq!(extract(empty, BodyFormat::Text), Err(ExtractError::EmptyBody));
+        assert_eq!(
+            extract(empty, BodyFormat::Text),
+            Err(ExtractError::EmptyBody)
+        );
     }
     assert!(matches!(
         extract("PK\u{3}\u{4}\0\0binary", BodyFormat::Text),
@@ -221,14 +267,35 @@ fn unreadable_bodies_fail_loudly() {
 
 #[test]
 fn detects_formats() {
-    assert_eq!(detect_format("\u{feff}  <!DOCTYPE html><p>x</p>"), BodyFormat::Html);
-    assert_eq!(detect_format("<html><body>x</body></html>"), BodyFormat::Html);
-    assert_eq!(detect_format("\n<p>Sales rose.</p>\n<p>More.</p>"), BodyFormat::Html);
-    assert_eq!(detect_format("<3 is not markup, and has no closing tag"), BodyFormat::Text);
+    assert_eq!(
+        detect_format("\u{feff}  <!DOCTYPE html><p>x</p>"),
+        BodyFormat::Html
+    );
+    assert_eq!(
+        detect_format("<html><body>x</body></html>"),
+        BodyFormat::Html
+    );
+    assert_eq!(
+        detect_format("\n<p>Sales rose.</p>\n<p>More.</p>"),
+        BodyFormat::Html
+    );
+    assert_eq!(
+        detect_format("<3 is not markup, and has no closing tag"),
+        BodyFormat::Text
+    );
     assert_eq!(detect_format("# Title\n\nText."), BodyFormat::Markdown);
-    assert_eq!(detect_format("See [the study](https://example.com)."), BodyFormat::Markdown);
-    assert_eq!(detect_format("Claim [1].\n\n[1]: https://example.com\n"), BodyFormat::Markdown);
-    assert_eq!(detect_format("Intro:\n\n- one\n- two\n"), BodyFormat::Markdown);
+    assert_eq!(
+        detect_format("See [the study](https://example.com)."),
+        BodyFormat::Markdown
+    );
+    assert_eq!(
+        detect_format("Claim [1].\n\n[1]: https://example.com\n"),
+        BodyFormat::Markdown
+    );
+    assert_eq!(
+        detect_format("Intro:\n\n- one\n- two\n"),
+        BodyFormat::Markdown
+    );
     assert_eq!(detect_format("It is **very** big."), BodyFormat::Markdown);
     assert_eq!(
         detect_format("Plain prose. Sales rose 5% in 2024 [2].\n\nMore prose."),
@@ -247,5 +314,8 @@ fn the_whole_of_a_long_article_is_read() {
     assert_eq!(urls(last), vec!["https://example.com/r"]);
     assert_eq!(x.claims.len(), body.matches("Revenue grew").count() + 1);
     let span = last.location.span.expect("span");
-    assert_eq!(&body[span.start..span.end], "The very last claim is 99.5% accurate [1].");
+    assert_eq!(
+        &body[span.start..span.end],
+        "The very last claim is 99.5% accurate [1]."
+    );
 }
