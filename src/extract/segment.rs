@@ -1,0 +1,269 @@
+//! Sentence segmentation of one block's text.
+//!
+//! The Unicode sentence boundaries of UAX #29 (`unicode-segmentation`) are the base; they already
+//! keep decimals ("3.5%", "$4.2 billion") and lower-case continuations ("e.g. the") together.
+//! On top of them, a boundary is removed when:
+//! - the text before it ends with a known abbreviation ("Dr.", "Inc.", "vs.", "No.", "Jan."), a
+//!   single initial ("J."), or dotted initials ("U.S.", "e.g.", "a.m."). A genuine sentence that
+//!   ends with such a word is then merged with the next one: a merged claim is still checked,
+//!   while a wrongly split one loses its subject, so merging is the safer error;
+//! - the text after it starts with a lower-case letter (`"Why?" she asked.`);
+//! - a quotation opened before it is still open (a quote is never cut in the middle), up to
+//!   [`MAX_QUOTE_BYTES`] so that a stray quote mark cannot swallow a whole paragraph;
+//! - the text after it holds no letter or digit (trailing punctuation, masked citation markers).
+//!
+//! Blocks are segmented one at a time, so a sentence never spans two paragraphs, list items,
+//! table cells or a heading. Offsets are byte offsets into the block text.
+
+use std::ops::Range;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// How far an open quotation keeps sentences together before the quote is taken to be a stray.
+pub const MAX_QUOTE_BYTES: usize = 600;
+
+/// One sentence of a block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sentence {
+    /// The sentence without surrounding whitespace.
+    pub text: Range<usize>,
+    /// The stretch of the block the sentence owns: itself plus the whitespace (and masked
+    /// citation markers) that follow it. The owned ranges of a block's sentences tile the block,
+    /// so every citation marker belongs to exactly one sentence.
+    pub owned: Range<usize>,
+}
+
+/// Splits `text` into sentences. Pieces without any letter or digit are not sentences: they are
+/// folded into the sentence before them (or after them, at the start of the block).
+pub fn sentences(text: &str) -> Vec<Sentence> {
+    let starts: Vec<usize> = text
+        .split_sentence_bound_indices()
+        .map(|(i, _)| i)
+        .collect();
+    let mut owned: Vec<Range<usize>> = Vec::new();
+    for (n, &start) in starts.iter().enumerate() {
+        let end = starts.get(n + 1).copied().unwrap_or(text.len());
+        match owned.last_mut() {
+            Some(prev) if should_join(&text[prev.clone()], &text[start..end]) => prev.end = end,
+            _ => owned.push(start..end),
+        }
+    }
+    // A leading piece with no content (a masked marker at the start of a block) joins the next.
+    if owned.len() > 1 && !has_content(&text[owned[0].clone()]) {
+        let first = owned.remove(0);
+        owned[0].start = first.start;
+    }
+    owned
+        .into_iter()
+        .filter(|r| has_content(&text[r.clone()]))
+        .map(|r| Sentence {
+            text: trimmed(text, r.clone()),
+            owned: r,
+        })
+        .collect()
+}
+
+fn has_content(s: &str) -> bool {
+    s.chars().any(char::is_alphanumeric)
+}
+
+fn trimmed(text: &str, r: Range<usize>) -> Range<usize> {
+    let s = &text[r.clone()];
+    let lead = s.len() - s.trim_start().len();
+    let trail = s.len() - s.trim_end().len();
+    if lead == s.len() {
+        return r.start..r.start;
+    }
+    r.start + lead..r.end - trail
+}
+
+/// Whether the boundary between `prev` (the sentence so far) and `next` is false.
+fn should_join(prev: &str, next: &str) -> bool {
+    let prev_trim = prev.trim_end();
+    if !has_content(prev_trim) || !has_content(next) {
+        return true;
+    }
+    let next_trim = next.trim_start();
+    // `"Why?" she asked.`: a sentence does not start in lower case ("iPhone" sentences are rare
+    // enough to accept being merged).
+    if next_trim
+        .chars()
+        .find(|c| c.is_alphanumeric())
+        .is_some_and(char::is_lowercase)
+    {
+        return true;
+    }
+    if ends_with_abbreviation(prev_trim) {
+        return true;
+    }
+    prev.len() < MAX_QUOTE_BYTES && quote_open(prev)
+}
+
+/// Words that end in a full stop without ending a sentence, lower-cased, without the stop.
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "gen", "gov", "sen", "rep", "col",
+    "lt", "sgt", "capt", "rev", "hon", "pres", "inc", "ltd", "corp", "co", "llc", "plc", "bros",
+    "dept", "univ", "assn", "vs", "v", "no", "nos", "vol", "vols", "pp", "p", "fig", "figs", "eq",
+    "approx", "est", "ca", "cf", "al", "ed", "eds", "jan", "feb", "mar", "apr", "jun", "jul",
+    "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "tues", "wed", "thu", "thurs", "fri",
+    "sat", "sun", "mln", "bn", "mn", "ft", "in", "oz", "lb", "lbs", "km", "mi", "hr", "hrs", "min",
+    "sec",
+];
+
+fn ends_with_abbreviation(prev_trim: &str) -> bool {
+    let Some(before_stop) = prev_trim.strip_suffix('.') else {
+        return false;
+    };
+    let word = before_stop
+        .rsplit(|c: char| c.is_whitespace() || matches!(c, '(' | '[' | '"' | '“' | '‘' | '\''))
+        .next()
+        .unwrap_or("");
+    if word.is_empty() {
+        return false;
+    }
+    // A single initial: "J. K. Rowling".
+    let mut chars = word.chars();
+    if let (Some(c), None) = (chars.next(), chars.next())
+        && c.is_uppercase()
+    {
+        return true;
+    }
+    // Dotted initials: "U.S", "e.g", "a.m" (the final stop was stripped above).
+    if word.contains('.')
+        && word
+            .split('.')
+            .all(|part| part.chars().count() == 1 && part.chars().all(char::is_alphabetic))
+    {
+        return true;
+    }
+    if word.len() > 6 {
+        return false;
+    }
+    let lower = word.to_lowercase();
+    ABBREVIATIONS.contains(&lower.as_str())
+}
+
+/// Whether a quotation opened in `s` is still open at its end.
+fn quote_open(s: &str) -> bool {
+    let (mut straight, mut open, mut close) = (0usize, 0usize, 0usize);
+    for c in s.chars() {
+        match c {
+            '"' => straight += 1,
+            '“' | '«' | '„' => open += 1,
+            '”' | '»' => close += 1,
+            _ => {}
+        }
+    }
+    straight % 2 == 1 || open > close
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(text: &str) -> Vec<&str> {
+        sentences(text).into_iter().map(|s| &text[s.text]).collect()
+    }
+
+    #[test]
+    fn splits_plain_sentences() {
+        assert_eq!(
+            split("Sales rose. Costs fell! Why? Nobody knows."),
+            vec!["Sales rose.", "Costs fell!", "Why?", "Nobody knows."]
+        );
+    }
+
+    #[test]
+    fn keeps_titles_and_company_abbreviations() {
+        assert_eq!(
+            split("Dr. Smith joined Acme Inc. in March. Prof. Lee left."),
+            vec!["Dr. Smith joined Acme Inc. in March.", "Prof. Lee left."]
+        );
+        assert_eq!(
+            split("It beat Globex Corp. By a lot. The end."),
+            vec!["It beat Globex Corp. By a lot.", "The end."]
+        );
+    }
+
+    #[test]
+    fn keeps_dotted_initials_and_latin_abbreviations() {
+        assert_eq!(
+            split("The U.S. Department of Labor said so. Tools, e.g. Khanmigo, help."),
+            vec![
+                "The U.S. Department of Labor said so.",
+                "Tools, e.g. Khanmigo, help."
+            ]
+        );
+        assert_eq!(
+            split("J. K. Rowling wrote it."),
+            vec!["J. K. Rowling wrote it."]
+        );
+    }
+
+    #[test]
+    fn keeps_numbers_months_and_versus() {
+        assert_eq!(
+            split(
+                "Growth was 3.5% in Jan. 2024, vs. 2.1% a year earlier. It ranked No. 5 overall."
+            ),
+            vec![
+                "Growth was 3.5% in Jan. 2024, vs. 2.1% a year earlier.",
+                "It ranked No. 5 overall."
+            ]
+        );
+        assert_eq!(
+            split("Revenue hit $4.2 billion. Margins were 12.5 percent."),
+            vec!["Revenue hit $4.2 billion.", "Margins were 12.5 percent."]
+        );
+    }
+
+    #[test]
+    fn never_splits_inside_a_quote() {
+        assert_eq!(
+            split("He said \"Dr. Jones left. We grew fast.\" Then he left."),
+            vec!["He said \"Dr. Jones left. We grew fast.\"", "Then he left."]
+        );
+        assert_eq!(
+            split("“We grew fast. Very fast,” she said. Next."),
+            vec!["“We grew fast. Very fast,” she said.", "Next."]
+        );
+        assert_eq!(
+            split("\"Why?\" she asked. Nobody answered."),
+            vec!["\"Why?\" she asked.", "Nobody answered."]
+        );
+    }
+
+    #[test]
+    fn a_stray_quote_does_not_swallow_the_paragraph() {
+        let long = format!("He said \"no. {}", "This is a sentence. ".repeat(60));
+        assert!(split(&long).len() > 20);
+    }
+
+    #[test]
+    fn masked_markers_belong_to_the_sentence_before_them() {
+        // "[2]" masked to spaces by the caller.
+        let text = "Tutoring doubles gains.     Next claim here.";
+        let s = sentences(text);
+        assert_eq!(s.len(), 2);
+        assert_eq!(&text[s[0].text.clone()], "Tutoring doubles gains.");
+        assert!(
+            s[0].owned.contains(&25),
+            "the masked marker is owned by the first sentence"
+        );
+        assert_eq!(
+            s[0].owned.end, s[1].owned.start,
+            "owned ranges tile the block"
+        );
+    }
+
+    #[test]
+    fn pieces_without_words_are_not_sentences() {
+        assert_eq!(split("— ... !"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn offsets_survive_multibyte_text() {
+        let text = "Le café coûte 4 €. Très cher.";
+        let s = sentences(text);
+        assert_eq!(&text[s[1].text.clone()], "Très cher.");
+    }
+}

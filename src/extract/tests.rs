@@ -1,0 +1,321 @@
+//! Extraction with a stand-in detector (any sentence with a digit is a claim), so mapping, ids,
+//! locations and failures are tested on their own, whatever the real detector decides.
+
+use super::*;
+use crate::model::{CitationStyle, ClaimKind};
+use std::cell::RefCell;
+
+fn digits_are_claims(sentence: &str) -> SentenceFeatures {
+    SentenceFeatures {
+        kinds: if sentence.chars().any(|c| c.is_ascii_digit()) {
+            vec![ClaimKind::Count]
+        } else {
+            Vec::new()
+        },
+        ..SentenceFeatures::default()
+    }
+}
+
+fn run(body: &str, format: BodyFormat) -> Extraction {
+    extract_with(body, format, &digits_are_claims).expect("extracts")
+}
+
+fn claim<'a>(x: &'a Extraction, text: &str) -> &'a Claim {
+    x.claims
+        .iter()
+        .find(|c| c.text.contains(text))
+        .unwrap_or_else(|| panic!("no claim with {text:?} in {:#?}", x.claims))
+}
+
+fn urls(c: &Claim) -> Vec<&str> {
+    c.citations.iter().map(|c| c.url.as_str()).collect()
+}
+
+#[test]
+fn same_sentence_citation_wins() {
+    let x = run(
+        "Sales rose 40% [1]. Costs fell 3% [2].\n\n[1]: https://example.com/one\n[2]: https://example.com/two\n",
+        BodyFormat::Markdown,
+    );
+    let rose = claim(&x, "Sales rose 40%");
+    assert_eq!(rose.citation_rule, CitationRule::SameSentence);
+    assert_eq!(urls(rose), vec!["https://example.com/one"]);
+    assert_eq!(rose.prejudgment, None);
+    assert_eq!(
+        urls(claim(&x, "Costs fell")),
+        vec!["https://example.com/two"]
+    );
+}
+
+#[test]
+fn paragraph_rule_prefers_the_next_citing_sentence_then_the_previous() {
+    let body = "First 1 claim. Second 2 claim [a](https://example.com/a). Third 3 claim. \
+                Fourth 4 claim [b](https://example.com/b). Fifth 5 claim.";
+    let x = run(body, BodyFormat::Markdown);
+    let first = claim(&x, "First");
+    assert_eq!(first.citation_rule, CitationRule::Paragraph);
+    assert_eq!(urls(first), vec!["https://example.com/a"]);
+    assert_eq!(urls(claim(&x, "Third")), vec!["https://example.com/b"]);
+    let fifth = claim(&x, "Fifth");
+    assert_eq!(fifth.citation_rule, CitationRule::Paragraph);
+    assert_eq!(
+        urls(fifth),
+        vec!["https://example.com/b"],
+        "nothing after: the one before"
+    );
+    assert_eq!(fifth.prejudgment, None);
+}
+
+#[test]
+fn citations_never_cross_paragraphs() {
+    let x = run(
+        "Cited 1 claim [a](https://example.com/a).\n\nOur pilot with 500 students showed 73% improvement.",
+        BodyFormat::Markdown,
+    );
+    let pilot = claim(&x, "Our pilot");
+    assert_eq!(pilot.citation_rule, CitationRule::None);
+    assert!(pilot.citations.is_empty());
+    assert!(
+        pilot.prejudgment.is_some(),
+        "an unsourced claim is prejudged"
+    );
+}
+
+#[test]
+fn a_marker_after_the_full_stop_belongs_to_the_sentence_before() {
+    let x = run(
+        "Gains doubled in 2023.[1] Costs fell 5%.\n\n[1]: https://example.com/one\n",
+        BodyFormat::Markdown,
+    );
+    assert_eq!(claim(&x, "Gains").citation_rule, CitationRule::SameSentence);
+    let costs = claim(&x, "Costs");
+    assert_eq!(costs.citation_rule, CitationRule::Paragraph);
+    let text = "Gains doubled in 2023 [2]. Costs fell 5%.\n\nReferences\n\n[2] Study https://example.com/two\n";
+    let x = run(text, BodyFormat::Text);
+    assert_eq!(claim(&x, "Gains").citation_rule, CitationRule::SameSentence);
+    assert_eq!(urls(claim(&x, "Gains")), vec!["https://example.com/two"]);
+}
+
+#[test]
+fn a_dangling_marker_leaves_the_claim_unsourced_and_is_reported() {
+    let body = "Tutoring doubled gains in 2023 [7]. Another 5 claim [1].\n\n## References\n\n1. Study https://example.com/one\n";
+    let x = run(body, BodyFormat::Markdown);
+    let dangling = claim(&x, "Tutoring");
+    assert_eq!(
+        dangling.citation_rule,
+        CitationRule::None,
+        "does not borrow [1]"
+    );
+    let problem = &dangling.prejudgment.as_ref().expect("prejudged").problem;
+    assert!(
+        problem.contains("[7]"),
+        "problem names the marker: {problem}"
+    );
+    assert_eq!(x.unresolved.len(), 1);
+    assert_eq!(x.unresolved[0].marker, "[7]");
+    assert_eq!(x.unresolved[0].location.paragraph, 0);
+    assert_eq!(urls(claim(&x, "Another")), vec!["https://example.com/one"]);
+}
+
+#[test]
+fn markers_are_not_part_of_the_claim_text() {
+    let seen = RefCell::new(Vec::new());
+    let analyze = |s: &str| {
+        seen.borrow_mut().push(s.to_owned());
+        digits_are_claims(s)
+    };
+    let body = "AI tutoring doubles learning gains [2]. Read https://example.com/2024/report.\n\n[2]: https://example.com/two\n";
+    let x = extract_with(body, BodyFormat::Text, &analyze).expect("extracts");
+    let seen = seen.into_inner();
+    assert_eq!(seen[0], "AI tutoring doubles learning gains.");
+    assert_eq!(seen[1], "Read.");
+    assert_eq!(
+        x.claims.len(),
+        0,
+        "no digits once markers and URLs are masked"
+    );
+}
+
+#[test]
+fn extraction_lists_each_cited_url_once() {
+    let body = "One 1 [a](https://example.com/a). Two 2 [a again](https://example.com/a). \
+                Three 3 https://example.com/b.";
+    let x = run(body, BodyFormat::Markdown);
+    let listed: Vec<(&str, CitationStyle)> = x
+        .citations
+        .iter()
+        .map(|c| (c.url.as_str(), c.style))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            ("https://example.com/a", CitationStyle::InlineLink),
+            ("https://example.com/b", CitationStyle::BareUrl)
+        ]
+    );
+    assert_eq!(x.citations[0].label.as_deref(), Some("a"));
+}
+
+#[test]
+fn locations_name_section_paragraph_sentence_and_span() {
+    let md = "Lead 1 claim.\n\n# Results\n\nPlain intro. The rate was 3.5% in *Q1* 2024.\n\n## Costs\n\n- Item 9 costs\n";
+    let x = run(md, BodyFormat::Markdown);
+    let lead = claim(&x, "Lead");
+    assert_eq!(lead.location.section, None);
+    let rate = claim(&x, "The rate");
+    assert_eq!(rate.location.section.as_deref(), Some("Results"));
+    assert_eq!((rate.location.paragraph, rate.location.sentence), (1, 1));
+    assert_eq!(rate.text, "The rate was 3.5% in Q1 2024.");
+    let span = rate.location.span.expect("span");
+    let source: String = md
+        .chars()
+        .skip(span.start)
+        .take(span.end - span.start)
+        .collect();
+    assert_eq!(source, "The rate was 3.5% in *Q1* 2024.");
+    let item = claim(&x, "Item 9");
+    assert_eq!(item.location.section.as_deref(), Some("Costs"));
+    assert_eq!(item.location.paragraph, 2, "headings are not paragraphs");
+}
+
+#[test]
+fn spans_are_character_offsets_in_text_and_html() {
+    let text = "Café prices — €4 each.\n\nThe next 2 lines\nare one paragraph.\n";
+    let x = run(text, BodyFormat::Text);
+    let c = claim(&x, "The next 2");
+    let span = c.location.span.expect("span");
+    let source: String = text
+        .chars()
+        .skip(span.start)
+        .take(span.end - span.start)
+        .collect();
+    assert_eq!(source, "The next 2 lines\nare one paragraph.");
+    assert_eq!(c.text, "The next 2 lines are one paragraph.");
+
+    let html = "<html><body><h1>Über</h1><p>Prices — in 2024 rose 5%. Then &amp; 3 more.</p></body></html>";
+    let x = run(html, BodyFormat::Html);
+    let rose = claim(&x, "rose 5%");
+    let span = rose.location.span.expect("found verbatim");
+    let source: String = html
+        .chars()
+        .skip(span.start)
+        .take(span.end - span.start)
+        .collect();
+    assert_eq!(source, "Prices — in 2024 rose 5%.");
+    assert_eq!(rose.location.section.as_deref(), Some("Über"));
+    assert_eq!(
+        claim(&x, "3 more").location.span,
+        None,
+        "entities are not in the body verbatim"
+    );
+}
+
+#[test]
+fn claim_ids_are_stable_short_and_distinct() {
+    let body = "Sales rose 4%. Sales rose 4%.\n\nSales rose 4%.";
+    let a = run(body, BodyFormat::Text);
+    let b = run(body, BodyFormat::Text);
+    assert_eq!(a, b);
+    let ids: Vec<&str> = a.claims.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids.len(), 3);
+    assert!(
+        ids.iter()
+            .all(|id| id.len() == 16 && id.chars().all(|c| c.is_ascii_hexdigit()))
+    );
+    assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+}
+
+#[test]
+fn counts_paragraphs_and_sentences_even_without_claims() {
+    let x = run(
+        "# Opinion\n\nWe should be kinder. It matters.\n\n- Always.\n",
+        BodyFormat::Markdown,
+    );
+    assert!(x.claims.is_empty());
+    assert_eq!((x.paragraphs, x.sentences), (2, 3));
+}
+
+#[test]
+fn unreadable_bodies_fail_loudly() {
+    for empty in ["", "   \n\t ", "\u{feff}  \n"] {
+        assert_eq!(
+            extract(empty, BodyFormat::Text),
+            Err(ExtractError::EmptyBody)
+        );
+    }
+    assert!(matches!(
+        extract("PK\u{3}\u{4}\0\0binary", BodyFormat::Text),
+        Err(ExtractError::Unreadable { reason }) if reason.contains("NUL")
+    ));
+    let garbled = "ab\u{fffd}\u{fffd}\u{1}c".repeat(20);
+    assert!(matches!(
+        extract(&garbled, BodyFormat::Text),
+        Err(ExtractError::Unreadable { reason }) if reason.contains("control or replacement")
+    ));
+    assert!(matches!(
+        extract("<html><script>var a = 1;</script></html>", BodyFormat::Html),
+        Err(ExtractError::Unreadable { reason }) if reason.contains("no visible text")
+    ));
+    assert!(matches!(
+        extract_bytes(b"caf\xe9 50%", None),
+        Err(ExtractError::Unreadable { reason }) if reason.contains("UTF-8")
+    ));
+    // One stray control character in a long article is not a reason to refuse it.
+    let mostly_fine = format!("{}\u{7}", "A sentence of prose. ".repeat(20));
+    assert!(extract(&mostly_fine, BodyFormat::Text).is_ok());
+}
+
+#[test]
+fn detects_formats() {
+    assert_eq!(
+        detect_format("\u{feff}  <!DOCTYPE html><p>x</p>"),
+        BodyFormat::Html
+    );
+    assert_eq!(
+        detect_format("<html><body>x</body></html>"),
+        BodyFormat::Html
+    );
+    assert_eq!(
+        detect_format("\n<p>Sales rose.</p>\n<p>More.</p>"),
+        BodyFormat::Html
+    );
+    assert_eq!(
+        detect_format("<3 is not markup, and has no closing tag"),
+        BodyFormat::Text
+    );
+    assert_eq!(detect_format("# Title\n\nText."), BodyFormat::Markdown);
+    assert_eq!(
+        detect_format("See [the study](https://example.com)."),
+        BodyFormat::Markdown
+    );
+    assert_eq!(
+        detect_format("Claim [1].\n\n[1]: https://example.com\n"),
+        BodyFormat::Markdown
+    );
+    assert_eq!(
+        detect_format("Intro:\n\n- one\n- two\n"),
+        BodyFormat::Markdown
+    );
+    assert_eq!(detect_format("It is **very** big."), BodyFormat::Markdown);
+    assert_eq!(
+        detect_format("Plain prose. Sales rose 5% in 2024 [2].\n\nMore prose."),
+        BodyFormat::Text
+    );
+}
+
+#[test]
+fn the_whole_of_a_long_article_is_read() {
+    let para = "Revenue grew 12% [1] while costs fell. The board met twice.\n\n";
+    let mut body = para.repeat(220_000 / para.len() + 1);
+    body.push_str("The very last claim is 99.5% accurate [1].\n\n## References\n\n1. Report https://example.com/r\n");
+    assert!(body.len() >= 200_000);
+    let x = run(&body, BodyFormat::Markdown);
+    let last = claim(&x, "very last claim");
+    assert_eq!(urls(last), vec!["https://example.com/r"]);
+    assert_eq!(x.claims.len(), body.matches("Revenue grew").count() + 1);
+    let span = last.location.span.expect("span");
+    assert_eq!(
+        &body[span.start..span.end],
+        "The very last claim is 99.5% accurate [1]."
+    );
+}
