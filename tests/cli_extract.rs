@@ -49,7 +49,8 @@ fn extract_prints_claims_with_kinds_figures_locations_and_citations() {
     );
 
     // A numbered reference resolved against the article's reference list.
-    let price = claim_with(claims, "$4/month or $44/year [6]");
+    // Claim text is what a reader sees: citation markers are not part of it.
+    let price = claim_with(claims, "$4/month or $44/year for unlimited chat help");
     assert_eq!(
         price["citations"][0]["url"],
         "https://budgettutor.example.com/pricing"
@@ -69,7 +70,7 @@ fn extract_prints_claims_with_kinds_figures_locations_and_citations() {
     );
     assert_eq!(
         price["location"]["section"],
-        "The quiet boom in after-school tutoring"
+        "A market that grew while nobody watched"
     );
 
     // A market figure with scale, backed by an inline link in the same sentence.
@@ -100,11 +101,15 @@ fn extract_prints_claims_with_kinds_figures_locations_and_citations() {
 
     // An unsourced statistic is high severity.
     let stat = claim_with(claims, "87% of students use digital learning tools daily");
+    assert!(
+        stat["text"].as_str().is_some_and(|t| t.starts_with("87%")),
+        "the claim is its own sentence: {stat}"
+    );
     assert_eq!(stat["prejudgment"]["severity"], "high");
     assert_eq!(stat["location"]["section"], "Who pays, and who does not");
 
     // "doubles" is a change, and its [2] resolves to the second reference.
-    let doubles = claim_with(claims, "AI tutoring doubles learning gains [2]");
+    let doubles = claim_with(claims, "AI tutoring doubles learning gains");
     assert!(
         doubles["kinds"]
             .as_array()

@@ -62,7 +62,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
         });
     }
     // Stable: within a severity, issues stay in reading order.
-    issues.sort_by(|a, b| b.severity.cmp(&a.severity));
+    issues.sort_by_key(|issue| std::cmp::Reverse(issue.severity));
 
     let total = check.claims.len() as u32;
     let accuracy_score = if sourced == 0 {
