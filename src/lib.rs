@@ -21,6 +21,7 @@
 //! - [`decide`]: the policy (strictness) and the report: pass or block, and why.
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
 //! - [`render`]: a decision as text for a person.
+//! - [`http`]: health, readiness and decisions over HTTP for a CMS that polls.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
 
 pub mod check;
@@ -28,6 +29,7 @@ pub mod config;
 pub mod decide;
 pub mod events;
 pub mod extract;
+pub mod http;
 pub mod model;
 pub mod render;
 pub mod verify;

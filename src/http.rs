@@ -1,0 +1,323 @@
+//! The HTTP endpoint: health, readiness, and decisions for a CMS that would rather ask than
+//! consume the `decisions` topic.
+//!
+//! - `GET /healthz`: 200 while the process runs.
+//! - `GET /readyz`: 200 when the broker is reachable and every role has partitions assigned,
+//!   else 503 with what is missing.
+//! - `GET /v1/decisions/{article_id}[?revision=N]`: 200 with the decision (the newest revision's
+//!   when no revision is given); 202 `{"status": "pending"}` while the draft is in flight; 404
+//!   when the article (or that revision) is unknown.
+//!
+//! The [`DecisionBoard`] behind it is fed by whoever sees drafts and decisions (the board
+//! consumer of the stream processor) and holds at most a configured number of articles, newest
+//! kept: an article evicted from it answers 404, never a wrong decision.
+
+use crate::events::Decision;
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+use serde_json::json;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// What the board knows of one revision.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RevisionState {
+    /// The draft was seen; no decision yet.
+    Pending,
+    Decided(Box<Decision>),
+}
+
+/// Decisions and in-flight drafts by article, bounded. Cheap to clone (shared).
+#[derive(Debug, Clone)]
+pub struct DecisionBoard {
+    inner: Arc<Mutex<Board>>,
+}
+
+#[derive(Debug)]
+struct Board {
+    capacity: usize,
+    articles: HashMap<String, BTreeMap<u64, RevisionState>>,
+    /// Articles in the order first seen, oldest first, for eviction.
+    order: VecDeque<String>,
+}
+
+impl DecisionBoard {
+    /// A board remembering at most `capacity` articles (at least one).
+    pub fn new(capacity: usize) -> DecisionBoard {
+        DecisionBoard {
+            inner: Arc::new(Mutex::new(Board {
+                capacity: capacity.max(1),
+                articles: HashMap::new(),
+                order: VecDeque::new(),
+            })),
+        }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Board) -> T) -> T {
+        // A panic while holding the lock leaves plain data behind; keep serving it.
+        let mut board = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut board)
+    }
+
+    /// A draft revision was published: pending until its decision arrives. A decision that
+    /// arrived first (replays, ordering across topics) is kept.
+    pub fn note_draft(&self, article_id: &str, revision: u64) {
+        self.with(|b| {
+            b.entry(article_id)
+                .entry(revision)
+                .or_insert(RevisionState::Pending);
+        });
+    }
+
+    /// A decision was made. A decision without a revision (an unreadable draft) is kept under
+    /// revision 0 only if nothing else is known of the article.
+    pub fn record(&self, decision: Decision) {
+        self.with(|b| {
+            let revisions = b.entry(&decision.article_id);
+            let revision = match decision.revision {
+                Some(r) => r,
+                None if revisions.is_empty() => 0,
+                None => return,
+            };
+            revisions.insert(revision, RevisionState::Decided(Box::new(decision)));
+        });
+    }
+
+    /// The state of `revision` of `article_id`, or of its newest revision when `None`.
+    pub fn lookup(&self, article_id: &str, revision: Option<u64>) -> Option<(u64, RevisionState)> {
+        self.with(|b| {
+            let revisions = b.articles.get(article_id)?;
+            let (rev, state) = match revision {
+                Some(r) => (r, revisions.get(&r)?),
+                None => revisions.iter().next_back().map(|(r, s)| (*r, s))?,
+            };
+            Some((rev, state.clone()))
+        })
+    }
+}
+
+impl Board {
+    fn entry(&mut self, article_id: &str) -> &mut BTreeMap<u64, RevisionState> {
+        if !self.articles.contains_key(article_id) {
+            while self.articles.len() >= self.capacity {
+                match self.order.pop_front() {
+                    Some(oldest) => {
+                        self.articles.remove(&oldest);
+                    }
+                    None => break,
+                }
+            }
+            self.order.push_back(article_id.to_owned());
+        }
+        self.articles.entry(article_id.to_owned()).or_default()
+    }
+}
+
+/// What `/readyz` reports: set by the roles as they connect and get partitions.
+#[derive(Debug, Default)]
+pub struct Readiness {
+    broker_reachable: AtomicBool,
+    roles: Mutex<BTreeMap<String, bool>>,
+}
+
+impl Readiness {
+    /// Expects `role` to report partitions before the process is ready.
+    pub fn expect_role(&self, role: &str) {
+        let mut roles = self.roles.lock().unwrap_or_else(|p| p.into_inner());
+        roles.entry(role.to_owned()).or_insert(false);
+    }
+
+    pub fn set_broker_reachable(&self, reachable: bool) {
+        self.broker_reachable.store(reachable, Ordering::Relaxed);
+    }
+
+    /// Whether `role` currently has partitions assigned.
+    pub fn set_assigned(&self, role: &str, assigned: bool) {
+        let mut roles = self.roles.lock().unwrap_or_else(|p| p.into_inner());
+        roles.insert(role.to_owned(), assigned);
+    }
+
+    /// `Ok` when ready, else what is missing.
+    pub fn check(&self) -> Result<(), Vec<String>> {
+        let mut missing = Vec::new();
+        if !self.broker_reachable.load(Ordering::Relaxed) {
+            missing.push("broker not reachable".to_owned());
+        }
+        let roles = self.roles.lock().unwrap_or_else(|p| p.into_inner());
+        for (role, assigned) in roles.iter() {
+            if !assigned {
+                missing.push(format!("{role}: no partitions assigned"));
+            }
+        }
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(missing)
+        }
+    }
+}
+
+#[derive(Clone)]
+struct AppState {
+    board: DecisionBoard,
+    readiness: Arc<Readiness>,
+}
+
+/// The router, to serve with `axum::serve`.
+pub fn router(board: DecisionBoard, readiness: Arc<Readiness>) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .route("/v1/decisions/{article_id}", get(decision))
+        .with_state(AppState { board, readiness })
+}
+
+async fn readyz(State(state): State<AppState>) -> Response {
+    match state.readiness.check() {
+        Ok(()) => (StatusCode::OK, "ready\n").into_response(),
+        Err(missing) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({ "ready": false, "missing": missing })),
+        )
+            .into_response(),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct RevisionQuery {
+    revision: Option<u64>,
+}
+
+async fn decision(
+    State(state): State<AppState>,
+    Path(article_id): Path<String>,
+    Query(query): Query<RevisionQuery>,
+) -> Response {
+    match state.board.lookup(&article_id, query.revision) {
+        Some((_, RevisionState::Decided(decision))) => {
+            (StatusCode::OK, Json(*decision)).into_response()
+        }
+        Some((revision, RevisionState::Pending)) => (
+            StatusCode::ACCEPTED,
+            Json(json!({ "article_id": article_id, "revision": revision, "status": "pending" })),
+        )
+            .into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            Json(json!({ "article_id": article_id, "revision": query.revision, "status": "unknown" })),
+        )
+            .into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decide::decide_not_checked;
+    use crate::events::DecisionReason;
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    fn decision(article: &str, revision: u64) -> Decision {
+        decide_not_checked(
+            article,
+            Some(revision),
+            "digest",
+            DecisionReason::ExtractionFailed,
+            "empty body",
+            None,
+            chrono::Utc::now(),
+        )
+    }
+
+    async fn get(router: &Router, uri: &str) -> (StatusCode, serde_json::Value) {
+        let response = router
+            .clone()
+            .oneshot(Request::get(uri).body(Body::empty()).expect("request"))
+            .await
+            .expect("the router answers");
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .expect("body");
+        let json = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+        (status, json)
+    }
+
+    #[tokio::test]
+    async fn decisions_pending_and_unknown() {
+        let board = DecisionBoard::new(10);
+        let router = router(board.clone(), Arc::new(Readiness::default()));
+        board.note_draft("a-1", 1);
+        let (status, body) = get(&router, "/v1/decisions/a-1").await;
+        assert_eq!(status, StatusCode::ACCEPTED);
+        assert_eq!(body["status"], "pending");
+
+        board.record(decision("a-1", 1));
+        board.note_draft("a-1", 2);
+        let (status, body) = get(&router, "/v1/decisions/a-1?revision=1").await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["outcome"], "block");
+        let (status, _) = get(&router, "/v1/decisions/a-1").await;
+        assert_eq!(
+            status,
+            StatusCode::ACCEPTED,
+            "the newest revision is pending"
+        );
+
+        let (status, _) = get(&router, "/v1/decisions/a-1?revision=7").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        let (status, body) = get(&router, "/v1/decisions/nobody").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert_eq!(body["status"], "unknown");
+    }
+
+    #[tokio::test]
+    async fn a_decision_that_arrives_first_is_not_overwritten_by_its_draft() {
+        let board = DecisionBoard::new(10);
+        board.record(decision("a-1", 3));
+        board.note_draft("a-1", 3);
+        assert!(matches!(
+            board.lookup("a-1", Some(3)),
+            Some((3, RevisionState::Decided(_)))
+        ));
+    }
+
+    #[test]
+    fn the_board_is_bounded_and_forgets_the_oldest_article() {
+        let board = DecisionBoard::new(2);
+        board.note_draft("a", 1);
+        board.note_draft("b", 1);
+        board.note_draft("c", 1);
+        assert!(board.lookup("a", None).is_none());
+        assert!(board.lookup("b", None).is_some());
+        assert!(board.lookup("c", None).is_some());
+    }
+
+    #[tokio::test]
+    async fn readiness_names_what_is_missing() {
+        let readiness = Arc::new(Readiness::default());
+        readiness.expect_role("join");
+        let router = router(DecisionBoard::new(1), Arc::clone(&readiness));
+        let (status, body) = get(&router, "/readyz").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        let missing = body["missing"].to_string();
+        assert!(
+            missing.contains("broker") && missing.contains("join"),
+            "{missing}"
+        );
+        readiness.set_broker_reachable(true);
+        readiness.set_assigned("join", true);
+        let (status, _) = get(&router, "/readyz").await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, _) = get(&router, "/healthz").await;
+        assert_eq!(status, StatusCode::OK);
+    }
+}
