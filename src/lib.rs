@@ -22,12 +22,14 @@
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
 //! - [`render`]: a decision as text for a person.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
+//! - [`join`]: gathers each article's manifest and results into one decision. Pure: no I/O.
 
 pub mod check;
 pub mod config;
 pub mod decide;
 pub mod events;
 pub mod extract;
+pub mod join;
 pub mod model;
 pub mod render;
 pub mod verify;
