@@ -6,7 +6,7 @@
 //!
 //! # Rules
 //! - **Any order.** Results that come before their manifest are kept (see *Bounded*) and taken
-//!   when it comes. Results count once per [`CheckKey`]; once the manifest is known, a result for
+//!   when it comes. Results count once per [`CheckKey`](crate::events::CheckKey); once the manifest is known, a result for
 //!   a key it does not list as pending is ignored.
 //! - **Decide as soon as possible.** When every pending key has a result, the article is decided
 //!   with [`crate::decide::decide`]. A manifest whose extraction failed blocks at once

@@ -524,3 +524,16 @@ fn revoking_a_partition_forgets_what_it_held() {
     join.on_manifest(&tp(1), 0, manifest("b", 1, 1), at(1));
     assert_eq!(join.pending_of("b"), Some(1));
 }
+
+#[test]
+fn settings_from_config_follow_the_join_section() {
+    let config = JoinConfig {
+        deadline_ms: 5_000,
+        max_in_flight_articles: 7,
+    };
+    let s = JoinSettings::from_config(&config, Strictness::Strict);
+    assert_eq!(s.max_in_flight_articles, 7);
+    assert_eq!(s.max_orphan_results, 7 * DEFAULT_ORPHAN_RESULTS_PER_ARTICLE);
+    assert_eq!(s.orphan_retention, TimeDelta::seconds(10));
+    assert_eq!(s.strictness, Strictness::Strict);
+}
