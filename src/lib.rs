@@ -23,6 +23,7 @@
 //! - [`render`]: a decision as text for a person.
 //! - [`http`]: health, readiness and decisions over HTTP for a CMS that polls.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
+//! - [`join`]: gathers each article's manifest and results into one decision. Pure: no I/O.
 
 pub mod check;
 pub mod config;
@@ -30,6 +31,7 @@ pub mod decide;
 pub mod events;
 pub mod extract;
 pub mod http;
+pub mod join;
 pub mod model;
 pub mod render;
 pub mod verify;

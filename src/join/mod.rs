@@ -1,0 +1,405 @@
+//! The join: gathers the manifest and the claim results of each (article, revision) and makes
+//! exactly one decision for it. Pure logic: no Kafka, no clock, no I/O. The caller feeds it the
+//! messages it consumes with their (topic, partition, offset), calls [`JoinState::on_tick`]
+//! regularly, sends every decision returned, and commits offsets from
+//! [`JoinState::commit_watermark`].
+//!
+//! # Rules
+//! - **Any order.** Results that come before their manifest are kept (see *Bounded*) and taken
+//!   when it comes. Results count once per [`CheckKey`](crate::events::CheckKey); once the manifest is known, a result for
+//!   a key it does not list as pending is ignored.
+//! - **Decide as soon as possible.** When every pending key has a result, the article is decided
+//!   with [`crate::decide::decide`]. A manifest whose extraction failed blocks at once
+//!   (`extraction_failed`); one with nothing pending (no claims, or only unsourced ones) is decided
+//!   at once.
+//! - **Event-time deadline.** An article still waiting at its manifest's `deadline` (the draft's
+//!   timestamp plus `join.deadline_ms`, set by extract) is blocked by the next
+//!   [`JoinState::on_tick`] with `deadline_exceeded`, listing the unfinished checks. A manifest
+//!   that arrives already past its deadline (a restart after a long stop) is blocked by the next
+//!   tick, not inside [`JoinState::on_manifest`]: results that come in the same poll (typically
+//!   when the partition is re-read after a restart) still count, so a replay decides as the first
+//!   run did whenever its results are at hand. It is decided at once like any other if nothing is
+//!   pending or every result is already in.
+//! - **Supersede.** A manifest for a newer revision blocks the pending older one (`superseded`).
+//!   A manifest for a revision older than one pending or decided, and never decided itself, is
+//!   blocked `superseded` at once, so every revision whose manifest is seen gets exactly one
+//!   decision. Results for a revision older than one pending or decided are ignored: a
+//!   superseded revision needs none.
+//! - **Replays.** Decided (article, revision)s are remembered (bounded; see `decided`), and a
+//!   manifest or result for one is ignored.
+//! - **Bounded, with back-pressure.** Nothing given to the state is dropped for lack of room;
+//!   instead [`JoinState::is_full`] says when `join.max_in_flight_articles` (pending articles
+//!   plus revisions with results but no manifest) or the cap on results without a manifest is
+//!   reached, and the caller must pause its partitions until a decision or a tick frees room. It
+//!   can overshoot a cap only by the messages it had already fetched. Deadlines keep running
+//!   while paused, so room always comes back. Results without a manifest are dropped by a tick
+//!   once older than [`JoinSettings::orphan_retention`] (counted from the first one's arrival);
+//!   if their manifest comes later it is blocked at its deadline, failing closed.
+//! - **Offsets.** A message is held while an undecided article keeps what it brought (see
+//!   `offsets`). Commit only [`JoinState::commit_watermark`], and only once every decision
+//!   returned so far is acknowledged by the broker: then a crash loses nothing, since reading
+//!   again from the committed offsets rebuilds every undecided article. A decision made again
+//!   after a replay carries the same derived decision id.
+//! - **Partitions.** The manifest and the results of one article must reach the same join
+//!   instance (one topic keyed by article, or co-partitioned topics). When a partition is
+//!   revoked, [`JoinState::revoke`] drops what it held; its new owner reads it again.
+
+mod article;
+mod decided;
+mod offsets;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, TimeDelta, Utc};
+
+pub use offsets::TopicPartition;
+
+use crate::config::JoinConfig;
+use crate::decide::Strictness;
+use crate::events::{ArticleManifest, ClaimResult, Decision};
+use article::{Orphans, PendingArticle, superseded};
+use decided::DecidedMemory;
+use offsets::{HeldOffsets, Position};
+
+/// Default number of articles whose decided revisions are remembered against replays.
+pub const DEFAULT_REMEMBERED_ARTICLES: usize = 100_000;
+/// Default cap on results waiting for their manifest, per in-flight article allowed.
+pub const DEFAULT_ORPHAN_RESULTS_PER_ARTICLE: usize = 4;
+
+/// The join's limits and policy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JoinSettings {
+    /// Undecided (article, revision)s at which [`JoinState::is_full`] asks for back-pressure.
+    pub max_in_flight_articles: usize,
+    /// Results without a manifest at which [`JoinState::is_full`] asks for back-pressure.
+    pub max_orphan_results: usize,
+    /// How long results wait for their manifest before a tick drops them.
+    pub orphan_retention: TimeDelta,
+    /// Articles whose decided revisions are remembered, least recently decided forgotten first.
+    pub remembered_articles: usize,
+    pub strictness: Strictness,
+}
+
+impl JoinSettings {
+    /// Settings from `[join]` and the policy's strictness. Results wait for their manifest twice
+    /// the deadline: past that, the manifest would be blocked at once anyway.
+    pub fn from_config(join: &JoinConfig, strictness: Strictness) -> Self {
+        let deadline = TimeDelta::milliseconds(i64::try_from(join.deadline_ms).unwrap_or(i64::MAX));
+        Self {
+            max_in_flight_articles: join.max_in_flight_articles,
+            max_orphan_results: join
+                .max_in_flight_articles
+                .saturating_mul(DEFAULT_ORPHAN_RESULTS_PER_ARTICLE),
+            orphan_retention: deadline.checked_mul(2).unwrap_or(TimeDelta::MAX),
+            remembered_articles: DEFAULT_REMEMBERED_ARTICLES,
+            strictness,
+        }
+    }
+}
+
+/// What the join knows of an (article, revision), for the HTTP endpoint. Decisions are served
+/// from the decision store, not from here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArticleStatus {
+    /// In flight: a manifest or results are in, no decision yet.
+    Pending { revision: u64 },
+    /// Not in flight here: never seen, or already decided.
+    Unknown,
+}
+
+/// The state of one join task: every undecided (article, revision) of the partitions it reads.
+#[derive(Debug)]
+pub struct JoinState {
+    settings: JoinSettings,
+    /// At most one undecided revision with a manifest per article: a newer one supersedes it.
+    pending: HashMap<String, PendingArticle>,
+    /// Results waiting for their manifest, by (article, revision).
+    orphans: BTreeMap<(String, u64), Orphans>,
+    orphan_results: usize,
+    decided: DecidedMemory,
+    offsets: HeldOffsets,
+}
+
+impl JoinState {
+    /// An empty state.
+    pub fn new(settings: JoinSettings) -> Self {
+        let decided = DecidedMemory::new(settings.remembered_articles);
+        Self {
+            settings,
+            pending: HashMap::new(),
+            orphans: BTreeMap::new(),
+            orphan_results: 0,
+            decided,
+            offsets: HeldOffsets::default(),
+        }
+    }
+
+    /// Takes a manifest read at `offset` of `tp`; returns the decisions it makes ready (its own,
+    /// and a superseded older revision's).
+    pub fn on_manifest(
+        &mut self,
+        tp: &TopicPartition,
+        offset: i64,
+        manifest: ArticleManifest,
+        now: DateTime<Utc>,
+    ) -> Vec<Decision> {
+        let (id, revision) = (manifest.article_id.clone(), manifest.revision);
+        if self.decided.contains(&id, revision) {
+            return Vec::new();
+        }
+        let mut decisions = Vec::new();
+        let newest_known = self
+            .pending
+            .get(&id)
+            .map(PendingArticle::revision)
+            .into_iter()
+            .chain(self.decided.highest(&id))
+            .max();
+        match newest_known {
+            Some(known) if known == revision => return decisions, // the same manifest again
+            Some(known) if known > revision => {
+                let decision = superseded(&manifest, known, now);
+                self.decided.insert(&id, revision);
+                decisions.push(decision);
+                self.drop_orphans(&id, ..=revision);
+                return decisions;
+            }
+            _ => {}
+        }
+        if let Some(older) = self.pending.remove(&id) {
+            decisions.push(superseded(&older.manifest, revision, now));
+            self.finish(older);
+        }
+        self.drop_orphans(&id, ..revision);
+
+        let at: Position = (tp.clone(), offset);
+        self.offsets.hold(&at);
+        let mut article = PendingArticle::new(manifest, at);
+        if let Some(orphans) = self.orphans.remove(&(id.clone(), revision)) {
+            self.orphan_results -= orphans.results.len();
+            for (result, at) in orphans.results {
+                if !article.offer(result, at.clone()) {
+                    self.offsets.release(&at);
+                }
+            }
+        }
+        if article.is_ready() {
+            decisions.push(article.decide(self.settings.strictness, now));
+            self.finish(article);
+        } else {
+            self.pending.insert(id, article);
+        }
+        decisions
+    }
+
+    /// Takes a claim result read at `offset` of `tp`; returns the decision it completes, if any.
+    pub fn on_result(
+        &mut self,
+        tp: &TopicPartition,
+        offset: i64,
+        result: ClaimResult,
+        now: DateTime<Utc>,
+    ) -> Vec<Decision> {
+        let (id, revision) = (result.article_id.clone(), result.revision);
+        if self.decided.contains(&id, revision)
+            || self.decided.highest(&id).is_some_and(|h| h > revision)
+        {
+            return Vec::new();
+        }
+        let at: Position = (tp.clone(), offset);
+        if let Some(article) = self.pending.get_mut(&id) {
+            if revision < article.revision() {
+                return Vec::new();
+            }
+            if revision == article.revision() {
+                if !article.offer(result, at.clone()) {
+                    return Vec::new();
+                }
+                self.offsets.hold(&at);
+                if !article.is_ready() {
+                    return Vec::new();
+                }
+                let decision = article.decide(self.settings.strictness, now);
+                if let Some(article) = self.pending.remove(&id) {
+                    self.finish(article);
+                }
+                return vec![decision];
+            }
+        }
+        let orphans = self
+            .orphans
+            .entry((id, revision))
+            .or_insert_with(|| Orphans::new(now));
+        if orphans.add(result, at.clone()) {
+            self.offsets.hold(&at);
+            self.orphan_results += 1;
+        }
+        Vec::new()
+    }
+
+    /// Blocks every article whose deadline is at or before `now` (`deadline_exceeded`, listing
+    /// the unfinished checks) and drops results that waited for their manifest longer than the
+    /// retention. Returns the decisions, earliest deadline first.
+    pub fn on_tick(&mut self, now: DateTime<Utc>) -> Vec<Decision> {
+        let mut due: Vec<(DateTime<Utc>, String)> = self
+            .pending
+            .iter()
+            .filter(|(_, a)| a.deadline() <= now)
+            .map(|(id, a)| (a.deadline(), id.clone()))
+            .collect();
+        due.sort();
+        let mut decisions = Vec::with_capacity(due.len());
+        for (_, id) in due {
+            if let Some(article) = self.pending.remove(&id) {
+                decisions.push(article.decide(self.settings.strictness, now));
+                self.finish(article);
+            }
+        }
+        let retention = self.settings.orphan_retention;
+        let stale: Vec<(String, u64)> = self
+            .orphans
+            .iter()
+            .filter(|(_, o)| o.first_seen + retention <= now)
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in stale {
+            self.drop_orphan_group(&key);
+        }
+        decisions
+    }
+
+    /// The offset safe to commit for (`topic`, `partition`), given that every message of it up to
+    /// `consumed_up_to` was fed to this state: the lowest offset still held by an undecided
+    /// article, or `consumed_up_to + 1` when none is. `None` when nothing was consumed
+    /// (`consumed_up_to < 0`). Commit it only once every decision returned so far is
+    /// acknowledged.
+    pub fn commit_watermark(
+        &self,
+        topic: &str,
+        partition: i32,
+        consumed_up_to: i64,
+    ) -> Option<i64> {
+        self.offsets
+            .watermark(&TopicPartition::new(topic, partition), consumed_up_to)
+    }
+
+    /// Whether the caller should pause consuming: the in-flight articles or the results waiting
+    /// for a manifest are at their cap.
+    pub fn is_full(&self) -> bool {
+        self.in_flight() >= self.settings.max_in_flight_articles
+            || self.orphan_results >= self.settings.max_orphan_results
+    }
+
+    /// Undecided (article, revision)s: pending articles plus revisions with results but no
+    /// manifest yet.
+    pub fn in_flight(&self) -> usize {
+        self.pending.len() + self.orphans.len()
+    }
+
+    /// Results held while waiting for their manifest.
+    pub fn orphan_results(&self) -> usize {
+        self.orphan_results
+    }
+
+    /// Articles whose decided revisions are remembered against replays.
+    pub fn remembered_articles(&self) -> usize {
+        self.decided.len()
+    }
+
+    /// The revision of `article_id` pending here: the one whose manifest is in, else the newest
+    /// with results waiting for their manifest.
+    pub fn pending_of(&self, article_id: &str) -> Option<u64> {
+        self.pending
+            .get(article_id)
+            .map(PendingArticle::revision)
+            .or_else(|| self.orphan_revisions(article_id).last())
+    }
+
+    /// Whether (`article_id`, `revision`) is in flight here; with no revision, whether any
+    /// revision of the article is.
+    pub fn status(&self, article_id: &str, revision: Option<u64>) -> ArticleStatus {
+        let found = match revision {
+            None => self.pending_of(article_id),
+            Some(r) => {
+                let with_manifest = self.pending.get(article_id).map(PendingArticle::revision);
+                (with_manifest == Some(r) || self.orphans.contains_key(&(article_id.to_owned(), r)))
+                    .then_some(r)
+            }
+        };
+        found.map_or(ArticleStatus::Unknown, |revision| ArticleStatus::Pending {
+            revision,
+        })
+    }
+
+    /// Forgets every undecided article that holds a message of `tp`, after the partition was
+    /// revoked: its new owner rebuilds them by reading again. Returns how many were dropped.
+    pub fn revoke(&mut self, tp: &TopicPartition) -> usize {
+        let holds = |held: &[Position]| held.iter().any(|(t, _)| t == tp);
+        let articles: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, a)| holds(&a.held))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let groups: Vec<(String, u64)> = self
+            .orphans
+            .iter()
+            .filter(|(_, o)| o.results.iter().any(|(_, (t, _))| t == tp))
+            .map(|(key, _)| key.clone())
+            .collect();
+        let dropped = articles.len() + groups.len();
+        for id in articles {
+            if let Some(article) = self.pending.remove(&id) {
+                self.release(&article.held);
+            }
+        }
+        for key in groups {
+            self.drop_orphan_group(&key);
+        }
+        dropped
+    }
+
+    /// Records a decided article and releases its messages.
+    fn finish(&mut self, article: PendingArticle) {
+        self.decided
+            .insert(&article.manifest.article_id, article.revision());
+        self.release(&article.held);
+    }
+
+    fn release(&mut self, held: &[Position]) {
+        for at in held {
+            self.offsets.release(at);
+        }
+    }
+
+    fn orphan_revisions<'a>(
+        &'a self,
+        article_id: &'a str,
+    ) -> impl DoubleEndedIterator<Item = u64> + 'a {
+        self.orphans
+            .range((article_id.to_owned(), 0)..=(article_id.to_owned(), u64::MAX))
+            .map(|((_, revision), _)| *revision)
+    }
+
+    /// Drops the results of `article_id` waiting for a manifest of a revision in `revisions`.
+    fn drop_orphans(&mut self, article_id: &str, revisions: impl std::ops::RangeBounds<u64>) {
+        let stale: Vec<u64> = self
+            .orphan_revisions(article_id)
+            .filter(|r| revisions.contains(r))
+            .collect();
+        for revision in stale {
+            self.drop_orphan_group(&(article_id.to_owned(), revision));
+        }
+    }
+
+    fn drop_orphan_group(&mut self, key: &(String, u64)) {
+        if let Some(group) = self.orphans.remove(key) {
+            self.orphan_results -= group.results.len();
+            for (_, at) in &group.results {
+                self.offsets.release(at);
+            }
+        }
+    }
+}

@@ -1,0 +1,457 @@
+//! The join as a consumer drives it: messages of many articles in any order, duplicated, spread
+//! over partitions; decisions that satisfy `schemas/decision.v1.json`; back-pressure; and a crash
+//! after which reading again from the committed offsets decides every article.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use chrono::{DateTime, TimeDelta, TimeZone, Utc};
+use factgate::decide::Strictness;
+use factgate::events::{
+    ArticleManifest, CheckKey, ClaimResult, Decision, DecisionReason, Outcome, content_digest,
+};
+use factgate::join::{ArticleStatus, JoinSettings, JoinState, TopicPartition};
+use factgate::model::Verdict;
+use jsonschema::{Draft, Registry, Validator};
+use serde_json::Value;
+
+const TOPIC: &str = "claims.verified";
+const DEADLINE_S: i64 = 60;
+
+fn at(seconds: i64) -> DateTime<Utc> {
+    Utc.timestamp_opt(1_767_225_600 + seconds, 0)
+        .single()
+        .expect("a valid timestamp")
+}
+
+fn read_json(relative: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{relative}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{relative}: {e}"))
+}
+
+/// The decision schema, with the shared definitions registered (nothing is fetched) and formats
+/// asserted.
+fn decision_validator() -> Validator {
+    let registry = Registry::new()
+        .add(
+            "https://factgate.example/schemas/common.v1.json",
+            read_json("schemas/common.v1.json"),
+        )
+        .expect("common schema id is a valid URI")
+        .prepare()
+        .expect("common schema registers");
+    jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .with_registry(&registry)
+        .should_validate_formats(true)
+        .build(&read_json("schemas/decision.v1.json"))
+        .expect("decision schema compiles")
+}
+
+#[track_caller]
+fn assert_schema_valid(validator: &Validator, decision: &Decision) {
+    let value = serde_json::to_value(decision).expect("a decision serializes");
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{}:\n{}",
+        decision.article_id,
+        errors.join("\n")
+    );
+}
+
+fn url(i: usize) -> String {
+    format!("https://s{i}.example/page")
+}
+
+/// A manifest of `sourced` claims, each citing its own source, published at `at(0)`.
+fn manifest(article: &str, revision: u64, sourced: usize) -> ArticleManifest {
+    let mut m: ArticleManifest =
+        serde_json::from_value(read_json("schemas/examples/manifest.v1.json")).expect("example");
+    let template = m.claims[1].clone();
+    m.article_id = article.to_owned();
+    m.revision = revision;
+    m.published_at = at(0);
+    m.deadline = at(DEADLINE_S);
+    m.content_digest = content_digest(format!("{article}/{revision}").as_bytes());
+    m.claims = (0..sourced)
+        .map(|i| {
+            let mut c = template.clone();
+            c.id = format!("c{i}");
+            c.citations[0].url = url(i);
+            c
+        })
+        .collect();
+    m.pending = (0..sourced)
+        .map(|i| CheckKey {
+            claim_id: format!("c{i}"),
+            source_url: url(i),
+        })
+        .collect();
+    m
+}
+
+/// The result of claim `i`: supported, or refuted with the example's high-severity issue.
+fn result(article: &str, revision: u64, i: usize, verdict: Verdict) -> ClaimResult {
+    let mut r: ClaimResult =
+        serde_json::from_value(read_json("schemas/examples/claim_result.v1.json"))
+            .expect("example");
+    r.article_id = article.to_owned();
+    r.revision = revision;
+    r.claim_id = format!("c{i}");
+    r.source_url = url(i);
+    r.verdict = verdict;
+    r.judged_at = at(1);
+    if verdict == Verdict::Supported {
+        r.support = 0.9;
+        r.correction = None;
+        r.issue = None;
+    } else if let Some(issue) = r.issue.as_mut() {
+        issue.claim_id = Some(r.claim_id.clone());
+        issue.source_url = Some(r.source_url.clone());
+    }
+    r
+}
+
+fn settings(max_in_flight_articles: usize) -> JoinSettings {
+    JoinSettings {
+        max_in_flight_articles,
+        max_orphan_results: 1_000,
+        orphan_retention: TimeDelta::seconds(2 * DEADLINE_S),
+        remembered_articles: 10_000,
+        strictness: Strictness::Normal,
+    }
+}
+
+#[derive(Clone)]
+enum Msg {
+    Manifest(Box<ArticleManifest>),
+    Result(Box<ClaimResult>),
+}
+
+/// What article `a` of a generated run is, and so how it must be decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    NoClaims,
+    AllSupported,
+    OneRefuted,
+    SlowSource,
+}
+
+fn kind(a: usize) -> Kind {
+    [
+        Kind::NoClaims,
+        Kind::AllSupported,
+        Kind::OneRefuted,
+        Kind::SlowSource,
+    ][a % 4]
+}
+
+/// `n` articles of every kind, each message duplicated, shuffled by `seed`; each article's
+/// messages go to partition `a % 2`, as keying by article would place them.
+fn workload(n: usize, seed: u64) -> Vec<(i32, Msg)> {
+    let mut msgs = Vec::new();
+    for a in 0..n {
+        let id = format!("a{a}");
+        let partition = (a % 2) as i32;
+        let claims = if kind(a) == Kind::NoClaims { 0 } else { 3 };
+        for _ in 0..2 {
+            msgs.push((partition, Msg::Manifest(Box::new(manifest(&id, 1, claims)))));
+            for i in 0..claims {
+                let verdict = match (kind(a), i) {
+                    (Kind::OneRefuted, 1) => Verdict::Refuted,
+                    (Kind::SlowSource, 2) => continue, // never answered in time
+                    _ => Verdict::Supported,
+                };
+                msgs.push((partition, Msg::Result(Box::new(result(&id, 1, i, verdict)))));
+            }
+        }
+    }
+    let mut state = seed;
+    for i in (1..msgs.len()).rev() {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        msgs.swap(i, ((state >> 33) % (i as u64 + 1)) as usize);
+    }
+    msgs
+}
+
+/// Feeds the partitions' messages from `from` (offset per partition) on, as a consumer polls
+/// them; returns the decisions and, per partition, the last offset consumed.
+fn consume(
+    join: &mut JoinState,
+    log: &BTreeMap<i32, Vec<Msg>>,
+    from: &BTreeMap<i32, i64>,
+    until: Option<usize>,
+    now: DateTime<Utc>,
+) -> (Vec<Decision>, BTreeMap<i32, i64>) {
+    let mut decisions = Vec::new();
+    let mut consumed = BTreeMap::new();
+    let mut fed = 0;
+    for (&partition, msgs) in log {
+        let tp = TopicPartition::new(TOPIC, partition);
+        let start = from.get(&partition).copied().unwrap_or(0);
+        for (offset, msg) in msgs.iter().enumerate().skip(start as usize) {
+            if until.is_some_and(|u| fed >= u) {
+                break;
+            }
+            fed += 1;
+            let offset = offset as i64;
+            decisions.extend(match msg.clone() {
+                Msg::Manifest(m) => join.on_manifest(&tp, offset, *m, now),
+                Msg::Result(r) => join.on_result(&tp, offset, *r, now),
+            });
+            consumed.insert(partition, offset);
+        }
+    }
+    (decisions, consumed)
+}
+
+fn by_partition(msgs: Vec<(i32, Msg)>) -> BTreeMap<i32, Vec<Msg>> {
+    let mut log: BTreeMap<i32, Vec<Msg>> = BTreeMap::new();
+    for (partition, msg) in msgs {
+        log.entry(partition).or_default().push(msg);
+    }
+    log
+}
+
+#[track_caller]
+fn assert_expected(decision: &Decision) {
+    let a: usize = decision.article_id[1..].parse().expect("article number");
+    let (outcome, reason) = match kind(a) {
+        Kind::NoClaims | Kind::AllSupported => (Outcome::Pass, None),
+        Kind::OneRefuted => (Outcome::Block, Some(DecisionReason::HighSeverityIssue)),
+        Kind::SlowSource => (Outcome::Block, Some(DecisionReason::DeadlineExceeded)),
+    };
+    assert_eq!(
+        decision.outcome, outcome,
+        "{}: {:?}",
+        decision.article_id, decision.reasons
+    );
+    if let Some(reason) = reason {
+        assert!(
+            decision.reasons.contains(&reason),
+            "{}",
+            decision.article_id
+        );
+    }
+}
+
+#[test]
+fn shuffled_duplicated_articles_get_one_valid_decision_each() {
+    let validator = decision_validator();
+    for seed in [3, 17, 2024] {
+        let log = by_partition(workload(24, seed));
+        let mut join = JoinState::new(settings(1_000));
+        let (mut decisions, consumed) = consume(&mut join, &log, &BTreeMap::new(), None, at(2));
+        assert_eq!(
+            join.in_flight(),
+            6,
+            "the slow-source articles wait for their deadline"
+        );
+        assert_eq!(
+            join.status("a3", Some(1)),
+            ArticleStatus::Pending { revision: 1 }
+        );
+        decisions.extend(join.on_tick(at(DEADLINE_S)));
+        let mut seen = HashMap::new();
+        for d in &decisions {
+            assert_schema_valid(&validator, d);
+            assert_expected(d);
+            assert!(
+                seen.insert(d.article_id.clone(), d).is_none(),
+                "{} twice",
+                d.article_id
+            );
+        }
+        assert_eq!(seen.len(), 24, "seed {seed}");
+        for (partition, last) in consumed {
+            assert_eq!(
+                join.commit_watermark(TOPIC, partition, last),
+                Some(last + 1)
+            );
+        }
+    }
+}
+
+#[test]
+fn after_a_crash_reading_again_from_the_watermark_decides_every_article() {
+    for (seed, crash_after) in [(1, 10), (5, 40), (9, 75), (11, 120)] {
+        let log = by_partition(workload(24, seed));
+        let mut first = JoinState::new(settings(1_000));
+        let (before, consumed) =
+            consume(&mut first, &log, &BTreeMap::new(), Some(crash_after), at(2));
+        // Every decision so far is acknowledged: commit the watermark of each partition.
+        let committed: BTreeMap<i32, i64> = log
+            .keys()
+            .map(|&p| {
+                let last = consumed.get(&p).copied().unwrap_or(-1);
+                (p, first.commit_watermark(TOPIC, p, last).unwrap_or(0))
+            })
+            .collect();
+        drop(first); // the crash: everything in memory is lost
+
+        let mut second = JoinState::new(settings(1_000));
+        let (mut after, _) = consume(&mut second, &log, &committed, None, at(3));
+        after.extend(second.on_tick(at(DEADLINE_S)));
+        let mut outcomes: HashMap<String, Vec<&Decision>> = HashMap::new();
+        for d in before.iter().chain(&after) {
+            assert_expected(d);
+            outcomes.entry(d.article_id.clone()).or_default().push(d);
+        }
+        assert_eq!(
+            outcomes.len(),
+            24,
+            "seed {seed}, crash after {crash_after}: all decided"
+        );
+        for (id, ds) in outcomes {
+            // Decided again only when replayed, and then as the same decision.
+            assert!(
+                ds.iter().all(|d| d.decision_id == ds[0].decision_id),
+                "{id}"
+            );
+            assert!(ds.iter().all(|d| d.outcome == ds[0].outcome), "{id}");
+        }
+        let mut once = HashMap::new();
+        for d in &after {
+            assert!(
+                once.insert(&d.article_id, ()).is_none(),
+                "{} twice in one run",
+                d.article_id
+            );
+        }
+    }
+}
+
+#[test]
+fn watermark_never_passes_a_message_of_an_undecided_article() {
+    for seed in [2, 8, 31] {
+        let msgs = workload(16, seed);
+        let mut join = JoinState::new(settings(1_000));
+        let tp = TopicPartition::new(TOPIC, 0);
+        // First offset of each article's messages, all in one partition.
+        let mut first_offset: HashMap<String, i64> = HashMap::new();
+        let mut decided: HashMap<String, ()> = HashMap::new();
+        for (offset, (_, msg)) in msgs.into_iter().enumerate() {
+            let offset = offset as i64;
+            let decisions = match msg {
+                Msg::Manifest(m) => {
+                    first_offset.entry(m.article_id.clone()).or_insert(offset);
+                    join.on_manifest(&tp, offset, *m, at(2))
+                }
+                Msg::Result(r) => {
+                    first_offset.entry(r.article_id.clone()).or_insert(offset);
+                    join.on_result(&tp, offset, *r, at(2))
+                }
+            };
+            for d in decisions {
+                decided.insert(d.article_id, ());
+            }
+            let earliest_undecided = first_offset
+                .iter()
+                .filter(|(id, _)| !decided.contains_key(*id))
+                .map(|(_, &o)| o)
+                .min();
+            let watermark = join.commit_watermark(TOPIC, 0, offset).expect("consumed");
+            assert_eq!(
+                watermark,
+                earliest_undecided.unwrap_or(offset + 1),
+                "seed {seed} @{offset}"
+            );
+        }
+    }
+}
+
+#[test]
+fn deadline_late_manifest_and_superseded_decisions_are_valid_and_say_why() {
+    let validator = decision_validator();
+    let tp = TopicPartition::new(TOPIC, 0);
+    let mut join = JoinState::new(settings(100));
+
+    // A manifest read long after its deadline (a restart): blocked by the next tick.
+    assert!(
+        join.on_manifest(&tp, 0, manifest("late", 1, 2), at(600))
+            .is_empty()
+    );
+    let late = join.on_tick(at(600));
+    assert_eq!(late.len(), 1);
+    assert_eq!(late[0].outcome, Outcome::Block);
+    assert!(late[0].reasons.contains(&DecisionReason::DeadlineExceeded));
+    let unfinished: Vec<_> = late[0]
+        .report
+        .issues
+        .iter()
+        .filter_map(|i| i.source_url.clone())
+        .collect();
+    assert_eq!(
+        unfinished,
+        vec![url(0), url(1)],
+        "the unfinished checks are listed"
+    );
+
+    // Revision 2 supersedes pending revision 1, and is itself decided normally.
+    join.on_manifest(&tp, 1, manifest("news", 1, 1), at(1));
+    let d = join.on_manifest(&tp, 2, manifest("news", 2, 1), at(2));
+    assert_eq!(d.len(), 1);
+    assert_eq!((d[0].revision, d[0].outcome), (Some(1), Outcome::Block));
+    assert_eq!(d[0].reasons, vec![DecisionReason::Superseded]);
+    let newer = join.on_result(&tp, 3, result("news", 2, 0, Verdict::Supported), at(3));
+    assert_eq!(
+        (newer[0].revision, newer[0].outcome),
+        (Some(2), Outcome::Pass)
+    );
+    assert!(
+        join.on_result(&tp, 4, result("news", 1, 0, Verdict::Supported), at(3))
+            .is_empty()
+    );
+
+    for decision in late.iter().chain(&d).chain(&newer) {
+        assert_schema_valid(&validator, decision);
+    }
+    assert_eq!(join.in_flight(), 0);
+    assert_eq!(join.commit_watermark(TOPIC, 0, 4), Some(5));
+}
+
+#[test]
+fn a_consumer_that_pauses_when_full_decides_everything_within_the_cap() {
+    const CAP: usize = 4;
+    let msgs = workload(20, 77);
+    let tp = TopicPartition::new(TOPIC, 0);
+    let mut join = JoinState::new(settings(CAP));
+    let mut decisions = Vec::new();
+    let mut now = at(2);
+    let mut queue = msgs.into_iter().enumerate().peekable();
+    let mut most = 0;
+    let mut paused_ticks = 0;
+    while queue.peek().is_some() {
+        if join.is_full() {
+            // Paused: only time moves; deadlines and the orphans' retention free room.
+            now += TimeDelta::seconds(DEADLINE_S);
+            decisions.extend(join.on_tick(now));
+            paused_ticks += 1;
+            assert!(paused_ticks < 100, "room never came back");
+            continue;
+        }
+        let Some((offset, (_, msg))) = queue.next() else {
+            break;
+        };
+        decisions.extend(match msg {
+            Msg::Manifest(m) => join.on_manifest(&tp, offset as i64, *m, now),
+            Msg::Result(r) => join.on_result(&tp, offset as i64, *r, now),
+        });
+        most = most.max(join.in_flight());
+    }
+    decisions.extend(join.on_tick(now + TimeDelta::seconds(DEADLINE_S)));
+    assert!(most <= CAP, "in flight peaked at {most}");
+    assert!(paused_ticks > 0, "the cap was reached");
+    let mut ids: Vec<_> = decisions.iter().map(|d| d.article_id.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 20);
+    assert_eq!(decisions.len(), 20, "one decision each, even while paused");
+}
