@@ -68,21 +68,26 @@ pub fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Cover
     let mut seen = HashSet::new();
     let distinct: Vec<&Term> = terms.iter().filter(|t| seen.insert(&t.token)).collect();
     let names: HashSet<&str> = entities.iter().map(|t| t.token.as_str()).collect();
-    let weight = |t: &Term| {
-        let general = !is_number(&t.token)
-            && !names.contains(t.token.as_str())
-            && t.word.chars().count() <= GENERAL_WORD_MAX_CHARS;
-        index.idf(&t.token) * if general { GENERAL_WORD_WEIGHT } else { 1.0 }
-    };
-    let total: f64 = distinct.iter().map(|t| weight(t)).sum();
+    // Each distinct token with its weight, computed once: windows are many, claim words few.
+    let weighted: Vec<(&str, f64)> = distinct
+        .iter()
+        .map(|t| {
+            let general = !is_number(&t.token)
+                && !names.contains(t.token.as_str())
+                && t.word.chars().count() <= GENERAL_WORD_MAX_CHARS;
+            let kind = if general { GENERAL_WORD_WEIGHT } else { 1.0 };
+            (t.token.as_str(), index.idf(&t.token) * kind)
+        })
+        .collect();
+    let total: f64 = weighted.iter().map(|(_, w)| w).sum();
     if distinct.is_empty() || total <= 0.0 {
         return Coverage::default();
     }
     let weight_in = |present: &HashSet<&str>| -> f64 {
-        distinct
+        weighted
             .iter()
-            .filter(|t| present.contains(t.token.as_str()))
-            .map(|t| weight(t))
+            .filter(|(token, _)| present.contains(token))
+            .map(|(_, w)| w)
             .sum::<f64>()
             / total
     };
