@@ -33,7 +33,8 @@ const GENERAL_WORD_MAX_CHARS: usize = 7;
 /// How much of the claim the source covers.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Coverage {
-    /// IDF-weighted share of claim tokens in the best window of up to three sentences.
+    /// Weighted share (IDF times word kind) of claim tokens in the best window of up to three
+    /// sentences.
     pub window: f64,
     /// The same over the best few sentences of the page pooled.
     pub top_sentences: f64,
