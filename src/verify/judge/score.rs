@@ -2,7 +2,9 @@
 //! measure it.
 //!
 //! Lexical evidence, weighted by how rare each word is on the source page (IDF over its
-//! sentences): the share of the claim's content covered by the best window of consecutive
+//! sentences) and by what kind of word it is: numbers, names and long words carry the facts of a
+//! claim, short common words ("took", "named", "later") are often paraphrased by a source that
+//! does back the claim, so they count for less. The support is the share of the claim's content covered by the best window of consecutive
 //! sentences, the share covered by the best few sentences anywhere on the page (a fact may be
 //! stated in two places), a penalty per number of the claim the page never states, and one for
 //! names of the claim the page lacks. The weights were tuned on the WiCE dev split
@@ -19,11 +21,20 @@ const TOP_SENTENCES: usize = 2;
 const MISSING_NUMBER_PENALTY: f64 = 0.15;
 /// Lost, times the share of the claim's names the page lacks.
 const MISSING_ENTITY_PENALTY: f64 = 0.2;
+/// Weight, relative to a number, a name or a long word, of a general word: one of at most
+/// [`GENERAL_WORD_MAX_CHARS`] characters. Word length stands in for rarity in the language: a
+/// source restates "took place" or "was named" in its own words far more often than it drops
+/// "unconstitutional" or "radiologist" and still backs the claim. Tuned on the WiCE dev split,
+/// where it lifted ROC AUC supported vs the rest from 0.81 to 0.83 at no cost vs not_supported.
+const GENERAL_WORD_WEIGHT: f64 = 0.3;
+/// Words of at most this many characters are general words.
+const GENERAL_WORD_MAX_CHARS: usize = 7;
 
 /// How much of the claim the source covers.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Coverage {
-    /// IDF-weighted share of claim tokens in the best window of up to three sentences.
+    /// Weighted share (IDF times word kind) of claim tokens in the best window of up to three
+    /// sentences.
     pub window: f64,
     /// The same over the best few sentences of the page pooled.
     pub top_sentences: f64,
@@ -57,15 +68,27 @@ impl Coverage {
 pub fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Coverage {
     let mut seen = HashSet::new();
     let distinct: Vec<&Term> = terms.iter().filter(|t| seen.insert(&t.token)).collect();
-    let total: f64 = distinct.iter().map(|t| index.idf(&t.token)).sum();
+    let names: HashSet<&str> = entities.iter().map(|t| t.token.as_str()).collect();
+    // Each distinct token with its weight, computed once: windows are many, claim words few.
+    let weighted: Vec<(&str, f64)> = distinct
+        .iter()
+        .map(|t| {
+            let general = !is_number(&t.token)
+                && !names.contains(t.token.as_str())
+                && t.word.chars().count() <= GENERAL_WORD_MAX_CHARS;
+            let kind = if general { GENERAL_WORD_WEIGHT } else { 1.0 };
+            (t.token.as_str(), index.idf(&t.token) * kind)
+        })
+        .collect();
+    let total: f64 = weighted.iter().map(|(_, w)| w).sum();
     if distinct.is_empty() || total <= 0.0 {
         return Coverage::default();
     }
     let weight_in = |present: &HashSet<&str>| -> f64 {
-        distinct
+        weighted
             .iter()
-            .filter(|t| present.contains(t.token.as_str()))
-            .map(|t| index.idf(&t.token))
+            .filter(|(token, _)| present.contains(token))
+            .map(|(_, w)| w)
             .sum::<f64>()
             / total
     };
@@ -142,6 +165,20 @@ pub fn roc_auc(positives: &[f64], negatives: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verify::judge::retrieve::terms;
+
+    fn window_coverage(claim: &str, page: &str) -> f64 {
+        coverage(&SourceIndex::new(page), &terms(claim), &[]).window
+    }
+
+    #[test]
+    fn a_missing_long_word_costs_more_than_a_missing_short_one() {
+        let claim = "The theatre hosted a retrospective";
+        // Each page lacks one word of the claim, with the same statistics otherwise.
+        let reworded = window_coverage(claim, "The theatre staged a retrospective.\nTickets sold.");
+        let lacking = window_coverage(claim, "The theatre hosted a showcase.\nTickets sold.");
+        assert!(reworded > lacking + 0.2, "{reworded} vs {lacking}");
+    }
 
     #[test]
     fn auc_counts_pairs_and_half_ties() {
