@@ -1,6 +1,11 @@
 //! Measures the judge's support score on labelled WiCE data.
 //!
-//! Usage: `cargo run --release --example wice_quality -- /work/shared/data/wice/dev.jsonl [--verbose]`
+//! Usage: `cargo run --release --example wice_quality -- /work/shared/data/wice/dev.jsonl [--verbose] [--http]`
+//!
+//! With `--http` the whole verification path is measured: each evidence list is served as an
+//! HTML page by a server on 127.0.0.1, each claim cites its page, and the [`Verifier`] fetches,
+//! reduces the HTML to text and judges, as `factgate check` does. The judge is the same, so the
+//! figures should match the direct mode's but for what the HTML round trip changes.
 //!
 //! Each line holds a Wikipedia sentence (`claim`), the sentences of the page it cites
 //! (`evidence`, joined one per line as the page text) and a label: `supported`,
@@ -8,9 +13,15 @@
 //! vs not_supported and supported vs the rest, and at the configured support threshold the share
 //! of supported claims that would block and of not_supported claims caught.
 
-use factgate::model::{CitationRule, Claim, Location, Verdict};
-use factgate::verify::judge::{JudgeSettings, judge, score::roc_auc};
+use factgate::config::Config;
+use factgate::events::{ClaimResult, FetchStatus};
+use factgate::model::{Citation, CitationRule, CitationStyle, Claim, Location, Severity, Verdict};
+use factgate::verify::Verifier;
+use factgate::verify::fetch::Fetcher;
+use factgate::verify::judge::{JudgeSettings, judge, score::roc_auc, strip_citation_markers};
+use futures::StreamExt;
 use serde::Deserialize;
+use std::sync::Arc;
 
 #[derive(Deserialize)]
 struct Example {
@@ -46,6 +57,9 @@ fn main() -> anyhow::Result<()> {
     // `--verbose` lists on stderr each claim whose verdict disagrees with its label.
     let verbose = std::env::args().any(|a| a == "--verbose");
     let data = std::fs::read_to_string(&path)?;
+    if std::env::args().any(|a| a == "--http") {
+        return run_http(&path, &data, verbose);
+    }
     let settings = JudgeSettings::default();
     // (support, verdict) per label.
     let (mut sup, mut partial, mut not) = (Vec::new(), Vec::new(), Vec::new());
@@ -76,6 +90,25 @@ fn main() -> anyhow::Result<()> {
             other => anyhow::bail!("{path} line {}: unknown label {other:?}", n + 1),
         }
     }
+    print_figures(
+        "mode: direct (the judge on each evidence list joined as text)",
+        sup,
+        partial,
+        not,
+        &settings,
+    )
+}
+
+/// Prints the figures of a run: (support, verdict) per label. A verdict other than supported
+/// counts as blocking.
+fn print_figures(
+    mode: &str,
+    sup: Vec<(f64, Verdict)>,
+    partial: Vec<(f64, Verdict)>,
+    not: Vec<(f64, Verdict)>,
+    settings: &JudgeSettings,
+) -> anyhow::Result<()> {
+    println!("{mode}");
     let scores = |v: &[(f64, Verdict)]| v.iter().map(|x| x.0).collect::<Vec<_>>();
     let rest: Vec<(f64, Verdict)> = partial.iter().chain(&not).copied().collect();
     let not_supported_share = |v: &[(f64, Verdict)]| {
@@ -123,4 +156,174 @@ fn main() -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The configuration of the `--http` mode: only the local evidence server may be fetched, and
+/// the limits are generous so they measure the path, not the politeness towards one host.
+const HTTP_CONFIG: &str = r#"
+[fetch]
+address_allowlist = ["127.0.0.1/32"]
+per_host_requests_per_second = 10000.0
+per_host_burst = 10000
+global_requests_per_second = 10000.0
+per_host_concurrency = 64
+"#;
+/// Checks run at once in the `--http` mode (as `factgate check` runs them).
+const HTTP_CONCURRENCY: usize = 16;
+
+/// `--http`: serves each evidence list as a page, checks each claim against its page with the
+/// [`Verifier`], and prints the same figures as the direct mode. A claim "would block" as the
+/// decision would block it: a verdict other than supported, a medium or high issue, or a source
+/// left unjudged.
+fn run_http(path: &str, data: &str, verbose: bool) -> anyhow::Result<()> {
+    let mut examples = Vec::new();
+    for (n, line) in data.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let ex: Example = serde_json::from_str(line)
+            .map_err(|e| anyhow::anyhow!("{path} line {}: {e}", n + 1))?;
+        examples.push((n + 1, ex));
+    }
+    let config = Config::from_toml_str(HTTP_CONFIG)?;
+    let settings = config.judge_settings();
+    let runtime = tokio::runtime::Runtime::new()?;
+    let results = runtime.block_on(async {
+        let pages: Vec<String> = examples.iter().map(|(_, ex)| page(&ex.evidence)).collect();
+        let base = serve(pages).await?;
+        let verifier = Verifier::new(
+            Fetcher::new(config.fetch_settings())?,
+            config.judge_settings(),
+            None,
+        );
+        let checks = examples.iter().enumerate().map(|(i, (line, ex))| {
+            let verifier = &verifier;
+            let url = format!("{base}/wice/{i}");
+            let claim = cited_claim(*line, &ex.claim, &url);
+            async move { verifier.check("wice", 0, &claim, &url).await }
+        });
+        let results: Vec<ClaimResult> = futures::stream::iter(checks)
+            .buffered(HTTP_CONCURRENCY)
+            .collect()
+            .await;
+        anyhow::Ok(results)
+    })?;
+
+    let (mut sup, mut partial, mut not) = (Vec::new(), Vec::new(), Vec::new());
+    let mut unread = 0;
+    for ((line, ex), r) in examples.iter().zip(&results) {
+        let blocks = r.verdict != Verdict::Supported
+            || r.issue
+                .as_ref()
+                .is_some_and(|i| i.severity >= Severity::Medium)
+            || FetchStatus::leaves_source_unjudged(r.fetch_status);
+        if r.fetch_status != FetchStatus::Ok {
+            unread += 1;
+            eprintln!("line {line}: source not read: {}", r.reason);
+        }
+        if verbose && (ex.label == "supported") == blocks {
+            eprintln!(
+                "{} {:.3} {:?} | {}\n    {}",
+                ex.label, r.support, r.verdict, ex.claim, r.reason
+            );
+        }
+        // print_figures counts a verdict other than supported as blocking; a claim that blocks
+        // for another reason is passed on as inconclusive.
+        let verdict = if blocks && r.verdict == Verdict::Supported {
+            Verdict::Inconclusive
+        } else {
+            r.verdict
+        };
+        let out = (r.support, verdict);
+        match ex.label.as_str() {
+            "supported" => sup.push(out),
+            "partially_supported" => partial.push(out),
+            "not_supported" => not.push(out),
+            other => anyhow::bail!("{path} line {line}: unknown label {other:?}"),
+        }
+    }
+    let mode = format!(
+        "mode: http (each evidence list served as a page on 127.0.0.1, fetched and judged by the \
+         Verifier; {} pages read, {unread} not)",
+        results.len() - unread
+    );
+    print_figures(&mode, sup, partial, not, &settings)
+}
+
+/// The claim as an article would cite it: Wikipedia's markers stripped, read by the detector,
+/// citing `url`.
+fn cited_claim(line: usize, text: &str, url: &str) -> Claim {
+    let text = strip_citation_markers(text);
+    let features = factgate::extract::detect::analyze(&text);
+    Claim {
+        id: format!("wice-{line}"),
+        kinds: features.kinds,
+        figures: factgate::extract::figures::parse_figures(&text),
+        quotes: features.quotes,
+        attributed_to: features.attributed_to,
+        location: Location {
+            section: None,
+            paragraph: line,
+            sentence: 0,
+            span: None,
+        },
+        citations: vec![Citation {
+            url: url.to_owned(),
+            style: CitationStyle::InlineLink,
+            label: None,
+        }],
+        citation_rule: CitationRule::SameSentence,
+        prejudgment: None,
+        text,
+    }
+}
+
+/// An evidence list as an HTML page, one `<p>` per sentence.
+fn page(evidence: &[String]) -> String {
+    let mut html = String::from(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Source</title></head><body>\n",
+    );
+    for sentence in evidence {
+        html.push_str("<p>");
+        html.push_str(&escape(sentence));
+        html.push_str("</p>\n");
+    }
+    html.push_str("</body></html>\n");
+    html
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Serves `pages` at /wice/{index} on 127.0.0.1 and returns the base URL.
+async fn serve(pages: Vec<String>) -> anyhow::Result<String> {
+    use axum::extract::{Path, State};
+    use axum::http::StatusCode;
+    use axum::response::{Html, IntoResponse, Response};
+
+    async fn one(State(pages): State<Arc<Vec<String>>>, Path(n): Path<usize>) -> Response {
+        match pages.get(n) {
+            Some(page) => Html(page.clone()).into_response(),
+            None => StatusCode::NOT_FOUND.into_response(),
+        }
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let port = listener.local_addr()?.port();
+    let app = axum::Router::new()
+        .route("/wice/{n}", axum::routing::get(one))
+        .with_state(Arc::new(pages));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok(format!("http://127.0.0.1:{port}"))
 }
