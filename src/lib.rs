@@ -22,12 +22,15 @@
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
 //! - [`render`]: a decision as text for a person.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
+//! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
+//!   trace and schema headers, at-least-once consumption.
 
 pub mod check;
 pub mod config;
 pub mod decide;
 pub mod events;
 pub mod extract;
+pub mod kafka;
 pub mod model;
 pub mod render;
 pub mod verify;
