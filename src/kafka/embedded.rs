@@ -10,6 +10,12 @@
 //! The mock cluster does not implement the CreateTopics request, so the embedded broker creates
 //! factgate's topics itself, with the configured partition count, before it reports its address;
 //! [`super::ensure_topics`] then finds them present.
+//!
+//! One quirk matters to tests that restart a consumer: when the last member leaves a group, the
+//! mock cluster keeps the group rebalancing for `session.timeout.ms` less one second before it
+//! admits a new member (a real broker empties the group at once). With the default 45 s session
+//! timeout a restarted role waits that long; tests set `session.timeout.ms` to 6000 in
+//! `kafka.properties`.
 
 use std::sync::mpsc;
 use std::thread::JoinHandle;
