@@ -499,3 +499,72 @@ async fn kcat_produces_to_and_consumes_from_the_embedded_broker() {
         "{out}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consumption_survives_fetch_and_offset_commit_errors_and_commits_what_was_acknowledged() {
+    use RDKafkaRespErr::*;
+    let (config, broker) = start(1);
+    let bootstrap = broker.bootstrap_servers();
+    let producer = EventProducer::new(&config, bootstrap).expect("producer");
+    produce_n(&producer, &config.topics.drafts, 5).await;
+
+    broker
+        .inject_request_errors(
+            RDKafkaApiKey::Fetch,
+            &[
+                RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+                RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+                RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+            ],
+        )
+        .expect("inject");
+    broker
+        .inject_request_errors(
+            RDKafkaApiKey::OffsetCommit,
+            &[
+                RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+                RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+            ],
+        )
+        .expect("inject");
+    let consumer = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    consumer
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let mut stop_tx = Some(stop_tx);
+    let mut seen = Vec::new();
+    // Keep reading a few commit intervals after the last message, so the background commits
+    // run into the injected errors and retry.
+    let shutdown = async move {
+        let _ = stop_rx.await;
+        tokio::time::sleep(Duration::from_secs(4)).await;
+    };
+    timeout(
+        WAIT,
+        consume_at_least_once(&consumer, shutdown, |message| {
+            seen.push(text(&message).1);
+            if seen.len() == 5
+                && let Some(stop) = stop_tx.take()
+            {
+                let _ = stop.send(());
+            }
+            async { Ok::<(), NotAcknowledged>(()) }
+        }),
+    )
+    .await
+    .expect("all five arrive in time")
+    .expect("clean stop");
+    assert_eq!(seen, ["m0", "m1", "m2", "m3", "m4"]);
+    close_consumer(consumer).await.expect("close");
+
+    // Everything acknowledged is committed, despite the refused commits.
+    let reader = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    let mut tpl = rdkafka::TopicPartitionList::new();
+    tpl.add_partition(&config.topics.drafts, 0);
+    let offsets = tokio::task::spawn_blocking(move || reader.committed_offsets(tpl, WAIT))
+        .await
+        .expect("task")
+        .expect("committed offsets");
+    assert_eq!(offsets.elements()[0].offset(), rdkafka::Offset::Offset(5));
+}

@@ -128,6 +128,10 @@ where
 /// synchronous commit blocks). For a role that stores offsets itself and must know they are
 /// committed; [`consume_at_least_once`] relies on the background commits instead.
 ///
+/// Keep receiving from the consumer meanwhile: rebalances are handled only while it is polled,
+/// and a consumer left unpolled after a coordinator change has its commits refused with
+/// `AssignmentLost`.
+///
 /// # Errors
 /// [`KafkaSetupError::Commit`] when the broker refuses (nothing stored is not an error),
 /// [`KafkaSetupError::Blocking`] when the runtime refuses the task.
