@@ -24,6 +24,8 @@
 //! - [`http`]: health, readiness and decisions over HTTP for a CMS that polls.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
 //! - [`join`]: gathers each article's manifest and results into one decision. Pure: no I/O.
+//! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
+//!   trace and schema headers, at-least-once consumption.
 
 pub mod check;
 pub mod config;
@@ -32,6 +34,7 @@ pub mod events;
 pub mod extract;
 pub mod http;
 pub mod join;
+pub mod kafka;
 pub mod model;
 pub mod render;
 pub mod verify;

@@ -1,0 +1,91 @@
+//! Kafka plumbing: the building blocks the roles (extract, verify, join) are made of.
+//!
+//! - [`embedded`]: an in-process Kafka-protocol broker (librdkafka's mock cluster) for
+//!   `factgate run` without configured brokers, the demo and the tests, with fault injection.
+//! - [`admin`]: [`ensure_topics`] creates factgate's topics where they are missing.
+//! - [`client`]: builders for the idempotent producer and the per-role consumers, all carrying
+//!   the configured extra properties.
+//! - [`headers`]: the `traceparent` (W3C Trace Context) and `factgate-schema` message headers.
+//! - [`produce`]: [`EventProducer::produce`], which resolves only once the broker acknowledged.
+//! - [`consume`]: [`consume_at_least_once`], which stores a message's offset only after the
+//!   handler's outputs are acknowledged.
+//!
+//! Blocking librdkafka calls (commits, metadata, flush, closing a consumer) run on tokio's blocking
+//! pool, never on the async worker threads.
+
+pub mod admin;
+pub mod client;
+pub mod consume;
+pub mod embedded;
+pub mod headers;
+pub mod produce;
+
+pub use admin::{EnsuredTopics, ensure_topics};
+pub use client::{RoleConsumer, RoleContext, consumer, group_id, producer};
+pub use consume::{ConsumeError, close_consumer, commit_stored_offsets, consume_at_least_once};
+pub use embedded::EmbeddedBroker;
+pub use headers::{EventHeaders, SCHEMA_HEADER, TRACEPARENT_HEADER, TraceParent, TraceParentError};
+pub use produce::{Delivered, EventProducer};
+/// The request types and error codes fault injection takes, re-exported so callers need not name
+/// the rdkafka crate.
+pub use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+
+use rdkafka::error::KafkaError;
+
+/// Faults while setting Kafka up: starting the embedded broker, building clients, reading
+/// metadata, creating topics. Faults of single messages are [`KafkaError`]s from
+/// [`EventProducer::produce`] and [`ConsumeError`]s.
+#[derive(Debug, thiserror::Error)]
+pub enum KafkaSetupError {
+    /// librdkafka refused to start the mock cluster (no loopback port, out of memory…).
+    #[error("could not start the embedded broker")]
+    EmbeddedStart(#[source] KafkaError),
+    /// The embedded broker's thread is gone, so the broker is too.
+    #[error("the embedded broker has stopped")]
+    EmbeddedStopped,
+    /// A fault-injection or topic operation on the embedded broker failed.
+    #[error("embedded broker operation {operation} failed")]
+    EmbeddedOperation {
+        /// What was asked (`broker_down`, `create_topic drafts.published`, …).
+        operation: String,
+        #[source]
+        source: KafkaError,
+    },
+    /// A client could not be created from the configuration (a bad extra property, usually).
+    #[error("could not create the Kafka {client} client")]
+    Client {
+        /// `producer`, `consumer for role extract`, `admin`.
+        client: String,
+        #[source]
+        source: KafkaError,
+    },
+    /// The cluster's metadata could not be read in time: the brokers are unreachable.
+    #[error("could not read the cluster metadata from {bootstrap}")]
+    Metadata {
+        /// Where the client looked.
+        bootstrap: String,
+        #[source]
+        source: KafkaError,
+    },
+    /// The broker refused to create a topic.
+    #[error("could not create topic {topic}: {code}")]
+    CreateTopic {
+        /// The topic.
+        topic: String,
+        /// The broker's answer.
+        code: rdkafka::error::RDKafkaErrorCode,
+    },
+    /// The create-topics request itself failed (timed out, or the broker does not support it).
+    #[error("the request to create topics failed")]
+    CreateTopics(#[source] KafkaError),
+    /// Records were still unacknowledged when a flush timed out.
+    #[error("records were still unacknowledged when the flush timed out")]
+    Flush(#[source] KafkaError),
+    /// The broker refused to commit the stored offsets.
+    #[error("committing the stored offsets failed")]
+    Commit(#[source] KafkaError),
+    /// A blocking librdkafka call could not be run on the blocking pool (the runtime is shutting
+    /// down).
+    #[error("a blocking Kafka call was abandoned: {0}")]
+    Blocking(String),
+}

@@ -1,0 +1,570 @@
+//! The Kafka plumbing on the embedded broker (librdkafka's mock cluster, on 127.0.0.1): topics,
+//! round trips with headers, offsets that follow outputs, and the producer under injected faults.
+//! Every wait is bounded, so a failure fails rather than hangs.
+
+use std::time::Duration;
+
+use factgate::config::KafkaConfig;
+use factgate::events::{DRAFT_V1, MANIFEST_V1};
+use factgate::kafka::headers::{read_schema, read_traceparent};
+use factgate::kafka::{
+    ConsumeError, EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr,
+    close_consumer, consume_at_least_once, ensure_topics,
+};
+use rdkafka::consumer::{BaseConsumer, Consumer, StreamConsumer};
+use rdkafka::message::BorrowedMessage;
+use rdkafka::producer::{FutureProducer, FutureRecord};
+use rdkafka::util::Timeout;
+use rdkafka::{ClientConfig, Message};
+use tokio::time::timeout;
+
+/// Upper bound of any single wait: group joins on the mock cluster take a few seconds.
+const WAIT: Duration = Duration::from_secs(30);
+
+fn config(partitions: u32) -> KafkaConfig {
+    let mut config = KafkaConfig {
+        partitions,
+        ..KafkaConfig::default()
+    };
+    // The mock cluster keeps a group that its last member left "rebalancing" for the session
+    // timeout less a second before it admits a new member (a real broker empties the group at
+    // once); the default 45 s would make every restart test wait that long.
+    config
+        .properties
+        .insert("session.timeout.ms".into(), "6000".into());
+    config
+}
+
+fn start(partitions: u32) -> (KafkaConfig, EmbeddedBroker) {
+    let config = config(partitions);
+    let broker = EmbeddedBroker::start(&config).expect("embedded broker starts");
+    (config, broker)
+}
+
+async fn recv<'c>(
+    consumer: &'c StreamConsumer<impl rdkafka::consumer::ConsumerContext + 'static>,
+) -> BorrowedMessage<'c> {
+    timeout(WAIT, consumer.recv())
+        .await
+        .expect("a message arrives in time")
+        .expect("no consumer error")
+}
+
+fn text(message: &impl Message) -> (String, String) {
+    let key = String::from_utf8_lossy(message.key().unwrap_or_default()).into_owned();
+    let payload = String::from_utf8_lossy(message.payload().unwrap_or_default()).into_owned();
+    (key, payload)
+}
+
+async fn produce_n(producer: &EventProducer, topic: &str, n: usize) {
+    let headers = EventHeaders::new(DRAFT_V1, None);
+    for i in 0..n {
+        timeout(
+            WAIT,
+            producer.produce(topic, "article-1", format!("m{i}").as_bytes(), &headers),
+        )
+        .await
+        .expect("delivered in time")
+        .expect("delivered");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_broker_listens_on_loopback_with_every_topic_at_the_configured_partitions() {
+    let (config, broker) = start(3);
+    let bootstrap = broker.bootstrap_servers().to_owned();
+    assert!(
+        bootstrap.split(',').all(|b| b.starts_with("127.0.0.1:")),
+        "{bootstrap}"
+    );
+
+    // Read the metadata with a client that knows nothing of factgate.
+    let outside: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", &bootstrap)
+        .create()
+        .expect("outside client");
+    let metadata = tokio::task::spawn_blocking(move || outside.fetch_metadata(None, WAIT))
+        .await
+        .expect("metadata task")
+        .expect("metadata");
+    for (_, topic) in config.topics.named() {
+        let found = metadata
+            .topics()
+            .iter()
+            .find(|t| t.name() == topic)
+            .unwrap_or_else(|| panic!("topic {topic} missing"));
+        assert_eq!(found.partitions().len(), 3, "{topic}");
+    }
+
+    // The topics are there, so ensure_topics creates nothing, however often it runs.
+    for _ in 0..2 {
+        let ensured = ensure_topics(&config, &bootstrap)
+            .await
+            .expect("ensure_topics");
+        assert!(ensured.created.is_empty(), "{ensured:?}");
+        let mut existing = ensured.existing.clone();
+        existing.sort();
+        let mut want: Vec<(String, usize)> = config
+            .topics
+            .named()
+            .iter()
+            .map(|(_, t)| ((*t).to_owned(), 3))
+            .collect();
+        want.sort();
+        assert_eq!(existing, want);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn round_trip_keeps_key_payload_and_headers_and_the_trace_is_propagated() {
+    let (config, broker) = start(2);
+    let bootstrap = broker.bootstrap_servers();
+    let producer = EventProducer::new(&config, bootstrap).expect("producer");
+
+    let sent = EventHeaders::new(DRAFT_V1, None);
+    let delivered = timeout(
+        WAIT,
+        producer.produce(&config.topics.drafts, "article-7", b"{\"draft\":1}", &sent),
+    )
+    .await
+    .expect("in time")
+    .expect("delivered");
+
+    let extract = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    extract
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    let message = recv(&extract).await;
+    assert_eq!(text(&message), ("article-7".into(), "{\"draft\":1}".into()));
+    assert_eq!(
+        (message.partition(), message.offset()),
+        (delivered.partition, delivered.offset)
+    );
+    assert_eq!(read_schema(&message), Some(DRAFT_V1));
+    let incoming = read_traceparent(&message).expect("a valid traceparent arrives");
+    assert_eq!(incoming, sent.traceparent);
+    let re = regex::Regex::new(r"^00-[0-9a-f]{32}-[0-9a-f]{16}-01$").expect("regex");
+    assert!(re.is_match(&incoming.to_string()), "{incoming}");
+
+    // What the draft causes carries the same trace, as a new span.
+    let onward = EventHeaders::new(MANIFEST_V1, Some(&incoming));
+    timeout(
+        WAIT,
+        producer.produce(&config.topics.manifests, "article-7", b"{}", &onward),
+    )
+    .await
+    .expect("in time")
+    .expect("delivered");
+    let join = factgate::kafka::consumer(&config, bootstrap, "join").expect("consumer");
+    join.subscribe(&[&config.topics.manifests])
+        .expect("subscribe");
+    let message = recv(&join).await;
+    assert_eq!(read_schema(&message), Some(MANIFEST_V1));
+    let propagated = read_traceparent(&message).expect("a valid traceparent arrives");
+    assert_eq!(propagated.trace_id(), incoming.trace_id());
+    assert_ne!(propagated.span_id(), incoming.span_id());
+    assert!(re.is_match(&propagated.to_string()), "{propagated}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_consumer_in_the_group_resumes_at_the_first_unacknowledged_message() {
+    let (config, broker) = start(1);
+    let bootstrap = broker.bootstrap_servers();
+    let producer = EventProducer::new(&config, bootstrap).expect("producer");
+    produce_n(&producer, &config.topics.drafts, 5).await;
+
+    // Consume five, acknowledge (store) the first three, then go away.
+    let first = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    first
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    for i in 0..5 {
+        let message = recv(&first).await;
+        assert_eq!(text(&message).1, format!("m{i}"));
+        if i < 3 {
+            first.store_offset_from_message(&message).expect("store");
+        }
+    }
+    close_consumer(first).await.expect("close");
+
+    let second = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    second
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    assert_eq!(text(&recv(&second).await).1, "m3");
+    assert_eq!(text(&recv(&second).await).1, "m4");
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("outputs not acknowledged")]
+struct NotAcknowledged;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consume_at_least_once_reads_again_what_the_handler_did_not_acknowledge() {
+    let (config, broker) = start(1);
+    let bootstrap = broker.bootstrap_servers();
+    let producer = EventProducer::new(&config, bootstrap).expect("producer");
+    produce_n(&producer, &config.topics.drafts, 5).await;
+
+    // The handler gets its outputs acknowledged for m0..m2, and fails on m3.
+    let first = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    first
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    let mut seen = Vec::new();
+    let outcome = timeout(
+        WAIT,
+        consume_at_least_once(&first, std::future::pending(), |message| {
+            let payload = text(&message).1;
+            seen.push(payload.clone());
+            async move {
+                if payload == "m3" {
+                    Err(NotAcknowledged)
+                } else {
+                    Ok(())
+                }
+            }
+        }),
+    )
+    .await
+    .expect("the loop stops on the failed handler");
+    match outcome {
+        Err(ConsumeError::Handler { offset, .. }) => assert_eq!(offset, 3),
+        other => panic!("expected a handler error, got {other:?}"),
+    }
+    assert_eq!(seen, ["m0", "m1", "m2", "m3"]);
+    close_consumer(first).await.expect("close");
+
+    // The restarted role reads m3 and m4 again, and stops on its shutdown signal.
+    let second = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    second
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let mut stop_tx = Some(stop_tx);
+    let mut seen = Vec::new();
+    let shutdown = async move {
+        let _ = stop_rx.await;
+    };
+    timeout(
+        WAIT,
+        consume_at_least_once(&second, shutdown, |message| {
+            seen.push(text(&message).1);
+            if seen.len() == 2
+                && let Some(stop) = stop_tx.take()
+            {
+                let _ = stop.send(());
+            }
+            async { Ok::<(), NotAcknowledged>(()) }
+        }),
+    )
+    .await
+    .expect("the loop stops on shutdown")
+    .expect("clean stop");
+    assert_eq!(seen, ["m3", "m4"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_idempotent_producer_delivers_through_injected_produce_errors_without_duplicates() {
+    let (config, broker) = start(1);
+    let bootstrap = broker.bootstrap_servers();
+    let topic = &config.topics.verify;
+    use RDKafkaRespErr::*;
+    let errors = [
+        RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
+        RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE,
+        RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+        RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+    ];
+
+    // Control: the same errors defeat a producer that may not retry, so they do reach producers.
+    let fragile: FutureProducer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("retries", "0")
+        .create()
+        .expect("fragile producer");
+    broker
+        .inject_request_errors(RDKafkaApiKey::Produce, &errors)
+        .expect("inject");
+    let refused = timeout(
+        WAIT,
+        fragile.send(
+            FutureRecord::to(topic).key("k").payload("x"),
+            Timeout::Never,
+        ),
+    )
+    .await
+    .expect("in time");
+    assert!(
+        refused.is_err(),
+        "a producer without retries got through: {refused:?}"
+    );
+    broker
+        .clear_request_errors(RDKafkaApiKey::Produce)
+        .expect("clear");
+
+    let producer = EventProducer::new(&config, bootstrap).expect("producer");
+    broker
+        .inject_request_errors(RDKafkaApiKey::Produce, &errors)
+        .expect("inject");
+    produce_n(&producer, topic, 3).await;
+
+    // Each record is stored exactly once, in order.
+    let reader = factgate::kafka::consumer(&config, bootstrap, "verify").expect("consumer");
+    reader.subscribe(&[topic.as_str()]).expect("subscribe");
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        got.push(text(&recv(&reader).await).1);
+    }
+    assert_eq!(got, ["m0", "m1", "m2"]);
+    let extra = timeout(Duration::from_secs(2), reader.recv()).await;
+    assert!(
+        extra.is_err(),
+        "a duplicate arrived: {:?}",
+        extra.map(|m| m.map(|m| text(&m)))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn produce_waits_out_a_broker_outage_and_then_succeeds() {
+    let (config, broker) = start(1);
+    let bootstrap = broker.bootstrap_servers();
+    let producer = EventProducer::new(&config, bootstrap).expect("producer");
+    produce_n(&producer, &config.topics.decisions, 1).await;
+
+    broker.broker_down(1).expect("down");
+    let pending = {
+        let producer = producer.clone();
+        let topic = config.topics.decisions.clone();
+        tokio::spawn(async move {
+            let headers = EventHeaders::new(DRAFT_V1, None);
+            producer
+                .produce(&topic, "article-1", b"during outage", &headers)
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(
+        !pending.is_finished(),
+        "delivered while the broker was down"
+    );
+
+    broker.broker_up(1).expect("up");
+    let delivered = timeout(WAIT, pending)
+        .await
+        .expect("delivered in time after the broker came back")
+        .expect("task")
+        .expect("delivered");
+    assert_eq!(delivered.offset, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outside_rdkafka_client_produces_and_consumes_on_the_embedded_broker() {
+    let (config, broker) = start(2);
+    let bootstrap = broker.bootstrap_servers();
+
+    // A CMS-like client, configured with nothing but the address.
+    let outside: FutureProducer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .expect("outside producer");
+    timeout(
+        WAIT,
+        outside.send(
+            FutureRecord::to(&config.topics.drafts)
+                .key("a-1")
+                .payload("draft"),
+            Timeout::Never,
+        ),
+    )
+    .await
+    .expect("in time")
+    .expect("delivered");
+    let extract = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    extract
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    assert_eq!(text(&recv(&extract).await), ("a-1".into(), "draft".into()));
+
+    // And it reads what factgate produces.
+    let producer = EventProducer::new(&config, bootstrap).expect("producer");
+    let headers = EventHeaders::new("factgate.decision.v1", None);
+    timeout(
+        WAIT,
+        producer.produce(&config.topics.decisions, "a-1", b"pass", &headers),
+    )
+    .await
+    .expect("in time")
+    .expect("delivered");
+    let reader: StreamConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", "cms")
+        .set("auto.offset.reset", "earliest")
+        .create()
+        .expect("outside consumer");
+    reader
+        .subscribe(&[&config.topics.decisions])
+        .expect("subscribe");
+    let message = recv(&reader).await;
+    assert_eq!(text(&message), ("a-1".into(), "pass".into()));
+    assert_eq!(read_traceparent(&message), Some(headers.traceparent));
+}
+
+/// kcat stands in for the CMS and the operator. CI installs it; elsewhere the test says it
+/// skipped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kcat_produces_to_and_consumes_from_the_embedded_broker() {
+    if std::process::Command::new("kcat")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!(
+            "SKIPPED kcat_produces_to_and_consumes_from_the_embedded_broker: kcat is not installed (apt-get install kcat)"
+        );
+        return;
+    }
+    let (config, broker) = start(2);
+    let bootstrap = broker.bootstrap_servers().to_owned();
+
+    let mut produce = tokio::process::Command::new("kcat")
+        .args([
+            "-b",
+            &bootstrap,
+            "-P",
+            "-t",
+            &config.topics.drafts,
+            "-K",
+            ":",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("kcat -P starts");
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut stdin = produce.stdin.take().expect("stdin");
+        stdin
+            .write_all(b"article-9:{\"body\":\"hi\"}\n")
+            .await
+            .expect("write");
+    }
+    let status = timeout(WAIT, produce.wait())
+        .await
+        .expect("kcat -P ends")
+        .expect("status");
+    assert!(status.success(), "kcat -P failed: {status}");
+
+    let extract =
+        factgate::kafka::consumer(&config, bootstrap.as_str(), "extract").expect("consumer");
+    extract
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    assert_eq!(
+        text(&recv(&extract).await),
+        ("article-9".into(), "{\"body\":\"hi\"}".into())
+    );
+
+    let producer = EventProducer::new(&config, &bootstrap).expect("producer");
+    let headers = EventHeaders::new("factgate.decision.v1", None);
+    timeout(
+        WAIT,
+        producer.produce(&config.topics.decisions, "article-9", b"block", &headers),
+    )
+    .await
+    .expect("in time")
+    .expect("delivered");
+    let consumed = timeout(
+        WAIT,
+        tokio::process::Command::new("kcat")
+            .args(["-b", &bootstrap, "-C", "-t", &config.topics.decisions])
+            .args(["-o", "beginning", "-c", "1", "-e", "-f", "%k|%s|%h\n"])
+            .output(),
+    )
+    .await
+    .expect("kcat -C ends")
+    .expect("kcat -C runs");
+    let out = String::from_utf8_lossy(&consumed.stdout);
+    assert!(
+        consumed.status.success(),
+        "kcat -C failed: {}",
+        String::from_utf8_lossy(&consumed.stderr)
+    );
+    assert!(out.starts_with("article-9|block|"), "{out}");
+    assert!(
+        out.contains(&format!("traceparent={}", headers.traceparent)),
+        "{out}"
+    );
+    assert!(
+        out.contains("factgate-schema=factgate.decision.v1"),
+        "{out}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consumption_survives_fetch_and_offset_commit_errors_and_commits_what_was_acknowledged() {
+    use RDKafkaRespErr::*;
+    let (config, broker) = start(1);
+    let bootstrap = broker.bootstrap_servers();
+    let producer = EventProducer::new(&config, bootstrap).expect("producer");
+    produce_n(&producer, &config.topics.drafts, 5).await;
+
+    broker
+        .inject_request_errors(
+            RDKafkaApiKey::Fetch,
+            &[
+                RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+                RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+                RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+            ],
+        )
+        .expect("inject");
+    broker
+        .inject_request_errors(
+            RDKafkaApiKey::OffsetCommit,
+            &[
+                RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+                RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+            ],
+        )
+        .expect("inject");
+    let consumer = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    consumer
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let mut stop_tx = Some(stop_tx);
+    let mut seen = Vec::new();
+    // Keep reading a few commit intervals after the last message, so the background commits
+    // run into the injected errors and retry.
+    let shutdown = async move {
+        let _ = stop_rx.await;
+        tokio::time::sleep(Duration::from_secs(4)).await;
+    };
+    timeout(
+        WAIT,
+        consume_at_least_once(&consumer, shutdown, |message| {
+            seen.push(text(&message).1);
+            if seen.len() == 5
+                && let Some(stop) = stop_tx.take()
+            {
+                let _ = stop.send(());
+            }
+            async { Ok::<(), NotAcknowledged>(()) }
+        }),
+    )
+    .await
+    .expect("all five arrive in time")
+    .expect("clean stop");
+    assert_eq!(seen, ["m0", "m1", "m2", "m3", "m4"]);
+    close_consumer(consumer).await.expect("close");
+
+    // Everything acknowledged is committed, despite the refused commits.
+    let reader = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    let mut tpl = rdkafka::TopicPartitionList::new();
+    tpl.add_partition(&config.topics.drafts, 0);
+    let offsets = tokio::task::spawn_blocking(move || reader.committed_offsets(tpl, WAIT))
+        .await
+        .expect("task")
+        .expect("committed offsets");
+    assert_eq!(offsets.elements()[0].offset(), rdkafka::Offset::Offset(5));
+}
