@@ -23,6 +23,8 @@
 //! - [`render`]: a decision as text for a person.
 //! - [`http`]: health, readiness and decisions over HTTP for a CMS that polls.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
+//! - [`pipeline`]: the stream processor: the extract, verify and join roles on Kafka.
+//! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
 //! - [`join`]: gathers each article's manifest and results into one decision. Pure: no I/O.
 //! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
 //!   trace and schema headers, at-least-once consumption.
@@ -30,11 +32,13 @@
 pub mod check;
 pub mod config;
 pub mod decide;
+pub mod demo;
 pub mod events;
 pub mod extract;
 pub mod http;
 pub mod join;
 pub mod kafka;
 pub mod model;
+pub mod pipeline;
 pub mod render;
 pub mod verify;

@@ -8,6 +8,7 @@ use factgate::decide::Strictness;
 use factgate::events::Outcome;
 use factgate::extract::{self, Extraction};
 use factgate::model::BodyFormat;
+use factgate::pipeline::Role;
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
 use factgate::verify::llm::LlmJudge;
@@ -58,6 +59,26 @@ enum Command {
         #[arg(long)]
         strictness: Option<Strictness>,
     },
+    /// Run the stream processor: the roles on Kafka, and the HTTP endpoint.
+    ///
+    /// With no `kafka.bootstrap_servers` configured, an embedded Kafka-protocol broker is started
+    /// in this process and its bootstrap address printed, so any Kafka client can produce drafts
+    /// to it and read decisions. Stops on Ctrl-C or SIGTERM; work in flight is done again on the
+    /// next start.
+    Run {
+        /// Roles to run, comma-separated: extract, verify, join.
+        #[arg(long, value_delimiter = ',', default_value = "extract,verify,join")]
+        roles: Vec<Role>,
+        /// Configuration file; `FACTGATE_…` environment variables override it.
+        #[arg(long, short, env = "FACTGATE_CONFIG")]
+        config: Option<PathBuf>,
+        /// Do not serve the HTTP endpoint.
+        #[arg(long)]
+        no_http: bool,
+    },
+    /// Run the whole pipeline on the embedded broker with example drafts and a local origin
+    /// serving their sources, and print one line per decision.
+    Demo,
 }
 
 fn parse_format(s: &str) -> Result<BodyFormat, String> {
@@ -82,6 +103,12 @@ fn main() -> ExitCode {
             config,
             strictness,
         } => run_check(&file, format, json, config.as_deref(), strictness),
+        Command::Run {
+            roles,
+            config,
+            no_http,
+        } => run_pipeline(&roles, config.as_deref(), !no_http),
+        Command::Demo => run_demo(),
     };
     match result {
         Ok(code) => code,
@@ -212,4 +239,75 @@ fn init_tracing(config: &Config) {
         factgate::config::LogFormat::Json => builder.json().try_init(),
         factgate::config::LogFormat::Text => builder.try_init(),
     };
+}
+
+fn run_pipeline(
+    roles: &[Role],
+    config_path: Option<&std::path::Path>,
+    serve_http: bool,
+) -> anyhow::Result<ExitCode> {
+    let config = Config::load(config_path).context("loading the configuration")?;
+    init_tracing(&config);
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        let listen = config.http.listen;
+        factgate::pipeline::run(config, roles, serve_http, shutdown_signal(), |running| {
+            if running.embedded.is_some() {
+                println!(
+                    "embedded Kafka broker: bootstrap.servers={}",
+                    running.bootstrap
+                );
+            } else {
+                println!("Kafka brokers: {}", running.bootstrap);
+            }
+            if serve_http {
+                println!("HTTP endpoint: http://{listen}/v1/decisions/{{article_id}}");
+            }
+            let names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
+            println!("roles: {}", names.join(","));
+        })
+        .await
+        .context("the stream processor stopped")
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_demo() -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let decisions = runtime
+        .block_on(factgate::demo::run(std::io::stdout()))
+        .context("the demo did not complete")?;
+    let blocked = decisions
+        .values()
+        .filter(|d| d.outcome == Outcome::Block)
+        .count();
+    println!(
+        "{} drafts decided: {} passed, {} blocked",
+        decisions.len(),
+        decisions.len() - blocked,
+        blocked
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
 }

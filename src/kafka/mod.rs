@@ -24,7 +24,10 @@ pub use admin::{EnsuredTopics, ensure_topics};
 pub use client::{RoleConsumer, RoleContext, consumer, group_id, producer};
 pub use consume::{ConsumeError, close_consumer, commit_stored_offsets, consume_at_least_once};
 pub use embedded::EmbeddedBroker;
-pub use headers::{EventHeaders, SCHEMA_HEADER, TRACEPARENT_HEADER, TraceParent, TraceParentError};
+pub use headers::{
+    EventHeaders, SCHEMA_HEADER, TRACEPARENT_HEADER, TraceParent, TraceParentError, read_schema,
+    read_traceparent,
+};
 pub use produce::{Delivered, EventProducer};
 /// The request types and error codes fault injection takes, re-exported so callers need not name
 /// the rdkafka crate.

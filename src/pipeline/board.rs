@@ -1,0 +1,66 @@
+//! The board: every process reads drafts and decisions, from the beginning, into the
+//! [`crate::http::DecisionBoard`] behind its HTTP endpoint, so any instance can answer for any
+//! article. Its consumer group is unique to the process and stores no offsets.
+
+use super::{PipelineError, Role, Services, stopped};
+use crate::events::{Decision, recover_article_id};
+use crate::kafka;
+use rdkafka::Message;
+use rdkafka::consumer::Consumer;
+use rdkafka::error::RDKafkaErrorCode;
+use std::sync::Arc;
+use tokio::sync::watch;
+use tracing::warn;
+
+pub(super) async fn run(
+    services: Arc<Services>,
+    stop: watch::Receiver<bool>,
+) -> Result<(), PipelineError> {
+    let topics = &services.config.kafka.topics;
+    let role = format!("board.{}", unique_suffix());
+    let consumer = kafka::consumer(&services.config.kafka, &services.bootstrap, &role)?;
+    consumer.subscribe(&[topics.drafts.as_str(), topics.decisions.as_str()])?;
+    let stop = stopped(stop);
+    tokio::pin!(stop);
+    let outcome = loop {
+        let received = tokio::select! {
+            biased;
+            () = &mut stop => break Ok(()),
+            received = consumer.recv() => received,
+        };
+        let message = match received {
+            Ok(message) => message,
+            Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
+                break Err(PipelineError::Role {
+                    role: Role::Join,
+                    message: format!("board consumer: {err}"),
+                });
+            }
+            Err(err) => {
+                warn!(error = %err, "board consumer error; reading on");
+                continue;
+            }
+        };
+        let payload = message.payload().unwrap_or_default();
+        if message.topic() == topics.decisions {
+            match serde_json::from_slice::<Decision>(payload) {
+                Ok(decision) => services.board.record(decision),
+                Err(err) => warn!(error = %err, "decision unreadable on the board"),
+            }
+        } else if let Some(id) = recover_article_id(payload)
+            && let Some(revision) = id.revision
+        {
+            services.board.note_draft(&id.article_id, revision);
+        }
+    };
+    kafka::close_consumer(consumer).await?;
+    outcome
+}
+
+/// A suffix that keeps this process's board group apart from every other process's.
+fn unique_suffix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{:x}", std::process::id(), nanos)
+}

@@ -1,0 +1,162 @@
+//! The join role: [`JoinState`] over manifests and results, decisions published as they become
+//! ready, offsets stored only up to each partition's earliest undecided article (and only after
+//! the decisions are acknowledged), deadlines ticked on event time.
+//!
+//! At start-up the deadline tick waits until the consumer has caught up (a read came back empty)
+//! or [`TICK_HOLDOFF`] passed, so an article re-read after a restart gets its results back before
+//! its deadline is judged. When the state is full, reading pauses (back-pressure) while ticks go
+//! on, so deadlines make room.
+
+use super::{PipelineError, Role, Services, stopped};
+use crate::events::{ArticleManifest, ClaimResult, DECISION_V1, Decision};
+use crate::join::{JoinSettings, JoinState, TopicPartition};
+use crate::kafka::{self, read_traceparent};
+use chrono::Utc;
+use rdkafka::Message;
+use rdkafka::consumer::Consumer;
+use rdkafka::error::RDKafkaErrorCode;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use tracing::{info, warn};
+
+/// How often deadlines are checked.
+pub const TICK: Duration = Duration::from_millis(250);
+/// The longest the first deadline tick waits for the consumer to catch up after a start.
+pub const TICK_HOLDOFF: Duration = Duration::from_secs(5);
+/// A read that brings nothing within this long means the consumer has caught up.
+const IDLE: Duration = Duration::from_millis(300);
+
+pub(super) async fn run(
+    services: Arc<Services>,
+    stop: watch::Receiver<bool>,
+) -> Result<(), PipelineError> {
+    let config = &services.config;
+    let topics = &config.kafka.topics;
+    let consumer = kafka::consumer(&config.kafka, &services.bootstrap, "join")?;
+    consumer.subscribe(&[topics.manifests.as_str(), topics.verified.as_str()])?;
+    services.readiness.set_assigned("join", true);
+    let mut state = JoinState::new(JoinSettings::from_config(
+        &config.join,
+        config.policy.strictness,
+    ));
+    // The newest offset read per partition: the watermark's upper bound.
+    let mut consumed: HashMap<TopicPartition, i64> = HashMap::new();
+    let started = tokio::time::Instant::now();
+    let mut caught_up = false;
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let stop = stopped(stop);
+    tokio::pin!(stop);
+    let outcome: Result<(), PipelineError> = loop {
+        tokio::select! {
+            biased;
+            () = &mut stop => break Ok(()),
+            _ = tick.tick() => {
+                if !caught_up && started.elapsed() < TICK_HOLDOFF {
+                    continue;
+                }
+                let decisions = state.on_tick(Utc::now());
+                if decisions.is_empty() {
+                    continue;
+                }
+                if let Err(err) = publish_all(&services, &decisions).await {
+                    break Err(PipelineError::Client(err));
+                }
+                store_watermarks(&consumer, &state, &consumed);
+            }
+            received = tokio::time::timeout(IDLE, consumer.recv()), if !state.is_full() => {
+                let message = match received {
+                    Err(_idle) => {
+                        caught_up = true;
+                        continue;
+                    }
+                    Ok(Ok(message)) => message,
+                    Ok(Err(err)) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
+                        break Err(PipelineError::Client(err));
+                    }
+                    Ok(Err(err)) => {
+                        warn!(error = %err, "consumer error; reading on");
+                        continue;
+                    }
+                };
+                let tp = TopicPartition {
+                    topic: message.topic().to_owned(),
+                    partition: message.partition(),
+                };
+                let offset = message.offset();
+                let payload = message.payload().unwrap_or_default();
+                let _trace = read_traceparent(&message);
+                let now = Utc::now();
+                let decisions = if tp.topic == topics.manifests {
+                    match serde_json::from_slice::<ArticleManifest>(payload) {
+                        Ok(manifest) => state.on_manifest(&tp, offset, manifest, now),
+                        Err(err) => {
+                            warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable; skipped");
+                            Vec::new()
+                        }
+                    }
+                } else {
+                    match serde_json::from_slice::<ClaimResult>(payload) {
+                        Ok(result) => state.on_result(&tp, offset, result, now),
+                        Err(err) => {
+                            warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "result unreadable; skipped");
+                            Vec::new()
+                        }
+                    }
+                };
+                consumed.insert(tp, offset);
+                if let Err(err) = publish_all(&services, &decisions).await {
+                    break Err(PipelineError::Client(err));
+                }
+                store_watermarks(&consumer, &state, &consumed);
+            }
+        }
+    };
+    kafka::close_consumer(consumer).await?;
+    outcome.map_err(|err| match err {
+        PipelineError::Client(e) => PipelineError::Role {
+            role: Role::Join,
+            message: e.to_string(),
+        },
+        other => other,
+    })
+}
+
+/// Publishes decisions one by one, each acknowledged before the next.
+async fn publish_all(
+    services: &Services,
+    decisions: &[Decision],
+) -> Result<(), rdkafka::error::KafkaError> {
+    let topic = &services.config.kafka.topics.decisions;
+    for decision in decisions {
+        services
+            .publish(topic, &decision.article_id, DECISION_V1, decision, None)
+            .await?;
+        info!(
+            article_id = %decision.article_id,
+            revision = ?decision.revision,
+            outcome = ?decision.outcome,
+            reasons = ?decision.reasons,
+            "decision published"
+        );
+    }
+    Ok(())
+}
+
+/// Stores, for every partition read, the offset that is safe to commit: never past the earliest
+/// undecided article.
+fn store_watermarks(
+    consumer: &kafka::RoleConsumer,
+    state: &JoinState,
+    consumed: &HashMap<TopicPartition, i64>,
+) {
+    for (tp, &up_to) in consumed {
+        if let Some(offset) = state.commit_watermark(&tp.topic, tp.partition, up_to)
+            && let Err(err) = consumer.store_offset(&tp.topic, tp.partition, offset)
+        {
+            warn!(error = %err, topic = %tp.topic, partition = tp.partition, "offset not stored; the partition is read again from its last commit");
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! The stream processor: the roles of DESIGN.md on Kafka, in one process or split across many.
+//!
+//! ```text
+//! drafts ─► extract ─► verify requests (key: source host) ─► verify ─► results (key: article) ─┐
+//!              ├─► manifests (key: article) ───────────────────────────────────────────────────┴─► join ─► decisions
+//!              └─► dead letters (drafts that cannot be read; a block decision when the id is known)
+//! ```
+//!
+//! - `extract`: one draft in, its manifest and one verification request per (claim, cited URL)
+//!   out; an unreadable draft goes to the dead-letter topic and, when its id can be recovered, is
+//!   blocked at once.
+//! - `verify`: checks requests concurrently; a result per request, never silence.
+//! - `join`: [`crate::join::JoinState`] over manifests and results; decisions as soon as complete,
+//!   or at the event-time deadline.
+//! - `board`: every process reads drafts and decisions to answer the HTTP endpoint.
+//!
+//! Each role is its own consumer group and stores a message's offset only after everything it
+//! produced for that message is acknowledged (the join: only up to its earliest undecided
+//! article), so a crash or a shutdown in the middle of work means the work is done again.
+
+mod board;
+mod extract;
+mod join;
+mod offsets;
+mod verify;
+
+use crate::config::Config;
+use crate::http::{DecisionBoard, Readiness};
+use crate::kafka::{
+    self, EmbeddedBroker, EventHeaders, EventProducer, KafkaSetupError, TraceParent,
+};
+use crate::verify::Verifier;
+use crate::verify::fetch::Fetcher;
+use crate::verify::llm::LlmJudge;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use tokio::sync::watch;
+use tracing::{error, info};
+
+/// Articles the HTTP endpoint remembers decisions and pending drafts for.
+pub const BOARD_CAPACITY: usize = 100_000;
+
+/// One of the stream processor's roles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    Extract,
+    Verify,
+    Join,
+}
+
+impl Role {
+    /// Every role, for a single process that runs the whole pipeline.
+    pub const ALL: [Role; 3] = [Role::Extract, Role::Verify, Role::Join];
+
+    /// The name used on the command line, in group ids and logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Extract => "extract",
+            Role::Verify => "verify",
+            Role::Join => "join",
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Role {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "extract" => Ok(Role::Extract),
+            "verify" => Ok(Role::Verify),
+            "join" => Ok(Role::Join),
+            other => Err(format!(
+                "unknown role {other:?}: expected extract, verify or join"
+            )),
+        }
+    }
+}
+
+/// Faults that stop the stream processor.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Kafka(#[from] KafkaSetupError),
+    #[error("Kafka client error")]
+    Client(#[from] rdkafka::error::KafkaError),
+    #[error("building the verifier: {0}")]
+    Verifier(String),
+    #[error("role {role} stopped: {message}")]
+    Role { role: Role, message: String },
+    #[error("the HTTP server failed")]
+    Http(#[source] std::io::Error),
+}
+
+/// What the roles share.
+pub(crate) struct Services {
+    pub config: Config,
+    pub bootstrap: String,
+    pub producer: EventProducer,
+    pub board: DecisionBoard,
+    pub readiness: Arc<Readiness>,
+}
+
+impl Services {
+    /// Produces `event` as JSON to `topic` under `key` and waits for the broker's acknowledgement.
+    pub async fn publish<T: Serialize>(
+        &self,
+        topic: &str,
+        key: &str,
+        schema: &str,
+        event: &T,
+        trace: Option<&TraceParent>,
+    ) -> Result<(), rdkafka::error::KafkaError> {
+        // factgate's event types always serialize: string-keyed maps only, and serde_json writes
+        // a non-finite float as null rather than failing.
+        let payload = serde_json::to_vec(event).expect("factgate events serialize to JSON");
+        let headers = EventHeaders::new(schema, trace);
+        self.producer
+            .produce(topic, key, &payload, &headers)
+            .await
+            .map(|_| ())
+    }
+}
+
+/// A running stream processor's handles, for callers (the demo, tests) that need the bootstrap
+/// address or the decision board.
+pub struct Running {
+    /// Where the brokers are: the configured ones, or the embedded broker.
+    pub bootstrap: String,
+    pub board: DecisionBoard,
+    pub readiness: Arc<Readiness>,
+    /// Keeps the embedded broker alive as long as the pipeline runs.
+    pub embedded: Option<EmbeddedBroker>,
+}
+
+/// Starts the embedded broker when no brokers are configured, and creates factgate's topics.
+///
+/// # Errors
+/// When the broker cannot be started or reached, or topics cannot be created.
+pub async fn connect(config: &Config) -> Result<(String, Option<EmbeddedBroker>), PipelineError> {
+    let (bootstrap, embedded) = match &config.kafka.bootstrap_servers {
+        Some(servers) => (servers.clone(), None),
+        None => {
+            let broker = EmbeddedBroker::start(&config.kafka)?;
+            let bootstrap = broker.bootstrap_servers().to_owned();
+            (bootstrap, Some(broker))
+        }
+    };
+    kafka::ensure_topics(&config.kafka, &bootstrap).await?;
+    Ok((bootstrap, embedded))
+}
+
+/// Runs `roles` (and the board that answers HTTP) until `shutdown` resolves or a role fails.
+/// The HTTP endpoint is served when `serve_http` is set.
+///
+/// # Errors
+/// The first fault that stopped a role, or a setup fault.
+pub async fn run(
+    config: Config,
+    roles: &[Role],
+    serve_http: bool,
+    shutdown: impl Future<Output = ()> + Send,
+    on_started: impl FnOnce(&Running),
+) -> Result<(), PipelineError> {
+    let (bootstrap, embedded) = connect(&config).await?;
+    let producer = EventProducer::new(&config.kafka, &bootstrap)?;
+    let readiness = Arc::new(Readiness::default());
+    readiness.set_broker_reachable(true);
+    let board = DecisionBoard::new(BOARD_CAPACITY);
+    let roles: BTreeSet<Role> = roles.iter().copied().collect();
+    for role in &roles {
+        readiness.expect_role(role.as_str());
+    }
+    let services = Arc::new(Services {
+        config,
+        bootstrap: bootstrap.clone(),
+        producer,
+        board: board.clone(),
+        readiness: Arc::clone(&readiness),
+    });
+    let verifier = if roles.contains(&Role::Verify) {
+        Some(build_verifier(&services.config)?)
+    } else {
+        None
+    };
+    let running = Running {
+        bootstrap,
+        board,
+        readiness: Arc::clone(&readiness),
+        embedded,
+    };
+    on_started(&running);
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut tasks = tokio::task::JoinSet::new();
+    for role in &roles {
+        let services = Arc::clone(&services);
+        let stop = stop_rx.clone();
+        let verifier = verifier.clone();
+        let role = *role;
+        tasks.spawn(async move {
+            let outcome = match role {
+                Role::Extract => extract::run(services, stop).await,
+                Role::Verify => match verifier {
+                    Some(v) => verify::run(services, v, stop).await,
+                    None => Ok(()),
+                },
+                Role::Join => join::run(services, stop).await,
+            };
+            (role.to_string(), outcome)
+        });
+    }
+    {
+        let services = Arc::clone(&services);
+        let stop = stop_rx.clone();
+        tasks.spawn(async move { ("board".to_owned(), board::run(services, stop).await) });
+    }
+    if serve_http {
+        let listener = tokio::net::TcpListener::bind(services.config.http.listen)
+            .await
+            .map_err(PipelineError::Http)?;
+        info!(listen = %services.config.http.listen, "HTTP endpoint listening");
+        let router = crate::http::router(services.board.clone(), Arc::clone(&readiness));
+        let mut stop = stop_rx.clone();
+        tasks.spawn(async move {
+            let served = axum::serve(listener, router)
+                .with_graceful_shutdown(async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                })
+                .await;
+            ("http".to_owned(), served.map_err(PipelineError::Http))
+        });
+    }
+
+    let mut first_error = None;
+    tokio::select! {
+        () = shutdown => info!("shutting down: in-flight work is abandoned and done again on restart"),
+        Some(joined) = tasks.join_next() => {
+            first_error = task_error(joined);
+        }
+    }
+    let _ = stop_tx.send(true);
+    while let Some(joined) = tasks.join_next().await {
+        if let Some(err) = task_error(joined)
+            && first_error.is_none()
+        {
+            first_error = Some(err);
+        }
+    }
+    let _ = services
+        .producer
+        .flush(std::time::Duration::from_secs(10))
+        .await;
+    drop(running);
+    match first_error {
+        Some(err) => Err(err),
+        None => Ok(()),
+    }
+}
+
+fn task_error(
+    joined: Result<(String, Result<(), PipelineError>), tokio::task::JoinError>,
+) -> Option<PipelineError> {
+    match joined {
+        Ok((_, Ok(()))) => None,
+        Ok((name, Err(err))) => {
+            error!(task = %name, error = %err, "a role stopped with an error");
+            Some(err)
+        }
+        Err(join_error) => Some(PipelineError::Role {
+            role: Role::Join,
+            message: format!("a task panicked or was cancelled: {join_error}"),
+        }),
+    }
+}
+
+fn build_verifier(config: &Config) -> Result<Verifier, PipelineError> {
+    let fetcher = Fetcher::new(config.fetch_settings())
+        .map_err(|e| PipelineError::Verifier(e.to_string()))?;
+    let llm = match config.llm_settings() {
+        Some(settings) => {
+            Some(LlmJudge::new(settings).map_err(|e| PipelineError::Verifier(e.to_string()))?)
+        }
+        None => None,
+    };
+    Ok(Verifier::new(fetcher, config.judge_settings(), llm))
+}
+
+/// Resolves when the stop signal is raised.
+pub(crate) async fn stopped(mut stop: watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}

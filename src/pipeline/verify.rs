@@ -1,0 +1,176 @@
+//! The verify role: checks verification requests concurrently (the fetcher's per-host limits
+//! apply within), one result per request. A check that panics still answers: an inconclusive
+//! result with its reason, which blocks. A request past its deadline is not fetched: the join has
+//! blocked its article already.
+//!
+//! Offsets move only past requests whose result is acknowledged, and never past one still in
+//! flight (see [`super::offsets`]).
+
+use super::offsets::InOrderOffsets;
+use super::{PipelineError, Role, Services, stopped};
+use crate::events::{CLAIM_RESULT_V1, ClaimResult, FetchStatus, Issue, IssueType, VerifyRequest};
+use crate::kafka::{self, TraceParent, read_traceparent};
+use crate::model::{Severity, Verdict};
+use crate::verify::Verifier;
+use chrono::Utc;
+use futures::FutureExt;
+use rdkafka::Message;
+use rdkafka::consumer::Consumer;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+use tracing::{error, warn};
+
+/// Checks in flight at once in one verify role.
+pub const VERIFY_CONCURRENCY: usize = 32;
+
+/// Where a finished check's message was.
+type Done = (String, i32, i64);
+
+pub(super) async fn run(
+    services: Arc<Services>,
+    verifier: Verifier,
+    stop: watch::Receiver<bool>,
+) -> Result<(), PipelineError> {
+    let consumer = kafka::consumer(&services.config.kafka, &services.bootstrap, "verify")?;
+    consumer.subscribe(&[services.config.kafka.topics.verify.as_str()])?;
+    services.readiness.set_assigned("verify", true);
+    let limit = Arc::new(Semaphore::new(VERIFY_CONCURRENCY));
+    let mut tasks: JoinSet<Result<Done, KafkaError>> = JoinSet::new();
+    let mut offsets = InOrderOffsets::default();
+    let stop = stopped(stop);
+    tokio::pin!(stop);
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            // In-flight checks are abandoned with their offsets unstored: done again on restart.
+            () = &mut stop => break Ok(()),
+            Some(joined) = tasks.join_next(), if !tasks.is_empty() => match joined {
+                Ok(Ok((topic, partition, offset))) => {
+                    if let Some(next) = offsets.done(&topic, partition, offset)
+                        && let Err(err) = consumer.store_offset(&topic, partition, next)
+                    {
+                        warn!(error = %err, topic, partition, "offset not stored; the request will be checked again");
+                    }
+                }
+                Ok(Err(err)) => break Err(PipelineError::Client(err)),
+                Err(join_error) => break Err(PipelineError::Role {
+                    role: Role::Verify,
+                    message: join_error.to_string(),
+                }),
+            },
+            received = consumer.recv(), if limit.available_permits() > 0 => {
+                let message = match received {
+                    Ok(message) => message.detach(),
+                    Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
+                        break Err(PipelineError::Client(err));
+                    }
+                    Err(err) => {
+                        warn!(error = %err, "consumer error; reading on");
+                        continue;
+                    }
+                };
+                let Ok(permit) = Arc::clone(&limit).try_acquire_owned() else {
+                    // Cannot happen: the branch runs only with a permit free, and only this loop
+                    // takes permits. Fail loudly rather than lose the message silently.
+                    break Err(PipelineError::Role { role: Role::Verify, message: "no free check slot".into() });
+                };
+                offsets.start(message.topic(), message.partition(), message.offset());
+                let services = Arc::clone(&services);
+                let verifier = verifier.clone();
+                tasks.spawn(async move {
+                    let _permit = permit;
+                    let done = (message.topic().to_owned(), message.partition(), message.offset());
+                    let trace = read_traceparent(&message);
+                    handle(&services, &verifier, message.payload().unwrap_or_default(), trace.as_ref()).await?;
+                    Ok(done)
+                });
+            }
+        }
+    };
+    tasks.shutdown().await;
+    kafka::close_consumer(consumer).await?;
+    outcome
+}
+
+/// Checks one request and publishes its result.
+async fn handle(
+    services: &Services,
+    verifier: &Verifier,
+    payload: &[u8],
+    trace: Option<&TraceParent>,
+) -> Result<(), KafkaError> {
+    let request: VerifyRequest = match serde_json::from_slice(payload) {
+        Ok(request) => request,
+        Err(err) => {
+            // Not something factgate wrote: there is no claim to answer for. The join blocks the
+            // article at its deadline, listing the check that never came.
+            error!(error = %err, "verification request unreadable; skipped");
+            return Ok(());
+        }
+    };
+    let now = Utc::now();
+    if now >= request.deadline {
+        warn!(article_id = %request.article_id, revision = request.revision, claim_id = %request.claim.id, "request past its deadline; not checked");
+        return Ok(());
+    }
+    let budget = (request.deadline - now).to_std().unwrap_or_default();
+    let check = verifier.check(
+        &request.article_id,
+        request.revision,
+        &request.claim,
+        &request.source_url,
+    );
+    let result = match tokio::time::timeout(budget, AssertUnwindSafe(check).catch_unwind()).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(_panic)) => internal_failure(&request, "the check failed internally"),
+        // Past the deadline the join has blocked the article; the result changes nothing.
+        Err(_elapsed) => return Ok(()),
+    };
+    let topics = &services.config.kafka.topics;
+    services
+        .publish(
+            &topics.verified,
+            &request.article_id,
+            CLAIM_RESULT_V1,
+            &result,
+            trace,
+        )
+        .await
+}
+
+/// The result of a check that could not run: inconclusive, with an issue saying why.
+fn internal_failure(request: &VerifyRequest, reason: &str) -> ClaimResult {
+    error!(article_id = %request.article_id, claim_id = %request.claim.id, reason, "check failed");
+    ClaimResult {
+        schema_version: Default::default(),
+        article_id: request.article_id.clone(),
+        revision: request.revision,
+        claim_id: request.claim.id.clone(),
+        source_url: request.source_url.clone(),
+        // Not fetched: a technical failure, so the source counts as unjudged and blocks.
+        fetch_status: FetchStatus::NetworkError,
+        http_status: None,
+        fetch_attempts: 0,
+        verdict: Verdict::Inconclusive,
+        support: 0.0,
+        source_credibility: 0.0,
+        evidence: None,
+        correction: None,
+        issue: Some(Issue {
+            severity: Severity::High,
+            issue_type: IssueType::Error,
+            claim: request.claim.text.clone(),
+            location: request.claim.location.to_string(),
+            problem: format!("The check could not run: {reason}"),
+            evidence: request.source_url.clone(),
+            recommendation: "Publish the draft again; if it fails again, report it".to_owned(),
+            claim_id: Some(request.claim.id.clone()),
+            source_url: Some(request.source_url.clone()),
+        }),
+        reason: reason.to_owned(),
+        judged_at: Utc::now(),
+    }
+}
