@@ -258,6 +258,8 @@ pub async fn run(
         .producer
         .flush(std::time::Duration::from_secs(10))
         .await;
+    // Clients first, then the embedded broker they are connected to.
+    drop(services);
     drop(running);
     match first_error {
         Some(err) => Err(err),
