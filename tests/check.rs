@@ -2,14 +2,11 @@
 //! started by each test, is extracted, verified and decided, and each case blocks or passes for
 //! the right reason, visible in its report. Only loopback is ever contacted.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+mod support;
+
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use bytes::Bytes;
 use factgate::check::{CheckOptions, Checked, check_article};
@@ -19,64 +16,19 @@ use factgate::events::{DecisionReason, FetchStatus, IssueType, Outcome};
 use factgate::model::{BodyFormat, Severity, Verdict};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
+use support::origin::{Hit, Server, respond};
 
 const HTML: (&str, &str) = ("content-type", "text/html; charset=utf-8");
 /// Gzip of 50 MiB of zeros (51 KB on disk).
 const BOMB: &[u8] = include_bytes!("fixtures/fetch/bomb-50mb-zeros.gz");
 
-#[derive(Default)]
-struct Origin {
-    counts: Mutex<HashMap<String, usize>>,
-}
-
-impl Origin {
-    fn count(&self, path: &str) -> usize {
-        let counts = self.counts.lock().expect("counts lock");
-        counts.get(path).copied().unwrap_or(0)
-    }
-}
-
-struct Server {
-    origin: Arc<Origin>,
-    port: u16,
-}
-
-impl Server {
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-}
-
 async fn start() -> Server {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind loopback");
-    let port = listener.local_addr().expect("local addr").port();
-    let origin = Arc::new(Origin::default());
-    let app = Router::new()
-        .fallback(handle)
-        .with_state(Arc::clone(&origin));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    Server { origin, port }
+    support::origin::start(handle).await
 }
 
-fn respond(status: u16, headers: &[(&str, &str)], body: impl Into<Body>) -> Response {
-    let mut builder = Response::builder().status(StatusCode::from_u16(status).expect("status"));
-    for (name, value) in headers {
-        builder = builder.header(*name, *value);
-    }
-    builder.body(body.into()).expect("response")
-}
-
-async fn handle(State(origin): State<Arc<Origin>>, request: Request) -> Response {
-    let path = request.uri().path().to_owned();
-    let seen = {
-        let mut counts = origin.counts.lock().expect("counts lock");
-        let n = counts.entry(path.clone()).or_insert(0);
-        *n += 1;
-        *n
-    };
-    match path.as_str() {
+async fn handle(hit: Hit) -> Response {
+    let seen = hit.seen;
+    match hit.path.as_str() {
         "/study" => respond(
             200,
             &[HTML],
@@ -184,8 +136,9 @@ fn options(deadline: Duration) -> CheckOptions {
     }
 }
 
+/// Checks `body`; every decision factgate produces must satisfy the decision schema.
 async fn check_with(verifier: &Verifier, body: &str, deadline: Duration) -> Checked {
-    check_article(
+    let checked = check_article(
         "article-1",
         2,
         body,
@@ -193,7 +146,10 @@ async fn check_with(verifier: &Verifier, body: &str, deadline: Duration) -> Chec
         verifier,
         &options(deadline),
     )
-    .await
+    .await;
+    let decisions = support::schema::validator("decision.v1");
+    support::schema::assert_valid(&decisions, &checked.decision);
+    checked
 }
 
 async fn check(body: &str) -> Checked {

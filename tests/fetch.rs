@@ -3,87 +3,27 @@
 //! Only loopback is ever contacted: refusals of other addresses are asserted from the outcome,
 //! which the policy decides before any connection.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+mod support;
+
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
 use factgate::verify::fetch::{FetchOutcome, FetchSettings, Fetcher, RefusalReason};
+use support::origin::{Hit, Server, respond};
 
 /// Gzip of 50 MiB of zeros (51 KB on disk).
 const BOMB: &[u8] = include_bytes!("fixtures/fetch/bomb-50mb-zeros.gz");
 
-#[derive(Default)]
-struct Origin {
-    port: u16,
-    counts: Mutex<HashMap<String, usize>>,
-    user_agent: Mutex<Option<String>>,
-}
-
-impl Origin {
-    fn count(&self, path: &str) -> usize {
-        let counts = self.counts.lock().expect("counts lock");
-        counts.get(path).copied().unwrap_or(0)
-    }
-}
-
-struct Server {
-    origin: Arc<Origin>,
-    base: String,
-}
-
-impl Server {
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-}
-
 async fn start() -> Server {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind loopback");
-    let port = listener.local_addr().expect("local addr").port();
-    let origin = Arc::new(Origin {
-        port,
-        ..Origin::default()
-    });
-    let app = Router::new()
-        .fallback(handle)
-        .with_state(Arc::clone(&origin));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    Server {
-        origin,
-        base: format!("http://127.0.0.1:{port}"),
-    }
-}
-
-fn respond(status: u16, headers: &[(&str, &str)], body: impl Into<Body>) -> Response {
-    let mut builder = Response::builder().status(StatusCode::from_u16(status).expect("status"));
-    for (name, value) in headers {
-        builder = builder.header(*name, *value);
-    }
-    builder.body(body.into()).expect("response")
+    support::origin::start(handle).await
 }
 
 const HTML: (&str, &str) = ("content-type", "text/html; charset=utf-8");
 
-async fn handle(State(origin): State<Arc<Origin>>, request: Request) -> Response {
-    let path = request.uri().path().to_owned();
-    let seen = {
-        let mut counts = origin.counts.lock().expect("counts lock");
-        let n = counts.entry(path.clone()).or_insert(0);
-        *n += 1;
-        *n
-    };
-    if let Some(ua) = request.headers().get(header::USER_AGENT) {
-        *origin.user_agent.lock().expect("ua lock") = ua.to_str().ok().map(str::to_owned);
-    }
-    let port = origin.port;
+async fn handle(hit: Hit) -> Response {
+    let (path, seen, port) = (hit.path, hit.seen, hit.port);
     match path.as_str() {
         "/page" => respond(
             200,
@@ -220,7 +160,7 @@ async fn html_is_reduced_to_visible_text_with_an_honest_user_agent() {
     );
     assert_eq!(page.content_type, "text/html");
     assert_eq!(page.status, 200);
-    let ua = server.origin.user_agent.lock().expect("ua lock").clone();
+    let ua = server.origin.user_agent();
     let ua = ua.expect("user agent sent");
     assert!(ua.starts_with("factgate/"), "{ua}");
     assert!(ua.ends_with("(+https://example.test/contact)"), "{ua}");

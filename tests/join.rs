@@ -2,8 +2,9 @@
 //! over partitions; decisions that satisfy `schemas/decision.v1.json`; back-pressure; and a crash
 //! after which reading again from the committed offsets decides every article.
 
+mod support;
+
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use factgate::decide::Strictness;
@@ -12,8 +13,7 @@ use factgate::events::{
 };
 use factgate::join::{ArticleStatus, JoinSettings, JoinState, TopicPartition};
 use factgate::model::Verdict;
-use jsonschema::{Draft, Registry, Validator};
-use serde_json::Value;
+use jsonschema::Validator;
 
 const TOPIC: &str = "claims.verified";
 const DEADLINE_S: i64 = 60;
@@ -24,29 +24,8 @@ fn at(seconds: i64) -> DateTime<Utc> {
         .expect("a valid timestamp")
 }
 
-fn read_json(relative: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{relative}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{relative}: {e}"))
-}
-
-/// The decision schema, with the shared definitions registered (nothing is fetched) and formats
-/// asserted.
 fn decision_validator() -> Validator {
-    let registry = Registry::new()
-        .add(
-            "https://factgate.example/schemas/common.v1.json",
-            read_json("schemas/common.v1.json"),
-        )
-        .expect("common schema id is a valid URI")
-        .prepare()
-        .expect("common schema registers");
-    jsonschema::options()
-        .with_draft(Draft::Draft202012)
-        .with_registry(&registry)
-        .should_validate_formats(true)
-        .build(&read_json("schemas/decision.v1.json"))
-        .expect("decision schema compiles")
+    support::schema::validator("decision.v1")
 }
 
 #[track_caller]
@@ -70,8 +49,10 @@ fn url(i: usize) -> String {
 
 /// A manifest of `sourced` claims, each citing its own source, published at `at(0)`.
 fn manifest(article: &str, revision: u64, sourced: usize) -> ArticleManifest {
-    let mut m: ArticleManifest =
-        serde_json::from_value(read_json("schemas/examples/manifest.v1.json")).expect("example");
+    let mut m: ArticleManifest = serde_json::from_value(support::schema::read_json(
+        &support::schema::schemas_dir().join("examples/manifest.v1.json"),
+    ))
+    .expect("example");
     let template = m.claims[1].clone();
     m.article_id = article.to_owned();
     m.revision = revision;
@@ -97,9 +78,10 @@ fn manifest(article: &str, revision: u64, sourced: usize) -> ArticleManifest {
 
 /// The result of claim `i`: supported, or refuted with the example's high-severity issue.
 fn result(article: &str, revision: u64, i: usize, verdict: Verdict) -> ClaimResult {
-    let mut r: ClaimResult =
-        serde_json::from_value(read_json("schemas/examples/claim_result.v1.json"))
-            .expect("example");
+    let mut r: ClaimResult = serde_json::from_value(support::schema::read_json(
+        &support::schema::schemas_dir().join("examples/claim_result.v1.json"),
+    ))
+    .expect("example");
     r.article_id = article.to_owned();
     r.revision = revision;
     r.claim_id = format!("c{i}");

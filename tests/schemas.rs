@@ -2,8 +2,9 @@
 //! in `schemas/examples/` satisfies its schema and survives a round trip through its Rust type,
 //! values built in Rust satisfy the schemas, and the schemas reject what the contracts forbid.
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, TimeZone, Utc};
 use factgate::events::{
@@ -17,12 +18,11 @@ use factgate::model::{
     Citation, CitationRule, CitationStyle, Claim, ClaimKind, Figure, Location, Severity, Unit,
     Verdict,
 };
-use jsonschema::{Draft, Registry, Validator};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use support::schema::{errors, read_json, schema, schemas_dir, validator};
 
-const COMMON_ID: &str = "https://factgate.example/schemas/common.v1.json";
 /// The event schemas, by file stem; each has an example of the same name.
 const EVENTS: [&str; 5] = [
     "draft.v1",
@@ -32,45 +32,8 @@ const EVENTS: [&str; 5] = [
     "decision.v1",
 ];
 
-fn schemas_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas")
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn schema(stem: &str) -> Value {
-    read_json(&schemas_dir().join(format!("{stem}.json")))
-}
-
 fn example(stem: &str) -> Value {
     read_json(&schemas_dir().join("examples").join(format!("{stem}.json")))
-}
-
-/// A validator for one event schema, with the shared definitions registered (nothing is fetched)
-/// and `format` asserted, so timestamps and URLs are checked too.
-fn validator(stem: &str) -> Validator {
-    let registry = Registry::new()
-        .add(COMMON_ID, schema("common.v1"))
-        .expect("common schema id is a valid URI")
-        .prepare()
-        .expect("common schema registers");
-    jsonschema::options()
-        .with_draft(Draft::Draft202012)
-        .with_registry(&registry)
-        .should_validate_formats(true)
-        .build(&schema(stem))
-        .unwrap_or_else(|e| panic!("{stem}: schema does not compile: {e}"))
-}
-
-/// The schema's complaints about `instance`, one line each; empty when it is valid.
-fn errors(validator: &Validator, instance: &Value) -> Vec<String> {
-    validator
-        .iter_errors(instance)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect()
 }
 
 #[track_caller]
