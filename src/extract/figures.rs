@@ -190,6 +190,10 @@ fn tokenize(text: &str) -> Vec<Tok> {
         } else if c.is_alphabetic() {
             let start = i;
             i += len;
+            // ASCII letters are most of any word: take them without decoding.
+            while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+                i += 1;
+            }
             while let Some(c) = text[i..].chars().next() {
                 // An apostrophe inside a word ("don't") belongs to it.
                 let inner_apostrophe = (c == '\'' || c == '’')
@@ -1312,12 +1316,16 @@ const NOT_PLURAL: &[&str] = &[
     "shows",
 ];
 
-/// `w` in ASCII lower case, in `buf`; `None` when it is too long or not ASCII, which no
-/// keyword of this module is. Avoids an allocation per word on the hot path.
-fn lower<'b>(w: &str, buf: &'b mut [u8; 16]) -> Option<&'b str> {
+/// `w` in ASCII lower case, in `buf` when it has capitals; `None` when it is too long or not
+/// ASCII, which no keyword of this module is. Avoids an allocation per word on the hot path,
+/// and the copy for the words already in lower case, which most are.
+fn lower<'a>(w: &'a str, buf: &'a mut [u8; 16]) -> Option<&'a str> {
     let bytes = w.as_bytes();
     if bytes.len() > buf.len() || !bytes.is_ascii() {
         return None;
+    }
+    if !bytes.iter().any(u8::is_ascii_uppercase) {
+        return Some(w);
     }
     let out = &mut buf[..bytes.len()];
     out.copy_from_slice(bytes);
