@@ -116,8 +116,9 @@ fn uax29_starts(text: &str) -> Vec<usize> {
 /// These candidates go through [`should_join`] like any other, so "No. 5" stays whole.
 fn number_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
     let bytes = text.as_bytes();
-    text.char_indices().filter_map(move |(i, c)| {
-        if !matches!(c, '.' | '!' | '?') {
+    // The stops are ASCII, so scanning bytes finds exactly the characters.
+    (0..bytes.len()).filter_map(move |i| {
+        if !matches!(bytes[i], b'.' | b'!' | b'?') {
             return None;
         }
         let mut j = i + 1;
