@@ -4,8 +4,11 @@
 //!
 //! With `--http` the whole verification path is measured: each evidence list is served as an
 //! HTML page by a server on 127.0.0.1, each claim cites its page, and the [`Verifier`] fetches,
-//! reduces the HTML to text and judges, as `factgate check` does. The judge is the same, so the
-//! figures should match the direct mode's but for what the HTML round trip changes.
+//! reduces the HTML to text and judges, as `factgate check` does. Without it the judge runs
+//! directly on the evidence joined as text. Both modes judge the same claim (Wikipedia's citation
+//! markers stripped, with the quotes and kinds `extract::detect::analyze` finds) and count a
+//! claim as blocking the same way, so their figures differ only by what the HTML round trip
+//! changes.
 //!
 //! Each line holds a Wikipedia sentence (`claim`), the sentences of the page it cites
 //! (`evidence`, joined one per line as the page text) and a label: `supported`,
@@ -30,26 +33,6 @@ struct Example {
     evidence: Vec<String>,
 }
 
-fn claim(text: &str) -> Claim {
-    Claim {
-        id: String::new(),
-        text: text.to_string(),
-        kinds: Vec::new(),
-        figures: factgate::extract::figures::parse_figures(text),
-        quotes: Vec::new(),
-        attributed_to: None,
-        location: Location {
-            section: None,
-            paragraph: 0,
-            sentence: 0,
-            span: None,
-        },
-        citations: Vec::new(),
-        citation_rule: CitationRule::None,
-        prejudgment: None,
-    }
-}
-
 fn main() -> anyhow::Result<()> {
     let path = std::env::args()
         .nth(1)
@@ -57,63 +40,97 @@ fn main() -> anyhow::Result<()> {
     // `--verbose` lists on stderr each claim whose verdict disagrees with its label.
     let verbose = std::env::args().any(|a| a == "--verbose");
     let data = std::fs::read_to_string(&path)?;
-    if std::env::args().any(|a| a == "--http") {
-        return run_http(&path, &data, verbose);
-    }
-    let settings = JudgeSettings::default();
-    // (support, verdict) per label.
-    let (mut sup, mut partial, mut not) = (Vec::new(), Vec::new(), Vec::new());
-    for (n, line) in data
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
+    let mut examples = Vec::new();
+    for (n, line) in data.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
         let ex: Example = serde_json::from_str(line)
             .map_err(|e| anyhow::anyhow!("{path} line {}: {e}", n + 1))?;
-        let page = ex.evidence.join("\n");
-        let j = judge(&claim(&ex.claim), &page, "http://127.0.0.1/wice", &settings);
-        if verbose && (ex.label == "supported") != (j.verdict == Verdict::Supported) {
+        examples.push((n + 1, ex));
+    }
+    if std::env::args().any(|a| a == "--http") {
+        return run_http(&path, &examples, verbose);
+    }
+    let settings = JudgeSettings::default();
+    let mut runs = Runs::default();
+    for (line, ex) in &examples {
+        // The same claim the http mode checks, with the detector's quotes and kinds, judged on
+        // the page text the http mode would read.
+        let url = "http://127.0.0.1/wice";
+        let j = judge(
+            &cited_claim(*line, &ex.claim, url),
+            &ex.evidence.join("\n"),
+            url,
+            &settings,
+        );
+        let blocks = j.verdict != Verdict::Supported || j.severity >= Some(Severity::Medium);
+        if verbose && (ex.label == "supported") == blocks {
             eprintln!(
-                "{} {:.3} {:?} | {}\n    {}",
+                "line {line}: {} {:.3} {:?} | {}\n    {}",
                 ex.label,
                 j.support,
                 j.verdict,
                 ex.claim,
-                j.reasons.join("; ")
+                j.problem
+                    .iter()
+                    .chain(&j.reasons)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; ")
             );
         }
-        let out = (j.support, j.verdict);
-        match ex.label.as_str() {
-            "supported" => sup.push(out),
-            "partially_supported" => partial.push(out),
-            "not_supported" => not.push(out),
-            other => anyhow::bail!("{path} line {}: unknown label {other:?}", n + 1),
-        }
+        runs.record(&path, *line, &ex.label, j.support, blocks)?;
     }
     print_figures(
         "mode: direct (the judge on each evidence list joined as text)",
-        sup,
-        partial,
-        not,
+        runs,
         &settings,
     )
 }
 
-/// Prints the figures of a run: (support, verdict) per label. A verdict other than supported
-/// counts as blocking.
-fn print_figures(
-    mode: &str,
-    sup: Vec<(f64, Verdict)>,
-    partial: Vec<(f64, Verdict)>,
-    not: Vec<(f64, Verdict)>,
-    settings: &JudgeSettings,
-) -> anyhow::Result<()> {
+/// (support, blocks) per label.
+#[derive(Default)]
+struct Runs {
+    supported: Vec<(f64, bool)>,
+    partial: Vec<(f64, bool)>,
+    not: Vec<(f64, bool)>,
+}
+
+impl Runs {
+    fn record(
+        &mut self,
+        path: &str,
+        line: usize,
+        label: &str,
+        support: f64,
+        blocks: bool,
+    ) -> anyhow::Result<()> {
+        let out = (support, blocks);
+        match label {
+            "supported" => self.supported.push(out),
+            "partially_supported" => self.partial.push(out),
+            "not_supported" => self.not.push(out),
+            other => anyhow::bail!("{path} line {line}: unknown label {other:?}"),
+        }
+        Ok(())
+    }
+}
+
+/// Prints the figures of a run. "Would block" counts the claims the decision would block: a
+/// verdict other than supported or an issue of medium or high severity (and, over http, a source
+/// left unjudged).
+fn print_figures(mode: &str, runs: Runs, settings: &JudgeSettings) -> anyhow::Result<()> {
+    let Runs {
+        supported: sup,
+        partial,
+        not,
+    } = runs;
     println!("{mode}");
-    let scores = |v: &[(f64, Verdict)]| v.iter().map(|x| x.0).collect::<Vec<_>>();
-    let rest: Vec<(f64, Verdict)> = partial.iter().chain(&not).copied().collect();
-    let not_supported_share = |v: &[(f64, Verdict)]| {
-        v.iter().filter(|x| x.1 != Verdict::Supported).count() as f64 / v.len().max(1) as f64
-    };
+    let scores = |v: &[(f64, bool)]| v.iter().map(|x| x.0).collect::<Vec<_>>();
+    let rest: Vec<(f64, bool)> = partial.iter().chain(&not).copied().collect();
+    let blocked_share =
+        |v: &[(f64, bool)]| v.iter().filter(|x| x.1).count() as f64 / v.len().max(1) as f64;
     let fmt = |a: Option<f64>| a.map_or("n/a".to_string(), |a| format!("{a:.3}"));
     println!(
         "claims: {} supported, {} partially_supported, {} not_supported",
@@ -134,16 +151,18 @@ fn print_figures(
         settings.support_threshold, settings.refute_threshold
     );
     println!(
-        "  supported claims that would block:   {:.1}%",
-        100.0 * not_supported_share(&sup)
+        "  supported claims that would block:   {:.1}% ({} of {})",
+        100.0 * blocked_share(&sup),
+        sup.iter().filter(|x| x.1).count(),
+        sup.len()
     );
     println!(
         "  not_supported claims caught:         {:.1}%",
-        100.0 * not_supported_share(&not)
+        100.0 * blocked_share(&not)
     );
     println!(
         "  partially_supported claims caught:   {:.1}%",
-        100.0 * not_supported_share(&partial)
+        100.0 * blocked_share(&partial)
     );
     let mut s = scores(&sup);
     s.sort_by(f64::total_cmp);
@@ -175,16 +194,7 @@ const HTTP_CONCURRENCY: usize = 16;
 /// [`Verifier`], and prints the same figures as the direct mode. A claim "would block" as the
 /// decision would block it: a verdict other than supported, a medium or high issue, or a source
 /// left unjudged.
-fn run_http(path: &str, data: &str, verbose: bool) -> anyhow::Result<()> {
-    let mut examples = Vec::new();
-    for (n, line) in data.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let ex: Example = serde_json::from_str(line)
-            .map_err(|e| anyhow::anyhow!("{path} line {}: {e}", n + 1))?;
-        examples.push((n + 1, ex));
-    }
+fn run_http(path: &str, examples: &[(usize, Example)], verbose: bool) -> anyhow::Result<()> {
     let config = Config::from_toml_str(HTTP_CONFIG)?;
     let settings = config.judge_settings();
     let runtime = tokio::runtime::Runtime::new()?;
@@ -209,7 +219,7 @@ fn run_http(path: &str, data: &str, verbose: bool) -> anyhow::Result<()> {
         anyhow::Ok(results)
     })?;
 
-    let (mut sup, mut partial, mut not) = (Vec::new(), Vec::new(), Vec::new());
+    let mut runs = Runs::default();
     let mut unread = 0;
     for ((line, ex), r) in examples.iter().zip(&results) {
         let blocks = r.verdict != Verdict::Supported
@@ -223,31 +233,18 @@ fn run_http(path: &str, data: &str, verbose: bool) -> anyhow::Result<()> {
         }
         if verbose && (ex.label == "supported") == blocks {
             eprintln!(
-                "{} {:.3} {:?} | {}\n    {}",
+                "line {line}: {} {:.3} {:?} | {}\n    {}",
                 ex.label, r.support, r.verdict, ex.claim, r.reason
             );
         }
-        // print_figures counts a verdict other than supported as blocking; a claim that blocks
-        // for another reason is passed on as inconclusive.
-        let verdict = if blocks && r.verdict == Verdict::Supported {
-            Verdict::Inconclusive
-        } else {
-            r.verdict
-        };
-        let out = (r.support, verdict);
-        match ex.label.as_str() {
-            "supported" => sup.push(out),
-            "partially_supported" => partial.push(out),
-            "not_supported" => not.push(out),
-            other => anyhow::bail!("{path} line {line}: unknown label {other:?}"),
-        }
+        runs.record(path, *line, &ex.label, r.support, blocks)?;
     }
     let mode = format!(
         "mode: http (each evidence list served as a page on 127.0.0.1, fetched and judged by the \
          Verifier; {} pages read, {unread} not)",
         results.len() - unread
     );
-    print_figures(&mode, sup, partial, not, &settings)
+    print_figures(&mode, runs, &settings)
 }
 
 /// The claim as an article would cite it: Wikipedia's markers stripped, read by the detector,

@@ -238,3 +238,69 @@ fn auc_ranks_positives_above_negatives_with_ties_halved() {
     assert_eq!(roc_auc(&[0.9, 0.7, 0.7], &[0.7, 0.1]), Some(5.0 / 6.0));
     assert_eq!(roc_auc(&[0.2], &[]), None);
 }
+
+const REVIEW: &str = "Music news.\n\
+    The new \u{201C}Style\u{201D} video from Taylor Swift is mature, tasteful, and, dare I say... sexy?\n\
+    Hoffman had just seven days left to shoot on \u{201C}Mockingjay \u{2014} Part 2.\u{201D}\n\
+    Kerrang! magazine's latest collection \u{201C}Maiden Heaven\u{201D} features bands covering Iron Maiden.\n\
+    The chief executive said the company will raise prices for new customers next year.";
+
+#[test]
+fn a_quote_with_other_dashes_and_an_elision_is_supported() {
+    let j = check(
+        &claim(
+            "Hoffman had seven days left to shoot on \"Mockingjay – Part 2\".",
+            vec![],
+            &["Mockingjay – Part 2"],
+        ),
+        REVIEW,
+    );
+    assert_eq!(j.verdict, Verdict::Supported, "{j:#?}");
+    assert_eq!(j.issue, None);
+    let j = check(
+        &claim(
+            "A critic called the Taylor Swift video \"mature, tasteful, and [...] sexy\".",
+            vec![],
+            &["mature, tasteful, and [...] sexy"],
+        ),
+        REVIEW,
+    );
+    assert_eq!(j.verdict, Verdict::Supported, "{j:#?}");
+    assert_eq!(j.issue, None);
+}
+
+#[test]
+fn a_quote_with_its_negation_added_is_a_misquote() {
+    let text = "The chief executive said the company \"will not raise prices\" for new customers.";
+    let j = check(&claim(text, vec![], &["will not raise prices"]), REVIEW);
+    assert_eq!(j.verdict, Verdict::Inconclusive, "{j:#?}");
+    assert_eq!(j.issue, Some(IssueKind::QuoteNotFound));
+    assert_eq!(j.severity, Some(Severity::Medium));
+    let elided = check(
+        &claim(text, vec![], &["the company [...] will not raise prices"]),
+        REVIEW,
+    );
+    assert_eq!(elided.issue, Some(IssueKind::QuoteNotFound), "{elided:#?}");
+}
+
+#[test]
+fn a_title_the_source_names_in_short_is_not_a_misquote() {
+    let text = "Bands covered Iron Maiden for the Kerrang! collection \
+                \"Maiden Heaven: A Tribute to Iron Maiden\".";
+    let j = check(
+        &claim(text, vec![], &["Maiden Heaven: A Tribute to Iron Maiden"]),
+        REVIEW,
+    );
+    assert_ne!(j.issue, Some(IssueKind::QuoteNotFound), "{j:#?}");
+    assert!(
+        j.reasons.iter().any(|r| r.contains("does not name")),
+        "{:?}",
+        j.reasons
+    );
+    // The same words presented as someone's speech are a misquote.
+    let said = check(
+        &claim(text, vec![], &["a tribute to Iron Maiden by bands we love"]),
+        REVIEW,
+    );
+    assert_eq!(said.issue, Some(IssueKind::QuoteNotFound), "{said:#?}");
+}
