@@ -15,6 +15,11 @@ need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
+# kcat: the outside client of the Kafka tests on the embedded broker (tests/kafka.rs).
+command -v kcat >/dev/null 2>&1 || need_apt+=(kcat)
+# python3 with pip: kafka-python is the CMS of the end-to-end test on tansu (tests/e2e_tansu.rs).
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -23,6 +28,22 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+
+# kafka-python for the same python3 the test runs. Debian's own python3 refuses a plain pip
+# install (PEP 668), hence the second attempt.
+if ! python3 -c 'import kafka' >/dev/null 2>&1; then
+  log "pip install kafka-python"
+  python3 -m pip install --quiet kafka-python ||
+    python3 -m pip install --quiet --break-system-packages kafka-python
+fi
+
+# tansu, the independent Kafka-protocol broker of tests/e2e_tansu.rs, with its in-memory storage
+# engine. The test fails (never skips) without it. `cargo install` puts it in ~/.cargo/bin.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+if ! command -v tansu >/dev/null 2>&1; then
+  log "cargo install tansu --features dynostore (a build of about 10 minutes on 2 cores)"
+  cargo install tansu --version '~0.6' --features dynostore
+fi
 
 # --- the checks ---------------------------------------------------------------------------------
 log "cargo fmt --check"
