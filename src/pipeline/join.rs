@@ -7,6 +7,7 @@
 //! its deadline is judged. When the state is full, reading pauses (back-pressure) while ticks go
 //! on, so deadlines make room.
 
+use super::offsets::store_next_offset;
 use super::{PipelineError, Role, Services, stopped};
 use crate::events::{ArticleManifest, ClaimResult, DECISION_V1, Decision};
 use crate::join::{JoinSettings, JoinState, TopicPartition};
@@ -154,7 +155,7 @@ fn store_watermarks(
 ) {
     for (tp, &up_to) in consumed {
         if let Some(offset) = state.commit_watermark(&tp.topic, tp.partition, up_to)
-            && let Err(err) = consumer.store_offset(&tp.topic, tp.partition, offset)
+            && let Err(err) = store_next_offset(consumer, &tp.topic, tp.partition, offset)
         {
             warn!(error = %err, topic = %tp.topic, partition = tp.partition, "offset not stored; the partition is read again from its last commit");
         }

@@ -1,7 +1,32 @@
 //! Offsets for a role that handles messages concurrently: a partition's offset may only move past
 //! a message once it and every message before it are done, so a crash never skips one in flight.
 
+use rdkafka::consumer::Consumer;
+use rdkafka::error::KafkaResult;
+use rdkafka::{Offset, TopicPartitionList};
 use std::collections::{BTreeSet, HashMap};
+
+/// Stores `next`, the offset the partition should be read from after a restart, for the next
+/// commit.
+///
+/// Not `Consumer::store_offset`: that is librdkafka's `rd_kafka_offset_store`, which takes the
+/// offset of the last message handled and commits it plus one, so passing the next offset there
+/// would skip the message at `next` (an undecided article's manifest, a request still in flight)
+/// after a restart. `rd_kafka_offsets_store`, behind `store_offsets`, stores the offset as given.
+///
+/// # Errors
+/// When the partition is not assigned to this consumer (revoked meanwhile); its new owner reads
+/// from the last commit.
+pub fn store_next_offset(
+    consumer: &impl Consumer<crate::kafka::RoleContext>,
+    topic: &str,
+    partition: i32,
+    next: i64,
+) -> KafkaResult<()> {
+    let mut list = TopicPartitionList::new();
+    list.add_partition_offset(topic, partition, Offset::Offset(next))?;
+    consumer.store_offsets(&list)
+}
 
 /// Messages started and not yet done, per (topic, partition).
 #[derive(Debug, Default)]

@@ -6,7 +6,7 @@
 //! Offsets move only past requests whose result is acknowledged, and never past one still in
 //! flight (see [`super::offsets`]).
 
-use super::offsets::InOrderOffsets;
+use super::offsets::{InOrderOffsets, store_next_offset};
 use super::{PipelineError, Role, Services, stopped};
 use crate::events::{CLAIM_RESULT_V1, ClaimResult, FetchStatus, Issue, IssueType, VerifyRequest};
 use crate::kafka::{self, TraceParent, read_traceparent};
@@ -50,7 +50,7 @@ pub(super) async fn run(
             Some(joined) = tasks.join_next(), if !tasks.is_empty() => match joined {
                 Ok(Ok((topic, partition, offset))) => {
                     if let Some(next) = offsets.done(&topic, partition, offset)
-                        && let Err(err) = consumer.store_offset(&topic, partition, next)
+                        && let Err(err) = store_next_offset(&consumer, &topic, partition, next)
                     {
                         warn!(error = %err, topic, partition, "offset not stored; the request will be checked again");
                     }

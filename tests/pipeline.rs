@@ -1,0 +1,873 @@
+//! The stream processor end to end on the embedded broker (librdkafka's mock cluster on
+//! 127.0.0.1), with the cited sources served by a local axum origin: every draft gets exactly one
+//! decision with the outcome its content calls for, unreadable drafts are dead-lettered and
+//! blocked, and that still holds through injected request errors, a broker outage and a role
+//! stopped and started again mid-run. Every wait is bounded, so a failure fails rather than hangs.
+//!
+//! Each test starts its own broker (so it can inject faults) and passes its address in
+//! `kafka.bootstrap_servers`, the way an operator points factgate at a cluster.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::Path as UrlPath;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use chrono::{DateTime, Utc};
+use factgate::config::Config;
+use factgate::events::{DRAFT_V1, Decision, DecisionReason, IssueType, Outcome};
+use factgate::kafka::headers::read_schema;
+use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr};
+use factgate::pipeline::{self, PipelineError, Role};
+use jsonschema::{Draft, Registry, Validator};
+use rdkafka::consumer::{Consumer, StreamConsumer};
+use rdkafka::{ClientConfig, Message};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, timeout, timeout_at};
+
+/// The longest a test waits for all its decisions: group joins on the mock cluster take seconds,
+/// restarts and outages several more.
+const ALL_DECIDED_WITHIN: Duration = Duration::from_secs(90);
+/// After the last expected decision, how long a test keeps reading to catch a second one.
+const QUIET: Duration = Duration::from_secs(4);
+/// The deadline of every draft, generous enough that no fault below makes a clean draft miss it.
+const DEADLINE_MS: u64 = 45_000;
+/// How long after it is produced the slow-source draft reaches its deadline: it is published
+/// (event time) this much less than [`DEADLINE_MS`] in the past, so its deadline comes quickly
+/// while every other draft keeps the generous one.
+const SLOW_DRAFT_REMAINING: Duration = Duration::from_secs(6);
+/// How long `/slow/…` takes: far past any deadline here.
+const SLOW_SOURCE: Duration = Duration::from_secs(120);
+/// How long `/lag/…` takes, so checks are in flight when a role is stopped.
+const LAGGED_SOURCE: Duration = Duration::from_millis(1_500);
+
+// ---------------------------------------------------------------------------------------------
+// The origin and the drafts
+
+const SOURCES: [(&str, &str); 3] = [
+    (
+        "survey.html",
+        include_str!("../examples/demo/sources/survey.html"),
+    ),
+    (
+        "pricing.html",
+        include_str!("../examples/demo/sources/pricing.html"),
+    ),
+    (
+        "market.html",
+        include_str!("../examples/demo/sources/market.html"),
+    ),
+];
+
+/// Serves the demo's sources on 127.0.0.1; `/slow/…` and `/lag/…` answer late, anything else 404.
+async fn start_origin() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("origin binds on loopback");
+    let port = listener.local_addr().expect("origin address").port();
+    let app = Router::new()
+        .route(
+            "/slow/{name}",
+            get(|name: UrlPath<String>| async move {
+                tokio::time::sleep(SLOW_SOURCE).await;
+                source(name).await
+            }),
+        )
+        .route(
+            "/lag/{name}",
+            get(|name: UrlPath<String>| async move {
+                tokio::time::sleep(LAGGED_SOURCE).await;
+                source(name).await
+            }),
+        )
+        .route("/{name}", get(source));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://127.0.0.1:{port}")
+}
+
+async fn source(UrlPath(name): UrlPath<String>) -> Response {
+    match SOURCES.iter().find(|(n, _)| *n == name) {
+        Some((_, html)) => Html(*html).into_response(),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// What a draft contains, and so what its decision must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A claim its source supports: pass.
+    Clean,
+    /// $4/month where the source says $9/month.
+    WrongFigure,
+    /// A citation that answers 404.
+    DeadLink,
+    /// A percentage with no citation.
+    Unsourced,
+    /// "Our pilot with 500 students showed…", no source.
+    Fabricated,
+    /// A source slower than the deadline.
+    SlowSource,
+}
+
+impl Kind {
+    fn template(self) -> &'static str {
+        match self {
+            Kind::Clean => include_str!("../examples/demo/drafts/clean.json"),
+            Kind::WrongFigure => include_str!("../examples/demo/drafts/wrong-figure.json"),
+            Kind::DeadLink => include_str!("../examples/demo/drafts/dead-link.json"),
+            Kind::Unsourced => include_str!("../examples/demo/drafts/unsourced-statistic.json"),
+            Kind::Fabricated => include_str!("../examples/demo/drafts/fabricated.json"),
+            Kind::SlowSource => include_str!("../examples/demo/drafts/slow-source.json"),
+        }
+    }
+
+    /// The outcome, the exact reasons and the type of issue the editor must see.
+    fn expected(self) -> (Outcome, Vec<DecisionReason>, Option<IssueType>) {
+        use DecisionReason::*;
+        match self {
+            Kind::Clean => (Outcome::Pass, vec![], None),
+            Kind::WrongFigure => (
+                Outcome::Block,
+                vec![HighSeverityIssue],
+                Some(IssueType::FigureMismatch),
+            ),
+            Kind::DeadLink => (
+                Outcome::Block,
+                vec![HighSeverityIssue],
+                Some(IssueType::Unverifiable),
+            ),
+            Kind::Unsourced | Kind::Fabricated => (
+                Outcome::Block,
+                vec![HighSeverityIssue],
+                Some(IssueType::Unsourced),
+            ),
+            // The unfinished check is a high issue of type error, and the deadline the reason.
+            Kind::SlowSource => (
+                Outcome::Block,
+                vec![HighSeverityIssue, DeadlineExceeded],
+                Some(IssueType::Error),
+            ),
+        }
+    }
+}
+
+/// The mix of tests 1 and 3: twelve drafts, five kinds, four of them clean.
+const MIX: [Kind; 12] = [
+    Kind::Clean,
+    Kind::WrongFigure,
+    Kind::DeadLink,
+    Kind::Unsourced,
+    Kind::Fabricated,
+    Kind::Clean,
+    Kind::WrongFigure,
+    Kind::DeadLink,
+    Kind::Clean,
+    Kind::Unsourced,
+    Kind::Fabricated,
+    Kind::Clean,
+];
+
+#[derive(Debug, Clone)]
+struct TestDraft {
+    article_id: String,
+    revision: u64,
+    kind: Kind,
+    payload: Vec<u8>,
+}
+
+/// A draft of `kind` for `article_id`, citing `origin`; with `lag`, its sources answer after
+/// [`LAGGED_SOURCE`] at a URL of its own (so the fetch cache does not answer for it).
+fn draft(kind: Kind, article_id: &str, origin: &str, lag: bool) -> TestDraft {
+    let published_at: DateTime<Utc> = if kind == Kind::SlowSource {
+        let remaining = chrono::Duration::from_std(SLOW_DRAFT_REMAINING).expect("small duration");
+        Utc::now() - chrono::Duration::milliseconds(DEADLINE_MS as i64) + remaining
+    } else {
+        Utc::now()
+    };
+    let text = kind
+        .template()
+        .replace("{{published_at}}", &published_at.to_rfc3339());
+    let mut value: Value = serde_json::from_str(&text).expect("draft template is JSON");
+    value["article_id"] = Value::from(article_id);
+    let revision = 1;
+    value["revision"] = Value::from(revision);
+    let body = value["body"]
+        .as_str()
+        .expect("template has a body")
+        .to_owned();
+    let body = if lag {
+        let mut lagged = body.clone();
+        for name in ["survey.html", "pricing.html", "market.html", "missing.html"] {
+            lagged = lagged.replace(
+                &format!("{{{{origin}}}}/{name}"),
+                &format!("{{{{origin}}}}/lag/{name}?for={article_id}"),
+            );
+        }
+        lagged
+    } else {
+        body
+    };
+    value["body"] = Value::from(body.replace("{{origin}}", origin));
+    TestDraft {
+        article_id: article_id.to_owned(),
+        revision,
+        kind,
+        payload: serde_json::to_vec(&value).expect("serializes"),
+    }
+}
+
+fn drafts(prefix: &str, kinds: &[Kind], origin: &str, lag: bool) -> Vec<TestDraft> {
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| draft(*kind, &format!("{prefix}-{i:02}-{kind:?}"), origin, lag))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The broker, the configuration and the roles
+
+fn config(bootstrap: &str) -> Config {
+    let mut config = Config::from_toml_str(&format!(
+        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n[join]\ndeadline_ms = {DEADLINE_MS}\n"
+    ))
+    .expect("test configuration is valid");
+    config.kafka.bootstrap_servers = Some(bootstrap.to_owned());
+    config.kafka.partitions = 3;
+    // The mock cluster keeps a group that its last member left "rebalancing" for the session
+    // timeout less a second before it admits a new member; the default 45 s would make a
+    // restarted role wait that long.
+    config
+        .kafka
+        .properties
+        .insert("session.timeout.ms".into(), "6000".into());
+    config
+}
+
+/// A broker with factgate's topics, the configuration pointing at it, and the origin.
+///
+/// The broker lives until the test process ends: a test that fails drops its runtime with
+/// consumers still closing, and closing a consumer waits for a broker that must still be there.
+async fn setup() -> (&'static EmbeddedBroker, Config, String) {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
+    let origin = start_origin().await;
+    let mut kafka = Config::default().kafka;
+    kafka.partitions = 3;
+    let broker: &'static EmbeddedBroker = Box::leak(Box::new(
+        EmbeddedBroker::start(&kafka).expect("embedded broker starts"),
+    ));
+    let config = config(broker.bootstrap_servers());
+    (broker, config, origin)
+}
+
+/// Roles running in their own `pipeline::run`, as a separate process would.
+struct Roles {
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), PipelineError>>,
+}
+
+async fn start_roles(config: &Config, roles: &[Role]) -> Roles {
+    let (stop, stopped) = oneshot::channel::<()>();
+    let (started_tx, started_rx) = oneshot::channel::<()>();
+    let config = config.clone();
+    let roles = roles.to_vec();
+    let task = tokio::spawn(async move {
+        pipeline::run(
+            config,
+            &roles,
+            false,
+            async move {
+                let _ = stopped.await;
+            },
+            move |_| {
+                let _ = started_tx.send(());
+            },
+        )
+        .await
+    });
+    timeout(Duration::from_secs(30), started_rx)
+        .await
+        .expect("the roles start in time")
+        .expect("the roles started rather than failing");
+    Roles { stop, task }
+}
+
+impl Roles {
+    /// Stops the roles through their shutdown future and waits for them to end cleanly.
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        timeout(Duration::from_secs(30), self.task)
+            .await
+            .expect("the roles stop in time")
+            .expect("the roles' task did not panic")
+            .expect("the roles stopped without an error");
+    }
+}
+
+fn producer(config: &Config) -> EventProducer {
+    EventProducer::new(
+        &config.kafka,
+        config.kafka.bootstrap_servers.as_deref().unwrap_or(""),
+    )
+    .expect("producer")
+}
+
+async fn publish(producer: &EventProducer, config: &Config, key: &str, payload: &[u8]) {
+    timeout(
+        Duration::from_secs(60),
+        producer.produce(
+            &config.kafka.topics.drafts,
+            key,
+            payload,
+            &EventHeaders::new(DRAFT_V1, None),
+        ),
+    )
+    .await
+    .expect("the draft is acknowledged in time")
+    .expect("the draft is delivered");
+}
+
+async fn publish_all(producer: &EventProducer, config: &Config, drafts: &[TestDraft]) {
+    for d in drafts {
+        publish(producer, config, &d.article_id, &d.payload).await;
+    }
+}
+
+/// A client that knows nothing of factgate, as the CMS would be, reading `topic` from the start.
+fn outside_reader(config: &Config, topic: &str, group: &str) -> StreamConsumer {
+    let reader: StreamConsumer = ClientConfig::new()
+        .set(
+            "bootstrap.servers",
+            config.kafka.bootstrap_servers.as_deref().unwrap_or(""),
+        )
+        .set("group.id", group)
+        .set("auto.offset.reset", "earliest")
+        .set("session.timeout.ms", "6000")
+        .create()
+        .expect("outside consumer");
+    reader.subscribe(&[topic]).expect("subscribe");
+    reader
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading and checking decisions
+
+/// Every decision read, as sent (JSON) and typed.
+#[derive(Default)]
+struct Seen {
+    decisions: Vec<(Value, Decision)>,
+}
+
+impl Seen {
+    fn keys(&self) -> BTreeSet<(String, Option<u64>)> {
+        self.decisions
+            .iter()
+            .map(|(_, d)| (d.article_id.clone(), d.revision))
+            .collect()
+    }
+
+    fn has_all(&self, drafts: &[TestDraft]) -> bool {
+        let keys = self.keys();
+        drafts
+            .iter()
+            .all(|d| keys.contains(&(d.article_id.clone(), Some(d.revision))))
+    }
+
+    /// Reads decisions until every draft of `drafts` has one or `until` passes.
+    async fn read_until_decided(
+        &mut self,
+        reader: &StreamConsumer,
+        drafts: &[TestDraft],
+        until: Instant,
+    ) {
+        while !self.has_all(drafts) {
+            let Ok(received) = timeout_at(until, reader.recv()).await else {
+                return;
+            };
+            self.take(received);
+        }
+    }
+
+    /// Reads every decision that arrives within `quiet`.
+    async fn read_for(&mut self, reader: &StreamConsumer, quiet: Duration) {
+        let until = Instant::now() + quiet;
+        while let Ok(received) = timeout_at(until, reader.recv()).await {
+            self.take(received);
+        }
+    }
+
+    fn take(
+        &mut self,
+        received: Result<rdkafka::message::BorrowedMessage<'_>, rdkafka::error::KafkaError>,
+    ) {
+        let message = match received {
+            Ok(message) => message,
+            // The reader rides out the same faults as the pipeline.
+            Err(err) => {
+                eprintln!("decision reader: {err}");
+                return;
+            }
+        };
+        let payload = message.payload().unwrap_or_default();
+        let value: Value = serde_json::from_slice(payload).unwrap_or_else(|e| {
+            panic!(
+                "a decision is not JSON ({e}): {}",
+                String::from_utf8_lossy(payload)
+            )
+        });
+        let decision: Decision = serde_json::from_value(value.clone())
+            .unwrap_or_else(|e| panic!("a decision does not fit its type ({e}): {value}"));
+        assert_eq!(
+            message.key(),
+            Some(decision.article_id.as_bytes()),
+            "decisions are keyed by article"
+        );
+        self.decisions.push((value, decision));
+    }
+
+    fn decided_count(&self, drafts: &[TestDraft]) -> usize {
+        let keys = self.keys();
+        drafts
+            .iter()
+            .filter(|d| keys.contains(&(d.article_id.clone(), Some(d.revision))))
+            .count()
+    }
+}
+
+/// Reads decisions until all `drafts` are decided, then for [`QUIET`] more, and checks them.
+async fn expect_decisions(reader: &StreamConsumer, seen: &mut Seen, drafts: &[TestDraft]) {
+    seen.read_until_decided(reader, drafts, Instant::now() + ALL_DECIDED_WITHIN)
+        .await;
+    seen.read_for(reader, QUIET).await;
+    check_decisions(seen, drafts);
+}
+
+/// Exactly one decision per (article, revision) of `drafts`, with the outcome, reasons and issue
+/// their kind calls for, each valid against schemas/decision.v1.json. A decision seen twice (at
+/// least once delivery after a fault) must be the same decision: same id, outcome and reasons.
+/// Returns how many repeats were seen.
+#[track_caller]
+fn check_decisions(seen: &Seen, drafts: &[TestDraft]) -> usize {
+    let validator = decision_validator();
+    let mut by_key: BTreeMap<(String, Option<u64>), Vec<&Decision>> = BTreeMap::new();
+    for (value, decision) in &seen.decisions {
+        let errors: Vec<String> = validator
+            .iter_errors(value)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "decision for {} violates decision.v1: {errors:?}\n{value}",
+            decision.article_id
+        );
+        by_key
+            .entry((decision.article_id.clone(), decision.revision))
+            .or_default()
+            .push(decision);
+    }
+    let missing: Vec<&str> = drafts
+        .iter()
+        .filter(|d| !by_key.contains_key(&(d.article_id.clone(), Some(d.revision))))
+        .map(|d| d.article_id.as_str())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} of {} drafts were not decided within {:?}: {missing:?}",
+        missing.len(),
+        drafts.len(),
+        ALL_DECIDED_WITHIN
+    );
+    let mut repeats = 0;
+    for d in drafts {
+        let copies = &by_key[&(d.article_id.clone(), Some(d.revision))];
+        let first = copies[0];
+        for again in &copies[1..] {
+            assert_eq!(
+                (&again.decision_id, again.outcome, &again.reasons),
+                (&first.decision_id, first.outcome, &first.reasons),
+                "{} was decided twice, differently",
+                d.article_id
+            );
+        }
+        repeats += copies.len() - 1;
+        let (outcome, reasons, issue) = d.kind.expected();
+        let mut got = first.reasons.clone();
+        got.sort();
+        assert_eq!(
+            (first.outcome, got),
+            (outcome, reasons),
+            "{} ({:?}): wrong decision; issues: {:?}",
+            d.article_id,
+            d.kind,
+            first
+                .report
+                .issues
+                .iter()
+                .map(|i| &i.problem)
+                .collect::<Vec<_>>()
+        );
+        match issue {
+            Some(issue_type) => assert!(
+                first
+                    .report
+                    .issues
+                    .iter()
+                    .any(|i| i.issue_type == issue_type),
+                "{} ({:?}) lacks an issue of type {issue_type:?}: {:?}",
+                d.article_id,
+                d.kind,
+                first.report.issues
+            ),
+            None => assert!(
+                first.report.issues.is_empty(),
+                "{}: a pass lists issues {:?}",
+                d.article_id,
+                first.report.issues
+            ),
+        }
+    }
+    let expected: BTreeSet<(String, Option<u64>)> = drafts
+        .iter()
+        .map(|d| (d.article_id.clone(), Some(d.revision)))
+        .collect();
+    let strays: Vec<_> = by_key.keys().filter(|k| !expected.contains(k)).collect();
+    assert!(
+        strays.is_empty(),
+        "decisions for drafts never sent: {strays:?}"
+    );
+    if repeats > 0 {
+        eprintln!("{repeats} decision(s) were delivered again, each identical to the first");
+    }
+    repeats
+}
+
+/// schemas/decision.v1.json with schemas/common.v1.json registered, formats asserted.
+fn decision_validator() -> Validator {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+    let read = |name: &str| -> Value {
+        let text = std::fs::read_to_string(dir.join(name)).expect("schema readable");
+        serde_json::from_str(&text).expect("schema is JSON")
+    };
+    let registry = Registry::new()
+        .add(
+            "https://factgate.example/schemas/common.v1.json",
+            read("common.v1.json"),
+        )
+        .expect("common schema id is a valid URI")
+        .prepare()
+        .expect("common schema registers");
+    jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .with_registry(&registry)
+        .should_validate_formats(true)
+        .build(&read("decision.v1.json"))
+        .expect("decision schema compiles")
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. All roles in one process
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_draft_gets_exactly_one_decision_with_the_outcome_its_content_calls_for() {
+    let (_broker, config, origin) = setup().await;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let producer = producer(&config);
+    let drafts = drafts("once", &MIX, &origin, false);
+    publish_all(&producer, &config, &drafts).await;
+
+    let mut seen = Seen::default();
+    expect_decisions(&reader, &mut seen, &drafts).await;
+    assert_eq!(
+        seen.decisions.len(),
+        drafts.len(),
+        "one decision per draft, no repeats without a fault"
+    );
+    roles.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn drafts_published_twice_still_get_one_decision_each() {
+    let (_broker, config, origin) = setup().await;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let producer = producer(&config);
+    let drafts = drafts("twice", &MIX, &origin, false);
+    let (early, late) = drafts.split_at(6);
+
+    // The first half twice in a row, so the copies meet while the article is in flight.
+    for d in early {
+        publish(&producer, &config, &d.article_id, &d.payload).await;
+        publish(&producer, &config, &d.article_id, &d.payload).await;
+    }
+    publish_all(&producer, &config, late).await;
+    let mut seen = Seen::default();
+    seen.read_until_decided(&reader, &drafts, Instant::now() + ALL_DECIDED_WITHIN)
+        .await;
+    // The second half again once decided: the copy meets a decided article.
+    publish_all(&producer, &config, late).await;
+    expect_decisions(&reader, &mut seen, &drafts).await;
+    assert_eq!(
+        seen.decisions.len(),
+        drafts.len(),
+        "a duplicated draft was decided again"
+    );
+    roles.stop().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Unreadable drafts
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn unreadable_drafts_are_dead_lettered_as_sent_and_blocked_when_their_id_is_known() {
+    let (_broker, config, origin) = setup().await;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let decisions = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let dead_letters = outside_reader(&config, &config.kafka.topics.dead_letter, "ops");
+    let producer = producer(&config);
+
+    // JSON with its article id and revision, but no published_at or body: blocked.
+    let with_id = br#"{"schema_version":"factgate.draft.v1","article_id":"unreadable-with-id","revision":4,"title":"half a draft"}"#;
+    // Not JSON at all (cut short): nothing is guessed from it, so it is only dead-lettered,
+    // though its bytes show an article id.
+    let without_id = br#"{"schema_version":"factgate.draft.v1","article_id":"unreadable-cut","revision":1,"body":"Prices ro"#;
+    // And a readable one, decided as usual, to show the role goes on.
+    let clean = draft(Kind::Clean, "readable-after", &origin, false);
+    publish(&producer, &config, "unreadable-with-id", with_id).await;
+    publish(&producer, &config, "unreadable-cut", without_id).await;
+    publish(&producer, &config, &clean.article_id, &clean.payload).await;
+
+    let mut letters: Vec<(String, Vec<u8>, Option<String>)> = Vec::new();
+    let until = Instant::now() + ALL_DECIDED_WITHIN;
+    while letters.len() < 2 {
+        let message = timeout_at(until, dead_letters.recv())
+            .await
+            .unwrap_or_else(|_| panic!("only {} of 2 drafts were dead-lettered", letters.len()))
+            .expect("dead letter read");
+        letters.push((
+            String::from_utf8_lossy(message.key().unwrap_or_default()).into_owned(),
+            message.payload().unwrap_or_default().to_vec(),
+            read_schema(&message).map(str::to_owned),
+        ));
+    }
+    let mut seen = Seen::default();
+    let expected = [("unreadable-with-id", Some(4)), ("readable-after", Some(1))];
+    let until = Instant::now() + ALL_DECIDED_WITHIN;
+    while !expected
+        .iter()
+        .all(|(a, r)| seen.keys().contains(&((*a).to_owned(), *r)))
+    {
+        let Ok(received) = timeout_at(until, decisions.recv()).await else {
+            break;
+        };
+        seen.take(received);
+    }
+    seen.read_for(&decisions, QUIET).await;
+    // Anything dead-lettered a second time would have arrived by now.
+    while let Ok(Ok(message)) = timeout(Duration::from_millis(500), dead_letters.recv()).await {
+        letters.push((
+            String::from_utf8_lossy(message.key().unwrap_or_default()).into_owned(),
+            message.payload().unwrap_or_default().to_vec(),
+            read_schema(&message).map(str::to_owned),
+        ));
+    }
+
+    letters.sort();
+    let schema = Some("factgate.dead_letter.v1".to_owned());
+    assert_eq!(
+        letters,
+        vec![
+            (
+                "unreadable-cut".to_owned(),
+                without_id.to_vec(),
+                schema.clone()
+            ),
+            ("unreadable-with-id".to_owned(), with_id.to_vec(), schema),
+        ],
+        "each unreadable draft is dead-lettered once, byte for byte"
+    );
+
+    let validator = decision_validator();
+    let mut by_article: BTreeMap<&str, Vec<&(Value, Decision)>> = BTreeMap::new();
+    for entry in &seen.decisions {
+        by_article
+            .entry(&entry.1.article_id)
+            .or_default()
+            .push(entry);
+    }
+    assert_eq!(
+        by_article.keys().copied().collect::<Vec<_>>(),
+        vec!["readable-after", "unreadable-with-id"],
+        "the draft whose id cannot be read gets no decision; the others one each"
+    );
+    let [(value, blocked)] = by_article["unreadable-with-id"][..] else {
+        panic!("one decision for the unreadable draft");
+    };
+    assert!(validator.is_valid(value), "{value}");
+    assert_eq!(blocked.outcome, Outcome::Block);
+    assert_eq!(blocked.reasons, vec![DecisionReason::DraftUnreadable]);
+    assert_eq!(blocked.revision, Some(4));
+    let [(value, passed)] = by_article["readable-after"][..] else {
+        panic!("one decision for the readable draft");
+    };
+    assert!(validator.is_valid(value), "{value}");
+    assert_eq!(passed.outcome, Outcome::Pass);
+    roles.stop().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Faults
+
+/// The mix plus one draft whose source is slower than its deadline.
+fn fault_drafts(prefix: &str, origin: &str, lag: bool) -> Vec<TestDraft> {
+    let mut kinds = MIX.to_vec();
+    kinds.push(Kind::SlowSource);
+    drafts(prefix, &kinds, origin, lag)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn request_errors_on_produce_fetch_and_offset_commit_change_no_decision() {
+    use RDKafkaRespErr::*;
+    let (broker, config, origin) = setup().await;
+    let inject = || {
+        broker
+            .inject_request_errors(
+                RDKafkaApiKey::Produce,
+                &[
+                    RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+                    RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+                    RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
+                    RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE,
+                ],
+            )
+            .expect("inject on Produce");
+        broker
+            .inject_request_errors(
+                RDKafkaApiKey::Fetch,
+                &[
+                    RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+                    RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+                    RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+                ],
+            )
+            .expect("inject on Fetch");
+        broker
+            .inject_request_errors(
+                RDKafkaApiKey::OffsetCommit,
+                &[
+                    RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+                    RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE,
+                    RD_KAFKA_RESP_ERR_NOT_COORDINATOR,
+                ],
+            )
+            .expect("inject on OffsetCommit");
+    };
+    let roles = start_roles(&config, &Role::ALL).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let producer = producer(&config);
+    let drafts = fault_drafts("errors", &origin, false);
+    let (early, late) = drafts.split_at(6);
+
+    inject();
+    publish_all(&producer, &config, early).await;
+    // Once work is flowing, the errors again, mid-run.
+    let mut seen = Seen::default();
+    seen.read_until_decided(&reader, &early[..1], Instant::now() + ALL_DECIDED_WITHIN)
+        .await;
+    inject();
+    publish_all(&producer, &config, late).await;
+    expect_decisions(&reader, &mut seen, &drafts).await;
+    roles.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_broker_taken_down_and_brought_back_changes_no_decision() {
+    let (broker, config, origin) = setup().await;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let producer = producer(&config);
+    let drafts = fault_drafts("outage", &origin, true);
+    let (early, late) = drafts.split_at(6);
+
+    publish_all(&producer, &config, early).await;
+    let mut seen = Seen::default();
+    seen.read_until_decided(&reader, &early[..1], Instant::now() + ALL_DECIDED_WITHIN)
+        .await;
+    assert!(
+        seen.decided_count(&drafts) < drafts.len(),
+        "the outage must come mid-run"
+    );
+    broker.broker_down(1).expect("broker down");
+    // Drafts published during the outage wait in the producer's queue.
+    let during = {
+        let producer = producer.clone();
+        let config = config.clone();
+        let late = late.to_vec();
+        tokio::spawn(async move { publish_all(&producer, &config, &late).await })
+    };
+    // Under the 6 s session timeout, so the groups survive; the clients reconnect.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    broker.broker_up(1).expect("broker up");
+    timeout(Duration::from_secs(60), during)
+        .await
+        .expect("drafts published during the outage are delivered after it")
+        .expect("publishing task");
+    expect_decisions(&reader, &mut seen, &drafts).await;
+    roles.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn roles_stopped_mid_run_and_started_again_decide_every_draft_once() {
+    let (_broker, config, origin) = setup().await;
+    // Each role as its own process would run it.
+    let extract = start_roles(&config, &[Role::Extract]).await;
+    let mut verify = start_roles(&config, &[Role::Verify]).await;
+    let join = start_roles(&config, &[Role::Join]).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let producer = producer(&config);
+    // Every source answers late, so checks are in flight when verify stops.
+    let drafts = fault_drafts("restart", &origin, true);
+    let (early, late) = drafts.split_at(8);
+
+    publish_all(&producer, &config, early).await;
+    let mut seen = Seen::default();
+    let sourced: Vec<TestDraft> = early
+        .iter()
+        .filter(|d| matches!(d.kind, Kind::Clean | Kind::WrongFigure | Kind::DeadLink))
+        .take(1)
+        .cloned()
+        .collect();
+    seen.read_until_decided(&reader, &sourced, Instant::now() + ALL_DECIDED_WITHIN)
+        .await;
+    assert!(
+        seen.has_all(&sourced),
+        "verify answered nothing before it was stopped"
+    );
+    // Stop verify while sourced checks are still in flight: abandoned, their offsets unstored.
+    verify.stop().await;
+    let decided_at_stop = seen.decided_count(&drafts);
+    assert!(
+        decided_at_stop < early.len(),
+        "verify must be stopped mid-run: {decided_at_stop} of {} already decided",
+        early.len()
+    );
+    publish_all(&producer, &config, late).await;
+    // The join too, holding undecided articles; it rebuilds them by reading again.
+    join.stop().await;
+    seen.read_for(&reader, Duration::from_secs(1)).await;
+    let join = start_roles(&config, &[Role::Join]).await;
+    verify = start_roles(&config, &[Role::Verify]).await;
+
+    expect_decisions(&reader, &mut seen, &drafts).await;
+    for roles in [extract, verify, join] {
+        roles.stop().await;
+    }
+}
