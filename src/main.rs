@@ -249,7 +249,7 @@ fn run_pipeline(
     let config = Config::load(config_path).context("loading the configuration")?;
     init_tracing(&config);
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    runtime.block_on(async {
+    let outcome = runtime.block_on(async {
         let listen = config.http.listen;
         factgate::pipeline::run(config, roles, serve_http, shutdown_signal(), |running| {
             if running.embedded.is_some() {
@@ -268,15 +268,18 @@ fn run_pipeline(
         })
         .await
         .context("the stream processor stopped")
-    })?;
+    });
+    // A consumer stuck closing against an unreachable broker must not keep the process alive.
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    outcome?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn run_demo() -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let decisions = runtime
-        .block_on(factgate::demo::run(std::io::stdout()))
-        .context("the demo did not complete")?;
+    let outcome = runtime.block_on(factgate::demo::run(std::io::stdout()));
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    let decisions = outcome.context("the demo did not complete")?;
     let blocked = decisions
         .values()
         .filter(|d| d.outcome == Outcome::Block)
@@ -289,6 +292,9 @@ fn run_demo() -> anyhow::Result<ExitCode> {
     );
     Ok(ExitCode::SUCCESS)
 }
+
+/// How long blocking work (closing Kafka clients) may hold up the exit.
+const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// Resolves on Ctrl-C or SIGTERM.
 async fn shutdown_signal() {

@@ -161,10 +161,24 @@ pub async fn close_consumer<C>(consumer: StreamConsumer<C>) -> Result<(), KafkaS
 where
     C: ConsumerContext + 'static,
 {
-    tokio::task::spawn_blocking(move || drop(consumer))
-        .await
-        .map_err(|e| KafkaSetupError::Blocking(e.to_string()))
+    let closing = tokio::task::spawn_blocking(move || drop(consumer));
+    match tokio::time::timeout(CLOSE_TIMEOUT, closing).await {
+        Ok(joined) => joined.map_err(|e| KafkaSetupError::Blocking(e.to_string())),
+        Err(_elapsed) => {
+            // The broker is gone: librdkafka would wait for it forever. The final commit is lost,
+            // which at-least-once allows (the messages are read again); the thread is left to
+            // end with the process.
+            warn!(
+                timeout_s = CLOSE_TIMEOUT.as_secs(),
+                "the consumer did not close in time (broker unreachable?); giving up on it"
+            );
+            Ok(())
+        }
+    }
 }
+
+/// How long closing a consumer (leaving the group, the final commit) may take.
+pub const CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 fn is_nothing_to_commit(err: &KafkaError) -> bool {
     err.rdkafka_error_code() == Some(RDKafkaErrorCode::NoOffset)

@@ -2,7 +2,7 @@
 //! [`crate::http::DecisionBoard`] behind its HTTP endpoint, so any instance can answer for any
 //! article. Its consumer group is unique to the process and stores no offsets.
 
-use super::{PipelineError, Role, Services, stopped};
+use super::{PipelineError, Services, stopped};
 use crate::events::{Decision, recover_article_id};
 use crate::kafka;
 use rdkafka::Message;
@@ -31,9 +31,9 @@ pub(super) async fn run(
         let message = match received {
             Ok(message) => message,
             Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
-                break Err(PipelineError::Role {
-                    role: Role::Join,
-                    message: format!("board consumer: {err}"),
+                break Err(PipelineError::Task {
+                    task: "the board consumer".to_owned(),
+                    message: err.to_string(),
                 });
             }
             Err(err) => {

@@ -95,6 +95,8 @@ pub enum PipelineError {
     Verifier(String),
     #[error("role {role} stopped: {message}")]
     Role { role: Role, message: String },
+    #[error("{task} stopped: {message}")]
+    Task { task: String, message: String },
     #[error("the HTTP server failed")]
     Http(#[source] std::io::Error),
 }
@@ -276,9 +278,9 @@ fn task_error(
             error!(task = %name, error = %err, "a role stopped with an error");
             Some(err)
         }
-        Err(join_error) => Some(PipelineError::Role {
-            role: Role::Join,
-            message: format!("a task panicked or was cancelled: {join_error}"),
+        Err(join_error) => Some(PipelineError::Task {
+            task: "a role task".to_owned(),
+            message: format!("panicked or was cancelled: {join_error}"),
         }),
     }
 }
