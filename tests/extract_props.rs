@@ -110,6 +110,18 @@ proptest! {
     }
 }
 
+/// Inputs the fuzzer (`fuzz/fuzz_targets/extract.rs`) found to panic, kept so they never return.
+#[test]
+fn inputs_found_by_fuzzing_do_not_panic() {
+    // A colon then two digits at the very start: the clock-time check looked two tokens back.
+    for body in [":84", ":84 ", "x :84", ":12 pm"] {
+        for format in [BodyFormat::Markdown, BodyFormat::Html, BodyFormat::Text] {
+            let _ = extract(body, format);
+        }
+        let _ = factgate::extract::figures::parse_figures(body);
+    }
+}
+
 #[test]
 fn whitespace_only_is_an_error_not_an_empty_list() {
     for format in [BodyFormat::Markdown, BodyFormat::Html, BodyFormat::Text] {

@@ -614,7 +614,8 @@ impl<'a> Parser<'a> {
         {
             return true;
         }
-        if i > 0
+        // The minutes of "10:30": a colon and an hour before the number.
+        if i >= 2
             && self.sym(i - 1) == Some(':')
             && !t.spaced
             && t.int_digits == 2
