@@ -143,11 +143,12 @@ fn apply_judgment(
         ),
     }
     .to_lowercase();
-    let severity = match (judgment.severity, quorum) {
-        (Some(s), _) => Some(s),
-        // The quorum refuted or doubted what the lexical judge accepted.
-        (None, Some(q)) if q != Verdict::Supported => Some(Severity::Medium),
-        (None, _) => None,
+    // Fail closed: a claim that is not supported always carries an issue, so the policy sees it
+    // (the quorum may have doubted what the lexical judge accepted).
+    let severity = match judgment.severity {
+        Some(s) => Some(s),
+        None if result.verdict != Verdict::Supported => Some(Severity::Medium),
+        None => None,
     };
     if let Some(severity) = severity {
         result.issue = Some(judgment_issue(claim, result, judgment, severity));
@@ -294,5 +295,101 @@ fn http_status(outcome: &FetchOutcome) -> Option<u16> {
         | FetchOutcome::UnexpectedStatus { status } => Some(*status),
         FetchOutcome::RateLimited { .. } => Some(429),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CitationRule, Location};
+    use crate::verify::judge::{Credibility, CredibilityLevel};
+
+    fn claim() -> Claim {
+        Claim {
+            id: "c1".into(),
+            text: "Prices start at $9/month.".into(),
+            kinds: Vec::new(),
+            figures: Vec::new(),
+            quotes: Vec::new(),
+            attributed_to: None,
+            location: Location {
+                section: None,
+                paragraph: 0,
+                sentence: 0,
+                span: None,
+            },
+            citations: Vec::new(),
+            citation_rule: CitationRule::SameSentence,
+            prejudgment: None,
+        }
+    }
+
+    fn judgment(verdict: Verdict, severity: Option<Severity>) -> Judgment {
+        Judgment {
+            verdict,
+            support: 0.5,
+            evidence: None,
+            source_url: "https://s.example/p".into(),
+            correction: None,
+            figure_error: None,
+            severity,
+            issue: None,
+            problem: None,
+            credibility: Credibility {
+                level: CredibilityLevel::Generic,
+                score: 0.5,
+            },
+            reasons: Vec::new(),
+        }
+    }
+
+    fn result() -> ClaimResult {
+        ClaimResult {
+            schema_version: Default::default(),
+            article_id: "a".into(),
+            revision: 1,
+            claim_id: "c1".into(),
+            source_url: "https://s.example/p".into(),
+            fetch_status: FetchStatus::Ok,
+            http_status: Some(200),
+            fetch_attempts: 1,
+            verdict: Verdict::Inconclusive,
+            support: 0.0,
+            source_credibility: 0.0,
+            evidence: None,
+            correction: None,
+            issue: None,
+            reason: String::new(),
+            judged_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn a_claim_not_supported_always_carries_an_issue() {
+        for (verdict, quorum) in [
+            (Verdict::Inconclusive, None),
+            (Verdict::Refuted, None),
+            (Verdict::Supported, Some(Verdict::Inconclusive)),
+            (Verdict::Supported, Some(Verdict::Refuted)),
+        ] {
+            let mut r = result();
+            apply_judgment(&mut r, &claim(), &judgment(verdict, None), quorum);
+            assert_ne!(r.verdict, Verdict::Supported);
+            let issue = r.issue.expect("an issue the policy can see");
+            assert!(issue.severity >= Severity::Medium);
+        }
+    }
+
+    #[test]
+    fn a_supported_claim_carries_no_issue() {
+        let mut r = result();
+        apply_judgment(
+            &mut r,
+            &claim(),
+            &judgment(Verdict::Supported, None),
+            Some(Verdict::Supported),
+        );
+        assert_eq!(r.verdict, Verdict::Supported);
+        assert!(r.issue.is_none());
     }
 }
