@@ -102,6 +102,9 @@ pub fn decide(
     if built.unjudged_sources > 0 {
         reasons.push(DecisionReason::SourceUnjudgeable);
     }
+    if built.missing_checks > 0 {
+        reasons.push(DecisionReason::InternalError);
+    }
     finish(
         check.article_id,
         Some(check.revision),

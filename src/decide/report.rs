@@ -14,6 +14,8 @@ const PRIORITY_CLAIM_CHARS: usize = 80;
 
 pub(super) struct Built {
     pub report: Report,
+    /// Cited sources that were never checked (neither answered nor unfinished): a fault.
+    pub missing_checks: usize,
     /// Checks whose source could not be read for a technical reason.
     pub unjudged_sources: usize,
 }
@@ -24,6 +26,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
     let mut claims = Vec::with_capacity(check.claims.len());
     let mut verification = VerificationResults::default();
     let mut sourced = 0u32;
+    let mut missing_checks = 0usize;
 
     for claim in check.claims {
         let own: Vec<&ClaimResult> = results
@@ -38,6 +41,19 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
         issues.extend(own.iter().filter_map(|r| r.issue.clone()));
         for key in check.unfinished.iter().filter(|k| k.claim_id == claim.id) {
             issues.push(unfinished_issue(claim, &key.source_url));
+        }
+        // A cited source with neither a result nor a place among the unfinished checks was never
+        // checked at all: that is a fault, and it blocks.
+        for citation in &claim.citations {
+            let answered = own.iter().any(|r| r.source_url == citation.url)
+                || check
+                    .unfinished
+                    .iter()
+                    .any(|k| k.claim_id == claim.id && k.source_url == citation.url);
+            if !answered {
+                missing_checks += 1;
+                issues.push(unchecked_issue(claim, &citation.url));
+            }
         }
         let deciding = deciding_result(&own);
         if !claim.citations.is_empty() {
@@ -87,6 +103,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
     };
     let top_priorities = top_priorities(&issues);
     Built {
+        missing_checks,
         unjudged_sources: results.iter().filter(|r| unjudged(r)).count(),
         report: Report {
             recommendation: Recommendation::Reject,
@@ -139,6 +156,21 @@ fn unfinished_issue(claim: &Claim, source_url: &str) -> Issue {
         problem: "The check of this source did not finish by the deadline".to_owned(),
         evidence: format!("{source_url}: no result before the deadline"),
         recommendation: "Publish the draft again, or check the source by hand".to_owned(),
+        claim_id: Some(claim.id.clone()),
+        source_url: Some(source_url.to_owned()),
+    }
+}
+
+fn unchecked_issue(claim: &Claim, source_url: &str) -> Issue {
+    Issue {
+        severity: Severity::High,
+        issue_type: IssueType::Error,
+        claim: claim.text.clone(),
+        location: claim.location.to_string(),
+        problem: "This source was never checked".to_owned(),
+        evidence: format!("{source_url}: no check was requested or answered"),
+        recommendation: "Publish the draft again; if it recurs, report it to the platform team"
+            .to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
     }

@@ -306,3 +306,22 @@ fn a_draft_not_checked_blocks_with_its_reason() {
     assert_eq!(d.report.recommendation, Recommendation::Reject);
     assert_eq!(d.report.issues[0].evidence, "missing field `revision`");
 }
+
+#[test]
+fn a_cited_source_never_checked_blocks_as_an_internal_error() {
+    let claims = [claim("c1", "A figure", Some("https://s.example/p"))];
+    // No result, and not among the unfinished checks either.
+    let d = decide(&check(&claims, &[], &[]), Strictness::Lenient, at(1));
+    assert_eq!(d.outcome, Outcome::Block);
+    assert!(
+        d.reasons.contains(&DecisionReason::InternalError),
+        "{:?}",
+        d.reasons
+    );
+    assert!(
+        d.report
+            .issues
+            .iter()
+            .any(|i| i.problem == "This source was never checked")
+    );
+}
