@@ -17,6 +17,9 @@ command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 # kcat: the outside client of the Kafka tests on the embedded broker (tests/kafka.rs).
 command -v kcat >/dev/null 2>&1 || need_apt+=(kcat)
+# promtool (from Debian's prometheus package): checks deploy/prometheus/ and the dashboard's queries
+# (tests/deploy.rs), which fail without it.
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 # python3 with pip: kafka-python is the CMS of the end-to-end test on tansu (tests/e2e_tansu.rs).
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
