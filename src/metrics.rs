@@ -74,7 +74,8 @@ pub struct Metrics {
     registry: Registry,
     /// `factgate_drafts_consumed_total`: drafts read by the extract role.
     pub drafts_consumed: IntCounter,
-    /// `factgate_claims_extracted_total{kind}`: label with [`claim_kind`].
+    /// `factgate_claims_extracted_total{kind}`: label with [`claim_kind`]; a claim of several
+    /// kinds counts once under each.
     pub claims_extracted: IntCounterVec,
     /// `factgate_verifications_total{verdict}`: label with [`verdict`].
     pub verifications: IntCounterVec,

@@ -7,11 +7,14 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use moka::Expiry;
+use moka::notification::RemovalCause;
 
 use super::classify;
+use super::log;
 use super::outcome::FetchOutcome;
 use super::settings::FetchSettings;
 
@@ -63,6 +66,12 @@ impl ResultCache {
                 u32::try_from(key.len() + entry.weight()).unwrap_or(u32::MAX)
             })
             .expire_after(PerEntryTtl)
+            .eviction_listener(|_key, _entry, cause| match cause {
+                RemovalCause::Size => log::cache_evicted("size"),
+                RemovalCause::Expired => log::cache_evicted("expired"),
+                // Replaced or removed on purpose: not an eviction.
+                RemovalCause::Replaced | RemovalCause::Explicit => {}
+            })
             .build();
         Self { inner, settings }
     }
@@ -74,7 +83,11 @@ impl ResultCache {
         F: Future<Output = FetchOutcome>,
     {
         let settings = &self.settings;
+        // Set by the one caller whose load runs; every other caller was answered without one.
+        let loaded = AtomicBool::new(false);
+        let loaded_here = &loaded;
         let init = async move {
+            loaded_here.store(true, Ordering::Relaxed);
             let outcome = load.await;
             let Some(ttl) = classify::cache_ttl(&outcome, settings) else {
                 return Err(Arc::new(outcome));
@@ -89,13 +102,14 @@ impl ResultCache {
                 Err(entry.outcome)
             }
         };
-        match self.inner.entry(key).or_try_insert_with(init).await {
-            Ok(entry) => {
-                let from_cache = !entry.is_fresh();
-                (entry.into_value().outcome, from_cache)
-            }
+        let outcome: Arc<FetchOutcome> = match self.inner.entry(key).or_try_insert_with(init).await
+        {
+            Ok(entry) => entry.into_value().outcome,
             // Not cached: every coalesced caller shares this one outcome.
-            Err(outcome) => (Arc::clone(&outcome), false),
-        }
+            Err(outcome) => Arc::clone(&outcome),
+        };
+        let from_cache = !loaded.load(Ordering::Relaxed);
+        log::cache_lookup(from_cache, self.inner.weighted_size());
+        (outcome, from_cache)
     }
 }
