@@ -113,3 +113,64 @@ impl ResultCache {
         (outcome, from_cache)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::fetch::Page;
+
+    fn page(text: &str) -> FetchOutcome {
+        FetchOutcome::Ok(Page {
+            final_url: "http://127.0.0.1/".to_owned(),
+            status: 200,
+            content_type: "text/html".to_owned(),
+            text: text.to_owned(),
+            title: None,
+        })
+    }
+
+    #[tokio::test]
+    async fn entries_past_the_capacity_are_evicted_and_counted() {
+        let metrics = crate::metrics::metrics();
+        let evictions_before = metrics.cache_evictions.get();
+        let settings = FetchSettings {
+            cache_capacity_bytes: 1_000,
+            ..FetchSettings::default()
+        };
+        let cache = ResultCache::new(Arc::new(settings));
+        for i in 0..10 {
+            let text = "x".repeat(300);
+            let (_, from_cache) = cache
+                .get_or_load(format!("http://127.0.0.1/{i}"), async move { page(&text) })
+                .await;
+            assert!(!from_cache, "a new URL is loaded");
+        }
+        cache.inner.run_pending_tasks().await;
+        assert!(cache.inner.weighted_size() <= 1_000);
+        // Other tests share the process-wide counter, so only a lower bound holds.
+        assert!(metrics.cache_evictions.get() >= evictions_before + 6);
+    }
+
+    #[tokio::test]
+    async fn callers_coalesced_onto_an_uncached_load_did_not_load_it() {
+        let cache = ResultCache::new(Arc::new(FetchSettings::default()));
+        let slow_503 = || async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            FetchOutcome::ServerError {
+                status: 503,
+                retry_after: None,
+            }
+        };
+        let key = "http://127.0.0.1/busy".to_owned();
+        let (first, second) = tokio::join!(
+            cache.get_or_load(key.clone(), slow_503()),
+            cache.get_or_load(key.clone(), slow_503()),
+        );
+        let mut flags = [first.1, second.1];
+        flags.sort_unstable();
+        assert_eq!(flags, [false, true], "one load, one caller answered by it");
+        // Not cached: the next caller loads again.
+        let (_, third) = cache.get_or_load(key, slow_503()).await;
+        assert!(!third);
+    }
+}
