@@ -131,9 +131,7 @@ impl Services {
             .await
             .map(|_| ())
     }
-}
 
-impl Services {
     /// Publishes a decision to the decisions topic, waits for its acknowledgement, then logs and
     /// counts it: the one place a decision is published. `published_at` is the draft's, when
     /// known, for the decision latency.

@@ -50,10 +50,9 @@ pub fn fetch_refused(url: &Url, reason: &RefusalReason) {
 /// The policy refused the cited URL itself, so the fetch ends before the cache or any request.
 /// `url` is `None` when the text is not a URL at all.
 pub fn fetch_refused_at_once(url: Option<&Url>, reason: &RefusalReason) {
-    let outcome_class = "refused_by_policy";
     crate::metrics::metrics()
         .fetches
-        .with_label_values(&[outcome_class])
+        .with_label_values(&["refused_by_policy"])
         .inc();
     match url {
         Some(url) => fetch_refused(url, reason),
