@@ -7,6 +7,7 @@
 //! - `GET /v1/decisions/{article_id}[?revision=N]`: 200 with the decision (the newest revision's
 //!   when no revision is given); 202 `{"status": "pending"}` while the draft is in flight; 404
 //!   when the article (or that revision) is unknown.
+//! - `GET /metrics`: the Prometheus metrics of [`crate::metrics`], in text exposition format.
 //!
 //! The [`DecisionBoard`] behind it is fed by whoever sees drafts and decisions (the board
 //! consumer of the stream processor) and holds at most a configured number of articles, newest
@@ -175,6 +176,7 @@ pub fn router(board: DecisionBoard, readiness: Arc<Readiness>) -> Router {
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
         .route("/v1/decisions/{article_id}", get(decision))
+        .route("/metrics", get(metrics))
         .with_state(AppState { board, readiness })
 }
 
@@ -187,6 +189,17 @@ async fn readyz(State(state): State<AppState>) -> Response {
         )
             .into_response(),
     }
+}
+
+async fn metrics() -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            crate::metrics::CONTENT_TYPE,
+        )],
+        crate::metrics::render(),
+    )
+        .into_response()
 }
 
 #[derive(Debug, Deserialize)]
@@ -319,5 +332,31 @@ mod tests {
         assert_eq!(status, StatusCode::OK);
         let (status, _) = get(&router, "/healthz").await;
         assert_eq!(status, StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn metrics_are_served_in_text_exposition_format() {
+        let router = router(DecisionBoard::new(1), Arc::new(Readiness::default()));
+        let response = router
+            .oneshot(
+                Request::get("/metrics")
+                    .body(Body::empty())
+                    .expect("request"),
+            )
+            .await
+            .expect("the router answers");
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            response.headers()[axum::http::header::CONTENT_TYPE],
+            "text/plain; version=0.0.4"
+        );
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .expect("body");
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            text.contains("# TYPE factgate_decisions_total counter"),
+            "{text}"
+        );
     }
 }

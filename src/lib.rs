@@ -21,7 +21,8 @@
 //! - [`decide`]: the policy (strictness) and the report: pass or block, and why.
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
 //! - [`render`]: a decision as text for a person.
-//! - [`http`]: health, readiness and decisions over HTTP for a CMS that polls.
+//! - [`http`]: health, readiness, decisions and metrics over HTTP.
+//! - [`metrics`]: the Prometheus metrics, bumped where their events happen.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
 //! - [`pipeline`]: the stream processor: the extract, verify and join roles on Kafka.
 //! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
@@ -38,6 +39,7 @@ pub mod extract;
 pub mod http;
 pub mod join;
 pub mod kafka;
+pub mod metrics;
 pub mod model;
 pub mod pipeline;
 pub mod render;

@@ -222,12 +222,25 @@ async fn two_refutations_refute() {
 
 #[tokio::test]
 async fn invalid_json_and_a_server_error_abstain_leaving_one_vote_inconclusive() {
+    let votes = |voter: &str, vote: &str| {
+        factgate::metrics::metrics()
+            .llm_votes
+            .with_label_values(&[voter, vote])
+            .get()
+    };
+    let before = (
+        votes("verifier", "supported"),
+        votes("skeptic", "abstained"),
+    );
     let broken = Reply::Content(r#"{"verdict": "supported", "quote": "The Basic"#.to_string());
     let outcome = run([supported(), broken, Reply::Status(500)], QUICK).await;
     assert_eq!(outcome.verdict, Verdict::Inconclusive);
     assert!(abstentions(&outcome)[0].is_none());
     assert_abstains(&outcome, 1, "not the required JSON object");
     assert_abstains(&outcome, 2, "HTTP 500");
+    // Every vote and abstention is counted (other tests in this binary count too: at least).
+    assert!(votes("verifier", "supported") > before.0);
+    assert!(votes("skeptic", "abstained") > before.1);
 }
 
 #[tokio::test]

@@ -148,8 +148,37 @@ impl ClientContext for RoleContext {
                 }
             }
         }
-        *self.lag.lock().unwrap_or_else(|e| e.into_inner()) = lag;
+        let mut held = self.lag.lock().unwrap_or_else(|e| e.into_inner());
+        publish_lag(&self.role, &held, &lag);
+        *held = lag;
     }
+}
+
+/// Sets `factgate_consumer_lag_messages` for `role` to the latest report, removing the series of
+/// partitions no longer reported (revoked), so a dashboard does not show a stale lag forever.
+fn publish_lag(
+    role: &str,
+    previous: &BTreeMap<(String, i32), i64>,
+    latest: &BTreeMap<(String, i32), i64>,
+) {
+    let gauge = &crate::metrics::metrics().consumer_lag;
+    for (topic, partition) in previous.keys() {
+        if !latest.contains_key(&(topic.clone(), *partition)) {
+            // Err only when the series is already gone: nothing to do.
+            let _ = gauge.remove_label_values(&[role, topic, &partition.to_string()]);
+        }
+    }
+    for ((topic, partition), lag) in latest {
+        gauge
+            .with_label_values(&[role, topic, &partition.to_string()])
+            .set(*lag);
+    }
+    debug!(
+        role,
+        partitions = latest.len(),
+        total_lag = latest.values().sum::<i64>(),
+        "consumer lag reported"
+    );
 }
 
 impl ConsumerContext for RoleContext {
@@ -182,6 +211,32 @@ impl ConsumerContext for RoleContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lag_reports_set_the_gauge_and_drop_revoked_partitions() {
+        // A role name no other test uses: the registry is process-wide.
+        let role = "lag-test-role";
+        let series = |partition: &str| {
+            crate::metrics::metrics()
+                .consumer_lag
+                .get_metric_with_label_values(&[role, "drafts", partition])
+                .map(|g| g.get())
+        };
+        let first = BTreeMap::from([(("drafts".to_owned(), 0), 5), (("drafts".to_owned(), 1), 9)]);
+        publish_lag(role, &BTreeMap::new(), &first);
+        assert_eq!(series("1").ok(), Some(9));
+        let second = BTreeMap::from([(("drafts".to_owned(), 0), 2)]);
+        publish_lag(role, &first, &second);
+        assert_eq!(series("0").ok(), Some(2));
+        let text = crate::metrics::render();
+        assert!(text.contains(
+            "factgate_consumer_lag_messages{partition=\"0\",role=\"lag-test-role\",topic=\"drafts\"} 2"
+        ), "{text}");
+        assert!(
+            !text.contains("partition=\"1\",role=\"lag-test-role\""),
+            "a revoked partition's lag stayed"
+        );
+    }
 
     #[test]
     fn group_id_follows_the_documented_prefix() {

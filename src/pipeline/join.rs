@@ -9,10 +9,10 @@
 
 use super::offsets::store_next_offset;
 use super::{PipelineError, Role, Services, stopped};
-use crate::events::{ArticleManifest, ClaimResult, DECISION_V1, Decision};
+use crate::events::{ArticleManifest, ClaimResult, Decision};
 use crate::join::{JoinSettings, JoinState, TopicPartition};
 use crate::kafka::{self, read_traceparent};
-use chrono::Utc;
+use chrono::{DateTime, TimeDelta, Utc};
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
 use rdkafka::error::RDKafkaErrorCode;
@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
-use tracing::{info, warn};
+use tracing::warn;
 
 /// How often deadlines are checked.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -59,6 +59,7 @@ pub(super) async fn run(
                     continue;
                 }
                 let decisions = state.on_tick(Utc::now());
+                note_in_flight(&state);
                 if decisions.is_empty() {
                     continue;
                 }
@@ -108,6 +109,7 @@ pub(super) async fn run(
                     }
                 };
                 consumed.insert(tp, offset);
+                note_in_flight(&state);
                 if let Err(err) = publish_all(&services, &decisions).await {
                     break Err(PipelineError::Client(err));
                 }
@@ -130,20 +132,31 @@ async fn publish_all(
     services: &Services,
     decisions: &[Decision],
 ) -> Result<(), rdkafka::error::KafkaError> {
-    let topic = &services.config.kafka.topics.decisions;
     for decision in decisions {
         services
-            .publish(topic, &decision.article_id, DECISION_V1, decision, None)
+            .publish_decision(decision, Some(draft_published_at(decision)), None)
             .await?;
-        info!(
-            article_id = %decision.article_id,
-            revision = ?decision.revision,
-            outcome = ?decision.outcome,
-            reasons = ?decision.reasons,
-            "decision published"
-        );
     }
     Ok(())
+}
+
+/// The draft's `published_at`: every decision the join makes comes from a manifest, and its
+/// report's processing time is measured from the manifest's `published_at` to `decided_at`.
+fn draft_published_at(decision: &Decision) -> DateTime<Utc> {
+    let processing = decision.report.verification_details.processing_time_seconds;
+    let millis = (processing * 1000.0).round();
+    // Finite and within chrono's range for any real draft; otherwise fall back to decided_at.
+    if millis.is_finite() && millis.abs() < 1e15 {
+        decision.decided_at - TimeDelta::milliseconds(millis as i64)
+    } else {
+        decision.decided_at
+    }
+}
+
+/// Sets the in-flight gauge after the state changed.
+fn note_in_flight(state: &JoinState) {
+    let in_flight = i64::try_from(state.in_flight()).unwrap_or(i64::MAX);
+    crate::metrics::metrics().join_in_flight.set(in_flight);
 }
 
 /// Stores, for every partition read, the offset that is safe to commit: never past the earliest

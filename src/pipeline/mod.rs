@@ -25,6 +25,7 @@ mod offsets;
 mod verify;
 
 use crate::config::Config;
+use crate::events::{DECISION_V1, Decision};
 use crate::http::{DecisionBoard, Readiness};
 use crate::kafka::{
     self, EmbeddedBroker, EventHeaders, EventProducer, KafkaSetupError, TraceParent,
@@ -32,6 +33,7 @@ use crate::kafka::{
 use crate::verify::Verifier;
 use crate::verify::fetch::Fetcher;
 use crate::verify::llm::LlmJudge;
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -128,6 +130,32 @@ impl Services {
             .produce(topic, key, &payload, &headers)
             .await
             .map(|_| ())
+    }
+
+    /// Publishes a decision to the decisions topic, waits for its acknowledgement, then logs and
+    /// counts it: the one place a decision is published. `published_at` is the draft's, when
+    /// known, for the decision latency.
+    pub async fn publish_decision(
+        &self,
+        decision: &Decision,
+        published_at: Option<DateTime<Utc>>,
+        trace: Option<&TraceParent>,
+    ) -> Result<(), rdkafka::error::KafkaError> {
+        let topic = &self.config.kafka.topics.decisions;
+        self.publish(topic, &decision.article_id, DECISION_V1, decision, trace)
+            .await?;
+        // A clock ahead of the CMS's would make it negative: count that as immediate.
+        let latency = published_at.map(|at| (Utc::now() - at).to_std().unwrap_or_default());
+        crate::metrics::metrics().decision_published(decision.outcome, &decision.reasons, latency);
+        info!(
+            article_id = %decision.article_id,
+            revision = ?decision.revision,
+            outcome = ?decision.outcome,
+            reasons = ?decision.reasons,
+            latency_ms = latency.map(|l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
+            "decision published"
+        );
+        Ok(())
     }
 }
 

@@ -21,7 +21,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
-use tracing::{error, warn};
+use tracing::{debug, error, warn};
 
 /// Checks in flight at once in one verify role.
 pub const VERIFY_CONCURRENCY: usize = 32;
@@ -138,7 +138,26 @@ async fn handle(
             &result,
             trace,
         )
-        .await
+        .await?;
+    result_published(&result);
+    Ok(())
+}
+
+/// A verification result was published: the one place results are counted.
+fn result_published(result: &ClaimResult) {
+    let verdict = crate::metrics::verdict(result.verdict);
+    crate::metrics::metrics()
+        .verifications
+        .with_label_values(&[verdict])
+        .inc();
+    debug!(
+        article_id = %result.article_id,
+        revision = result.revision,
+        claim_id = %result.claim_id,
+        verdict,
+        fetch_status = ?result.fetch_status,
+        "verification result published"
+    );
 }
 
 /// The result of a check that could not run: inconclusive, with an issue saying why.

@@ -76,12 +76,14 @@ impl Verifier {
         };
         match fetched.outcome.as_ref() {
             FetchOutcome::Ok(page) => {
+                let started = tokio::time::Instant::now();
                 let judgment = judge(claim, &page.text, &page.final_url, &self.judge);
                 let quorum = match &self.llm {
                     Some(llm) => Some(self.ask_quorum(llm, claim, source_url, &judgment).await),
                     None => None,
                 };
                 apply_judgment(&mut result, claim, &judgment, quorum);
+                judged(article_id, &claim.id, result.verdict, started.elapsed());
             }
             outcome => {
                 result.reason = format!("source not read: {}", outcome.class());
@@ -102,6 +104,16 @@ impl Verifier {
         let passages: Vec<String> = judgment.evidence.iter().map(|e| e.quote.clone()).collect();
         llm.judge(&claim.text, source_url, &passages).await.verdict
     }
+}
+
+/// A claim was judged against its fetched source (the lexical judge and the LLM quorum, when
+/// configured) in `elapsed`.
+fn judged(article_id: &str, claim_id: &str, verdict: Verdict, elapsed: std::time::Duration) {
+    crate::metrics::metrics()
+        .judge_duration
+        .observe(elapsed.as_secs_f64());
+    let elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+    tracing::debug!(article_id, claim_id, verdict = ?verdict, elapsed_ms, "claim judged");
 }
 
 /// The more cautious of two verdicts: supported only when both support.

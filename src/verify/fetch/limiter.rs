@@ -127,6 +127,7 @@ impl Limiter {
             self.per_host.retain_recent();
         }
         let key = host.to_owned();
+        let started = tokio::time::Instant::now();
         let mut waited = false;
         while let Err(not_until) = self.per_host.check_key(&key) {
             waited = true;
@@ -139,6 +140,7 @@ impl Limiter {
         if waited {
             self.waits.fetch_add(1, Ordering::Relaxed);
         }
+        super::log::rate_limit_passed(host, started.elapsed());
         permit
     }
 

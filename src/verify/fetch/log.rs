@@ -1,4 +1,5 @@
-//! One function per notable fetch event, each logging structured fields.
+//! One function per notable fetch event, each logging structured fields and bumping the
+//! matching metric ([`crate::metrics`]) with the same low-cardinality labels.
 //!
 //! URLs are logged as host and path only: a query string may carry a token or a session id.
 
@@ -15,6 +16,9 @@ fn host_path(url: &Url) -> (&str, &str) {
 
 /// A fetch finished (from the network, not the cache).
 pub fn fetch_done(url: &Url, outcome: &FetchOutcome, elapsed: Duration, attempts: u32) {
+    let metrics = crate::metrics::metrics();
+    metrics.fetches.with_label_values(&[outcome.class()]).inc();
+    metrics.fetch_duration.observe(elapsed.as_secs_f64());
     let (host, path) = host_path(url);
     let elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     match outcome {
@@ -41,6 +45,54 @@ pub fn fetch_done(url: &Url, outcome: &FetchOutcome, elapsed: Duration, attempts
 pub fn fetch_refused(url: &Url, reason: &RefusalReason) {
     let (host, path) = host_path(url);
     tracing::warn!(host, path, reason_class = reason.class(), reason = %reason, "fetch refused by policy");
+}
+
+/// The policy refused the cited URL itself, so the fetch ends before the cache or any request.
+/// `url` is `None` when the text is not a URL at all.
+pub fn fetch_refused_at_once(url: Option<&Url>, reason: &RefusalReason) {
+    crate::metrics::metrics()
+        .fetches
+        .with_label_values(&["refused_by_policy"])
+        .inc();
+    match url {
+        Some(url) => fetch_refused(url, reason),
+        None => tracing::warn!(
+            reason_class = reason.class(),
+            reason = %reason,
+            "fetch refused by policy"
+        ),
+    }
+}
+
+/// The cache answered a fetch (`hit`: a stored outcome or another caller's concurrent load),
+/// or this fetch loaded it.
+pub fn cache_lookup(hit: bool, cache_bytes: u64) {
+    let metrics = crate::metrics::metrics();
+    if hit {
+        metrics.cache_hits.inc();
+    } else {
+        metrics.cache_misses.inc();
+    }
+    metrics
+        .cache_bytes
+        .set(i64::try_from(cache_bytes).unwrap_or(i64::MAX));
+}
+
+/// The cache dropped an entry to stay within its capacity or because it expired.
+pub fn cache_evicted(cause: &'static str) {
+    crate::metrics::metrics().cache_evictions.inc();
+    tracing::debug!(cause, "fetch cache entry evicted");
+}
+
+/// A request passed the rate limits after `waited` (zero when it did not wait).
+pub fn rate_limit_passed(host: &str, waited: Duration) {
+    crate::metrics::metrics()
+        .rate_limit_wait
+        .observe(waited.as_secs_f64());
+    if !waited.is_zero() {
+        let waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
+        tracing::debug!(host, waited_ms, "request waited for the rate limit");
+    }
 }
 
 /// The resolver dropped an address the policy refuses.

@@ -100,12 +100,16 @@ impl Fetcher {
         let settings = &self.inner.settings;
         let mut url = match Url::parse(url) {
             Ok(url) => url,
-            Err(err) => return refused(RefusalReason::InvalidUrl(err.to_string())),
+            Err(err) => {
+                let reason = RefusalReason::InvalidUrl(err.to_string());
+                log::fetch_refused_at_once(None, &reason);
+                return refused(reason);
+            }
         };
         // The fragment never reaches the server: pages differing only by it are one page.
         url.set_fragment(None);
         if let Err(reason) = policy::check_url(&url, settings) {
-            log::fetch_refused(&url, &reason);
+            log::fetch_refused_at_once(Some(&url), &reason);
             return refused(reason);
         }
         let (outcome, from_cache) = self

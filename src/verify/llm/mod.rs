@@ -188,6 +188,14 @@ impl LlmJudge {
                 VoteOutcome::Abstained { reason }
             }
         };
+        let vote = crate::metrics::vote(&outcome);
+        crate::metrics::metrics()
+            .llm_votes
+            .with_label_values(&[voter.as_str(), vote])
+            .inc();
+        if let VoteOutcome::Voted { .. } = outcome {
+            tracing::debug!(voter = %voter, vote, "llm voter voted");
+        }
         Vote { voter, outcome }
     }
 

@@ -1,0 +1,317 @@
+//! `GET /metrics` of a running stream processor shows what it did: the whole pipeline runs in
+//! this process on the embedded broker (librdkafka's mock cluster on 127.0.0.1), with the cited
+//! sources served by a local axum origin; three drafts go in (one that passes, one citing a dead
+//! link, one unreadable), and once they are decided the metrics must count them.
+//!
+//! The registry is process-wide, so every count is read as a change from a scrape taken before
+//! the drafts were published.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::Path as UrlPath;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use chrono::Utc;
+use factgate::config::Config;
+use factgate::events::DRAFT_V1;
+use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
+use factgate::pipeline::{self, Role};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::time::{Instant, sleep, timeout};
+
+/// The longest the test waits for all decisions: group joins on the mock cluster take seconds.
+const ALL_DECIDED_WITHIN: Duration = Duration::from_secs(90);
+/// How long it waits for librdkafka's first statistics report (set to every second below).
+const LAG_REPORTED_WITHIN: Duration = Duration::from_secs(20);
+
+const SOURCES: [(&str, &str); 1] = [(
+    "survey.html",
+    include_str!("../examples/demo/sources/survey.html"),
+)];
+
+/// Serves the demo's survey on 127.0.0.1; anything else is 404.
+async fn start_origin() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("origin binds on loopback");
+    let port = listener.local_addr().expect("origin address").port();
+    let app = Router::new().route("/{name}", get(source));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://127.0.0.1:{port}")
+}
+
+async fn source(UrlPath(name): UrlPath<String>) -> Response {
+    match SOURCES.iter().find(|(n, _)| *n == name) {
+        Some((_, html)) => Html(*html).into_response(),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// A demo draft template made concrete: published now, citing `origin`, under `article_id`.
+fn draft(template: &str, article_id: &str, origin: &str) -> Vec<u8> {
+    let text = template.replace("{{published_at}}", &Utc::now().to_rfc3339());
+    let mut value: Value = serde_json::from_str(&text).expect("draft template is JSON");
+    value["article_id"] = Value::from(article_id);
+    let body = value["body"].as_str().expect("template has a body");
+    value["body"] = Value::from(body.replace("{{origin}}", origin));
+    serde_json::to_vec(&value).expect("serializes")
+}
+
+/// A free port on loopback for the HTTP endpoint.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
+fn config(bootstrap: &str, port: u16) -> Config {
+    let mut config = Config::from_toml_str(&format!(
+        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n[http]\nlisten = \"127.0.0.1:{port}\"\n"
+    ))
+    .expect("test configuration is valid");
+    config.kafka.bootstrap_servers = Some(bootstrap.to_owned());
+    // Lag comes from librdkafka's statistics; the default interval would outlast the test.
+    config
+        .kafka
+        .properties
+        .insert("statistics.interval.ms".into(), "1000".into());
+    config
+}
+
+/// Every sample of a scrape, by its series (`name{labels}` exactly as rendered).
+fn parse(text: &str) -> BTreeMap<String, f64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            let (series, value) = l.rsplit_once(' ')?;
+            Some((series.to_owned(), value.parse().ok()?))
+        })
+        .collect()
+}
+
+async fn scrape(client: &reqwest::Client, base: &str) -> BTreeMap<String, f64> {
+    let response = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .expect("/metrics answers");
+    assert_eq!(response.status(), 200);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .expect("ASCII header")
+        .to_owned();
+    assert_eq!(content_type, "text/plain; version=0.0.4");
+    parse(&response.text().await.expect("a text body"))
+}
+
+/// Waits until the endpoint has a decision for `article_id`.
+async fn decided(client: &reqwest::Client, base: &str, article_id: &str, until: Instant) {
+    loop {
+        let status = client
+            .get(format!("{base}/v1/decisions/{article_id}"))
+            .send()
+            .await
+            .map(|r| r.status().as_u16());
+        if status.ok() == Some(200) {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "{article_id} was not decided in time"
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn metrics_count_what_the_pipeline_did() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
+    let origin = start_origin().await;
+    // The broker outlives the roles: closing a consumer waits for it.
+    let broker: &'static EmbeddedBroker = Box::leak(Box::new(
+        EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
+    ));
+    let port = free_port();
+    let config = config(broker.bootstrap_servers(), port);
+    let base = format!("http://127.0.0.1:{port}");
+
+    let (stop, stopped) = oneshot::channel::<()>();
+    let (started_tx, started_rx) = oneshot::channel::<()>();
+    let run_config = config.clone();
+    let task = tokio::spawn(async move {
+        pipeline::run(
+            run_config,
+            &Role::ALL,
+            true,
+            async move {
+                let _ = stopped.await;
+            },
+            move |_| {
+                let _ = started_tx.send(());
+            },
+        )
+        .await
+    });
+    timeout(Duration::from_secs(30), started_rx)
+        .await
+        .expect("the pipeline starts in time")
+        .expect("the pipeline started rather than failing");
+
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .expect("HTTP client");
+    // The endpoint binds as the pipeline starts; give it a moment rather than race it.
+    let until = Instant::now() + Duration::from_secs(10);
+    let before = loop {
+        match client.get(format!("{base}/healthz")).send().await {
+            Ok(_) => break scrape(&client, &base).await,
+            Err(_) if Instant::now() < until => sleep(Duration::from_millis(100)).await,
+            Err(err) => panic!("the HTTP endpoint never answered: {err}"),
+        }
+    };
+
+    let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
+    let drafts: [(&str, Vec<u8>); 3] = [
+        (
+            "metrics-clean",
+            draft(
+                include_str!("../examples/demo/drafts/clean.json"),
+                "metrics-clean",
+                &origin,
+            ),
+        ),
+        (
+            "metrics-dead-link",
+            draft(
+                include_str!("../examples/demo/drafts/dead-link.json"),
+                "metrics-dead-link",
+                &origin,
+            ),
+        ),
+        (
+            "metrics-unreadable",
+            br#"{"schema_version":"factgate.draft.v1","article_id":"metrics-unreadable","revision":2,"title":"no body"}"#.to_vec(),
+        ),
+    ];
+    for (key, payload) in &drafts {
+        timeout(
+            Duration::from_secs(60),
+            producer.produce(
+                &config.kafka.topics.drafts,
+                key,
+                payload,
+                &EventHeaders::new(DRAFT_V1, None),
+            ),
+        )
+        .await
+        .expect("the draft is acknowledged in time")
+        .expect("the draft is delivered");
+    }
+    let until = Instant::now() + ALL_DECIDED_WITHIN;
+    for (article_id, _) in &drafts {
+        decided(&client, &base, article_id, until).await;
+    }
+
+    // Lag needs a statistics report after the roles got their partitions.
+    let until = Instant::now() + LAG_REPORTED_WITHIN;
+    // A partition's lag is known once an offset is committed in it: one the drafts went to.
+    let extract_lag = format!(
+        "role=\"extract\",topic=\"{}\"}}",
+        config.kafka.topics.drafts
+    );
+    let has_lag = |scrape: &BTreeMap<String, f64>| {
+        scrape
+            .keys()
+            .any(|s| s.starts_with("factgate_consumer_lag_messages{") && s.ends_with(&extract_lag))
+    };
+    let after = loop {
+        let after = scrape(&client, &base).await;
+        if has_lag(&after) || Instant::now() >= until {
+            break after;
+        }
+        sleep(Duration::from_millis(250)).await;
+    };
+
+    let delta = |series: &str| {
+        let now = after.get(series).copied();
+        assert!(now.is_some(), "{series} is not in the scrape");
+        now.unwrap_or_default() - before.get(series).copied().unwrap_or_default()
+    };
+    let at_least = |series: &str, n: f64| {
+        let d = delta(series);
+        assert!(d >= n, "{series} rose by {d}, expected at least {n}");
+    };
+    at_least("factgate_drafts_consumed_total", 3.0);
+    at_least("factgate_dead_letters_total", 1.0);
+    at_least(
+        "factgate_decisions_total{outcome=\"block\",reason=\"high_severity_issue\"}",
+        1.0,
+    );
+    at_least(
+        "factgate_decisions_total{outcome=\"block\",reason=\"draft_unreadable\"}",
+        1.0,
+    );
+    at_least(
+        "factgate_decisions_total{outcome=\"pass\",reason=\"none\"}",
+        1.0,
+    );
+    at_least(
+        "factgate_decision_latency_seconds_count{outcome=\"pass\"}",
+        1.0,
+    );
+    at_least(
+        "factgate_decision_latency_seconds_count{outcome=\"block\"}",
+        1.0,
+    );
+    at_least("factgate_fetches_total{status=\"not_found\"}", 1.0);
+    at_least("factgate_fetches_total{status=\"ok\"}", 1.0);
+    at_least("factgate_fetch_duration_seconds_count", 2.0);
+    at_least("factgate_cache_misses_total", 2.0);
+    at_least("factgate_rate_limit_wait_seconds_count", 2.0);
+    at_least("factgate_judge_duration_seconds_count", 1.0);
+    at_least("factgate_verifications_total{verdict=\"supported\"}", 1.0);
+    // The dead link leaves its claim unjudged.
+    at_least(
+        "factgate_verifications_total{verdict=\"inconclusive\"}",
+        1.0,
+    );
+    // The clean draft's claim is a percentage, "28% … in 2023".
+    at_least("factgate_claims_extracted_total{kind=\"percentage\"}", 1.0);
+    assert!(
+        after.contains_key("factgate_cache_bytes"),
+        "factgate_cache_bytes missing"
+    );
+    assert_eq!(
+        after.get("factgate_join_in_flight_articles").copied(),
+        Some(0.0),
+        "every article is decided, so none is in flight"
+    );
+    assert!(
+        has_lag(&after),
+        "no consumer lag for the extract role's drafts topic"
+    );
+    // No label carries an article id or a URL.
+    for series in after.keys() {
+        assert!(
+            !series.contains("metrics-") && !series.contains("http"),
+            "a high-cardinality label: {series}"
+        );
+    }
+
+    let _ = stop.send(());
+    timeout(Duration::from_secs(30), task)
+        .await
+        .expect("the pipeline stops in time")
+        .expect("the pipeline task did not panic")
+        .expect("the pipeline stopped without an error");
+}
