@@ -222,6 +222,17 @@ async fn metrics_count_what_the_pipeline_did() {
         decided(&client, &base, article_id, until).await;
     }
 
+    // Every role has decided something, so each has partitions and a broker: the process is
+    // ready, as its consumers report it.
+    let readyz = client
+        .get(format!("{base}/readyz"))
+        .send()
+        .await
+        .expect("/readyz answers");
+    let status = readyz.status();
+    let body = readyz.text().await.unwrap_or_default();
+    assert_eq!(status.as_u16(), 200, "/readyz: {body}");
+
     // Lag needs a statistics report after the roles got their partitions.
     let until = Instant::now() + LAG_REPORTED_WITHIN;
     // A partition's lag is known once an offset is committed in it: one the drafts went to.

@@ -3,11 +3,12 @@
 //! store) are applied last so an extra property cannot silently break "offsets follow outputs".
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, ConsumerContext, Rebalance, StreamConsumer};
-use rdkafka::error::KafkaResult;
+use rdkafka::error::{KafkaError, KafkaResult};
 use rdkafka::producer::FutureProducer;
 use rdkafka::{ClientContext, Statistics, TopicPartitionList};
 use tracing::{debug, info, warn};
@@ -113,6 +114,28 @@ pub type RoleConsumer = StreamConsumer<RoleContext>;
 pub struct RoleContext {
     role: String,
     lag: Mutex<BTreeMap<(String, i32), i64>>,
+    health: Arc<ConsumerHealth>,
+}
+
+/// What readiness needs to know of a consumer, kept current by its callbacks: the partitions
+/// assigned to it, and whether a broker answers.
+#[derive(Debug, Default)]
+pub struct ConsumerHealth {
+    assigned: AtomicUsize,
+    broker_up: AtomicBool,
+}
+
+impl ConsumerHealth {
+    /// Partitions currently assigned to the consumer.
+    pub fn assigned_partitions(&self) -> usize {
+        self.assigned.load(Ordering::Relaxed)
+    }
+
+    /// Whether a broker answered lately: set by an assignment or a statistics report with a
+    /// broker up, cleared when librdkafka reports all brokers down.
+    pub fn broker_reachable(&self) -> bool {
+        self.broker_up.load(Ordering::Relaxed)
+    }
 }
 
 impl RoleContext {
@@ -120,7 +143,13 @@ impl RoleContext {
         Self {
             role: role.to_owned(),
             lag: Mutex::new(BTreeMap::new()),
+            health: Arc::new(ConsumerHealth::default()),
         }
+    }
+
+    /// The consumer's health, shared with whoever reports readiness.
+    pub fn health(&self) -> Arc<ConsumerHealth> {
+        Arc::clone(&self.health)
     }
 
     /// The role this consumer serves.
@@ -138,7 +167,16 @@ impl RoleContext {
 }
 
 impl ClientContext for RoleContext {
+    fn error(&self, error: KafkaError, reason: &str) {
+        if error.rdkafka_error_code() == Some(rdkafka::types::RDKafkaErrorCode::AllBrokersDown) {
+            self.health.broker_up.store(false, Ordering::Relaxed);
+        }
+        warn!(role = %self.role, error = %error, reason, "Kafka client error");
+    }
+
     fn stats(&self, statistics: Statistics) {
+        let up = statistics.brokers.values().any(|b| b.state == "UP");
+        self.health.broker_up.store(up, Ordering::Relaxed);
         let mut lag = BTreeMap::new();
         for (topic, t) in statistics.topics {
             for (partition, p) in t.partitions {
@@ -185,9 +223,13 @@ impl ConsumerContext for RoleContext {
     fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         match rebalance {
             Rebalance::Assign(tpl) => {
+                self.health.assigned.store(tpl.count(), Ordering::Relaxed);
+                self.health.broker_up.store(true, Ordering::Relaxed);
                 info!(role = %self.role, partitions = tpl.count(), "partitions assigned");
             }
             Rebalance::Revoke(tpl) => {
+                // The eager protocol revokes the whole assignment before the next one.
+                self.health.assigned.store(0, Ordering::Relaxed);
                 info!(role = %self.role, partitions = tpl.count(), "partitions revoked");
             }
             Rebalance::Error(err) => warn!(role = %self.role, error = %err, "rebalance failed"),

@@ -21,7 +21,7 @@ pub mod headers;
 pub mod produce;
 
 pub use admin::{EnsuredTopics, ensure_topics};
-pub use client::{RoleConsumer, RoleContext, consumer, group_id, producer};
+pub use client::{ConsumerHealth, RoleConsumer, RoleContext, consumer, group_id, producer};
 pub use consume::{ConsumeError, close_consumer, commit_stored_offsets, consume_at_least_once};
 pub use embedded::EmbeddedBroker;
 pub use headers::{

@@ -31,7 +31,9 @@ pub(super) async fn run(
 ) -> Result<(), super::PipelineError> {
     let consumer = kafka::consumer(&services.config.kafka, &services.bootstrap, "extract")?;
     consumer.subscribe(&[services.config.kafka.topics.drafts.as_str()])?;
-    services.readiness.set_assigned("extract", true);
+    services
+        .readiness
+        .watch("extract", consumer.context().health());
     let outcome = consume_at_least_once(&consumer, stopped(stop), |message| {
         let services = Arc::clone(&services);
         async move { handle(&services, &message).await }

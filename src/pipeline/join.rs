@@ -37,7 +37,9 @@ pub(super) async fn run(
     let topics = &config.kafka.topics;
     let consumer = kafka::consumer(&config.kafka, &services.bootstrap, "join")?;
     consumer.subscribe(&[topics.manifests.as_str(), topics.verified.as_str()])?;
-    services.readiness.set_assigned("join", true);
+    services
+        .readiness
+        .watch("join", consumer.context().health());
     let mut state = JoinState::new(JoinSettings::from_config(
         &config.join,
         config.policy.strictness,

@@ -36,7 +36,9 @@ pub(super) async fn run(
 ) -> Result<(), PipelineError> {
     let consumer = kafka::consumer(&services.config.kafka, &services.bootstrap, "verify")?;
     consumer.subscribe(&[services.config.kafka.topics.verify.as_str()])?;
-    services.readiness.set_assigned("verify", true);
+    services
+        .readiness
+        .watch("verify", consumer.context().health());
     let limit = Arc::new(Semaphore::new(VERIFY_CONCURRENCY));
     let mut tasks: JoinSet<Result<Done, KafkaError>> = JoinSet::new();
     let mut offsets = InOrderOffsets::default();
