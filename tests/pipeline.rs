@@ -871,3 +871,94 @@ async fn roles_stopped_mid_run_and_started_again_decide_every_draft_once() {
         roles.stop().await;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Tracing: one article's work is one trace across the roles.
+
+/// The trace ids of every message on `topic` about `article_id`, read until `expected` were seen.
+async fn trace_ids(config: &Config, topic: &str, article_id: &str, expected: usize) -> Vec<String> {
+    let reader = outside_reader(config, topic, &format!("trace-{topic}-{article_id}"));
+    let until = Instant::now() + ALL_DECIDED_WITHIN;
+    let mut ids = Vec::new();
+    while ids.len() < expected {
+        let message = timeout_at(until, reader.recv())
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "{topic}: only {} of {expected} messages for {article_id}",
+                    ids.len()
+                )
+            })
+            .expect("the reader reads");
+        let about_article = serde_json::from_slice::<Value>(message.payload().unwrap_or_default())
+            .ok()
+            .is_some_and(|v| v["article_id"] == article_id);
+        if about_article {
+            let trace = factgate::kafka::read_traceparent(&message)
+                .unwrap_or_else(|| panic!("{topic}: a message without a valid traceparent"));
+            ids.push(trace.trace_id());
+        }
+    }
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_articles_work_is_one_trace_across_the_roles() {
+    let (_broker, config, origin) = setup().await;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let topics = &config.kafka.topics;
+
+    // A CMS that sends a trace context: factgate continues it.
+    let traced = draft(Kind::Clean, "trace-cms", &origin, false);
+    let headers = EventHeaders::new(DRAFT_V1, None);
+    let cms_trace = headers.traceparent.trace_id();
+    producer(&config)
+        .produce(
+            &topics.drafts,
+            &traced.article_id,
+            &traced.payload,
+            &headers,
+        )
+        .await
+        .expect("the draft is delivered");
+
+    // A CMS that sends none: factgate starts one trace for the whole article.
+    let untraced = draft(Kind::Clean, "trace-none", &origin, false);
+    let plain: rdkafka::producer::FutureProducer = ClientConfig::new()
+        .set(
+            "bootstrap.servers",
+            config.kafka.bootstrap_servers.as_deref().unwrap_or(""),
+        )
+        .create()
+        .expect("plain producer");
+    plain
+        .send(
+            rdkafka::producer::FutureRecord::to(&topics.drafts)
+                .key(&untraced.article_id)
+                .payload(&untraced.payload),
+            Duration::from_secs(30),
+        )
+        .await
+        .expect("the draft is delivered");
+
+    for (article, expected_trace) in [("trace-cms", Some(cms_trace)), ("trace-none", None)] {
+        let mut all = Vec::new();
+        for topic in [
+            &topics.manifests,
+            &topics.verify,
+            &topics.verified,
+            &topics.decisions,
+        ] {
+            all.extend(trace_ids(&config, topic, article, 1).await);
+        }
+        let first = all[0].clone();
+        assert!(
+            all.iter().all(|id| *id == first),
+            "{article}: manifest, request, result and decision share one trace: {all:?}"
+        );
+        if let Some(cms) = expected_trace {
+            assert_eq!(first, cms, "{article}: the CMS's trace is continued");
+        }
+    }
+    roles.stop().await;
+}

@@ -20,7 +20,7 @@ use rdkafka::error::KafkaError;
 use rdkafka::message::OwnedMessage;
 use std::sync::Arc;
 use tokio::sync::watch;
-use tracing::{info, warn};
+use tracing::{Instrument, info, warn};
 
 /// Schema marker of dead-lettered drafts: the payload is the draft exactly as received.
 pub const DEAD_LETTER_SCHEMA: &str = "factgate.dead_letter.v1";
@@ -50,9 +50,21 @@ pub(super) async fn run(
 async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), KafkaError> {
     crate::metrics::metrics().drafts_consumed.inc();
     let payload = message.payload().unwrap_or_default();
-    let trace = read_traceparent(message);
+    // One trace per draft: the CMS's when it sent one, else a new one, so everything produced for
+    // this draft, in every role, carries the same trace id.
+    let trace = Some(read_traceparent(message).unwrap_or_else(TraceParent::new_root));
     match DraftEvent::from_json(payload) {
-        Ok(draft) => handle_draft(services, draft, trace.as_ref()).await,
+        Ok(draft) => {
+            let span = tracing::info_span!(
+                "draft",
+                article_id = %draft.article_id,
+                revision = draft.revision,
+                trace_id = %trace.as_ref().map(TraceParent::trace_id).unwrap_or_default(),
+            );
+            handle_draft(services, draft, trace.as_ref())
+                .instrument(span)
+                .await
+        }
         Err(err) => {
             warn!(
                 topic = message.topic(),

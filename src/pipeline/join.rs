@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
-use tracing::warn;
+use tracing::{Instrument, warn};
 
 /// How often deadlines are checked.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -65,7 +65,9 @@ pub(super) async fn run(
                 if decisions.is_empty() {
                     continue;
                 }
-                if let Err(err) = publish_all(&services, &decisions).await {
+                // Deadline decisions come from no message: the join keeps no trace per article, so
+                // each starts its own (the decision still names its article and revision).
+                if let Err(err) = publish_all(&services, &decisions, None).await {
                     break Err(PipelineError::Client(err));
                 }
                 store_watermarks(&consumer, &state, &consumed);
@@ -91,7 +93,8 @@ pub(super) async fn run(
                 };
                 let offset = message.offset();
                 let payload = message.payload().unwrap_or_default();
-                let _trace = read_traceparent(&message);
+                // Decisions made on this message continue its trace (the article's, set at extract).
+                let trace = read_traceparent(&message);
                 let now = Utc::now();
                 let decisions = if tp.topic == topics.manifests {
                     match serde_json::from_slice::<ArticleManifest>(payload) {
@@ -112,7 +115,7 @@ pub(super) async fn run(
                 };
                 consumed.insert(tp, offset);
                 note_in_flight(&state);
-                if let Err(err) = publish_all(&services, &decisions).await {
+                if let Err(err) = publish_all(&services, &decisions, trace.as_ref()).await {
                     break Err(PipelineError::Client(err));
                 }
                 store_watermarks(&consumer, &state, &consumed);
@@ -133,10 +136,18 @@ pub(super) async fn run(
 async fn publish_all(
     services: &Services,
     decisions: &[Decision],
+    trace: Option<&crate::kafka::TraceParent>,
 ) -> Result<(), rdkafka::error::KafkaError> {
     for decision in decisions {
+        let span = tracing::info_span!(
+            "decision",
+            article_id = %decision.article_id,
+            revision = ?decision.revision,
+            trace_id = %trace.map(crate::kafka::TraceParent::trace_id).unwrap_or_default(),
+        );
         services
-            .publish_decision(decision, Some(draft_published_at(decision)), None)
+            .publish_decision(decision, Some(draft_published_at(decision)), trace)
+            .instrument(span)
             .await?;
     }
     Ok(())

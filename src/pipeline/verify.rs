@@ -21,7 +21,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
-use tracing::{debug, error, warn};
+use tracing::{Instrument, debug, error, warn};
 
 /// Checks in flight at once in one verify role.
 pub const VERIFY_CONCURRENCY: usize = 32;
@@ -113,6 +113,25 @@ async fn handle(
             return Ok(());
         }
     };
+    let span = tracing::info_span!(
+        "check",
+        article_id = %request.article_id,
+        revision = request.revision,
+        claim_id = %request.claim.id,
+        source_host = %request.source_host,
+        trace_id = %trace.map(TraceParent::trace_id).unwrap_or_default(),
+    );
+    check_and_publish(services, verifier, &request, trace)
+        .instrument(span)
+        .await
+}
+
+async fn check_and_publish(
+    services: &Services,
+    verifier: &Verifier,
+    request: &VerifyRequest,
+    trace: Option<&TraceParent>,
+) -> Result<(), KafkaError> {
     let now = Utc::now();
     if now >= request.deadline {
         warn!(article_id = %request.article_id, revision = request.revision, claim_id = %request.claim.id, "request past its deadline; not checked");
@@ -127,7 +146,7 @@ async fn handle(
     );
     let result = match tokio::time::timeout(budget, AssertUnwindSafe(check).catch_unwind()).await {
         Ok(Ok(result)) => result,
-        Ok(Err(_panic)) => internal_failure(&request, "the check failed internally"),
+        Ok(Err(_panic)) => internal_failure(request, "the check failed internally"),
         // Past the deadline the join has blocked the article; the result changes nothing.
         Err(_elapsed) => return Ok(()),
     };
