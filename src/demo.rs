@@ -20,7 +20,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The demo's drafts, by file name: `{{origin}}` and `{{published_at}}` are filled in at start.
-const DRAFTS: [(&str, &str); 6] = [
+/// Public so tests drive the pipeline with the same content.
+pub const DRAFTS: [(&str, &str); 6] = [
     ("clean", include_str!("../examples/demo/drafts/clean.json")),
     (
         "wrong-figure",
@@ -44,7 +45,8 @@ const DRAFTS: [(&str, &str); 6] = [
     ),
 ];
 
-const SOURCES: [(&str, &str); 3] = [
+/// The demo's cited sources, by file name, as its origin serves them.
+pub const SOURCES: [(&str, &str); 3] = [
     (
         "survey.html",
         include_str!("../examples/demo/sources/survey.html"),

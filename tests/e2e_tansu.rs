@@ -20,6 +20,7 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use factgate::demo::SOURCES;
 use factgate::events::{DraftEvent, content_digest, decision_id};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -46,22 +47,6 @@ const SETTLE_S: u64 = 5;
 const BROKER_START: Duration = Duration::from_secs(30);
 const FACTGATE_START: Duration = Duration::from_secs(60);
 const WHOLE_RUN: Duration = Duration::from_secs(180);
-
-/// Sources the origin serves: the demo's example pages.
-const SOURCES: [(&str, &str); 3] = [
-    (
-        "survey.html",
-        include_str!("../examples/demo/sources/survey.html"),
-    ),
-    (
-        "pricing.html",
-        include_str!("../examples/demo/sources/pricing.html"),
-    ),
-    (
-        "market.html",
-        include_str!("../examples/demo/sources/market.html"),
-    ),
-];
 
 /// A child process killed (SIGKILL) and reaped when the guard is dropped, also when the test
 /// panics; its output goes to log files whose tails are printed when the test fails.

@@ -6,6 +6,8 @@
 //! The registry is process-wide, so every count is read as a change from a scrape taken before
 //! the drafts were published.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -18,9 +20,7 @@ use chrono::Utc;
 use factgate::config::Config;
 use factgate::events::DRAFT_V1;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
-use factgate::pipeline::{self, Role};
 use serde_json::Value;
-use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep, timeout};
 
 /// The longest the test waits for all decisions: group joins on the mock cluster take seconds.
@@ -59,14 +59,6 @@ fn draft(template: &str, article_id: &str, origin: &str) -> Vec<u8> {
     let body = value["body"].as_str().expect("template has a body");
     value["body"] = Value::from(body.replace("{{origin}}", origin));
     serde_json::to_vec(&value).expect("serializes")
-}
-
-/// A free port on loopback for the HTTP endpoint.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port()
 }
 
 fn config(bootstrap: &str, port: u16) -> Config {
@@ -139,46 +131,13 @@ async fn metrics_count_what_the_pipeline_did() {
     let broker: &'static EmbeddedBroker = Box::leak(Box::new(
         EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
     ));
-    let port = free_port();
+    let port = support::pipeline::free_port();
     let config = config(broker.bootstrap_servers(), port);
     let base = format!("http://127.0.0.1:{port}");
 
-    let (stop, stopped) = oneshot::channel::<()>();
-    let (started_tx, started_rx) = oneshot::channel::<()>();
-    let run_config = config.clone();
-    let task = tokio::spawn(async move {
-        pipeline::run(
-            run_config,
-            &Role::ALL,
-            true,
-            async move {
-                let _ = stopped.await;
-            },
-            move |_| {
-                let _ = started_tx.send(());
-            },
-        )
-        .await
-    });
-    timeout(Duration::from_secs(30), started_rx)
-        .await
-        .expect("the pipeline starts in time")
-        .expect("the pipeline started rather than failing");
-
-    let client = reqwest::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(10))
-        .build()
-        .expect("HTTP client");
-    // The endpoint binds as the pipeline starts; give it a moment rather than race it.
-    let until = Instant::now() + Duration::from_secs(10);
-    let before = loop {
-        match client.get(format!("{base}/healthz")).send().await {
-            Ok(_) => break scrape(&client, &base).await,
-            Err(_) if Instant::now() < until => sleep(Duration::from_millis(100)).await,
-            Err(err) => panic!("the HTTP endpoint never answered: {err}"),
-        }
-    };
+    let client = support::pipeline::http_client();
+    let running = support::pipeline::start(config.clone(), &client).await;
+    let before = scrape(&client, &base).await;
 
     let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
     let drafts: [(&str, Vec<u8>); 3] = [
@@ -319,10 +278,5 @@ async fn metrics_count_what_the_pipeline_did() {
         );
     }
 
-    let _ = stop.send(());
-    timeout(Duration::from_secs(30), task)
-        .await
-        .expect("the pipeline stops in time")
-        .expect("the pipeline task did not panic")
-        .expect("the pipeline stopped without an error");
+    running.stop().await;
 }

@@ -18,6 +18,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use chrono::{DateTime, Utc};
 use factgate::config::Config;
+use factgate::demo::SOURCES;
 use factgate::events::{DRAFT_V1, Decision, DecisionReason, IssueType, Outcome};
 use factgate::kafka::headers::read_schema;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr};
@@ -48,21 +49,6 @@ const LAGGED_SOURCE: Duration = Duration::from_millis(1_500);
 
 // ---------------------------------------------------------------------------------------------
 // The origin and the drafts
-
-const SOURCES: [(&str, &str); 3] = [
-    (
-        "survey.html",
-        include_str!("../examples/demo/sources/survey.html"),
-    ),
-    (
-        "pricing.html",
-        include_str!("../examples/demo/sources/pricing.html"),
-    ),
-    (
-        "market.html",
-        include_str!("../examples/demo/sources/market.html"),
-    ),
-];
 
 /// Serves the demo's sources on 127.0.0.1; `/slow/…` and `/lag/…` answer late, anything else 404.
 async fn start_origin() -> String {

@@ -9,6 +9,8 @@
 //! Everything listens on loopback only. The registry is process-wide and this file holds one
 //! test, so what Prometheus sees is this workload alone.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -20,11 +22,10 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use chrono::Utc;
 use factgate::config::Config;
+use factgate::demo::{DRAFTS, SOURCES};
 use factgate::events::DRAFT_V1;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
-use factgate::pipeline::{self, Role};
 use serde_json::Value;
-use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep, timeout};
 
 /// Prometheus' scrape interval here: short, so rate() windows fill within the test.
@@ -36,45 +37,6 @@ const SLOW_SOURCE: Duration = Duration::from_secs(8);
 /// The longest the test waits for one wave's decisions: group joins on the mock cluster take
 /// seconds.
 const WAVE_DECIDED_WITHIN: Duration = Duration::from_secs(90);
-
-const DRAFTS: [(&str, &str); 6] = [
-    ("clean", include_str!("../examples/demo/drafts/clean.json")),
-    (
-        "wrong-figure",
-        include_str!("../examples/demo/drafts/wrong-figure.json"),
-    ),
-    (
-        "dead-link",
-        include_str!("../examples/demo/drafts/dead-link.json"),
-    ),
-    (
-        "fabricated",
-        include_str!("../examples/demo/drafts/fabricated.json"),
-    ),
-    (
-        "unsourced-statistic",
-        include_str!("../examples/demo/drafts/unsourced-statistic.json"),
-    ),
-    (
-        "slow-source",
-        include_str!("../examples/demo/drafts/slow-source.json"),
-    ),
-];
-
-const SOURCES: [(&str, &str); 3] = [
-    (
-        "survey.html",
-        include_str!("../examples/demo/sources/survey.html"),
-    ),
-    (
-        "pricing.html",
-        include_str!("../examples/demo/sources/pricing.html"),
-    ),
-    (
-        "market.html",
-        include_str!("../examples/demo/sources/market.html"),
-    ),
-];
 
 /// Serves the demo's sources on 127.0.0.1, `/slow/…` too slowly for the deadline, as
 /// `factgate demo` does; anything else is 404.
@@ -110,14 +72,6 @@ fn draft(template: &str, article_id: &str, origin: &str) -> Vec<u8> {
     let mut value: Value = serde_json::from_str(&text).expect("draft template is JSON");
     value["article_id"] = Value::from(article_id);
     serde_json::to_vec(&value).expect("serializes")
-}
-
-/// A free port on loopback.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port()
 }
 
 fn config(bootstrap: &str, port: u16) -> Config {
@@ -179,7 +133,7 @@ impl PrometheusServer {
             ),
         )
         .expect("write prometheus.yml");
-        let port = free_port();
+        let port = support::pipeline::free_port();
         let log = dir.path().join("prometheus.log");
         let log_file = std::fs::File::create(&log).expect("create the log file");
         let child = Command::new(&binary)
@@ -400,45 +354,12 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
     let broker: &'static EmbeddedBroker = Box::leak(Box::new(
         EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
     ));
-    let port = free_port();
+    let port = support::pipeline::free_port();
     let config = config(broker.bootstrap_servers(), port);
     let base = format!("http://127.0.0.1:{port}");
 
-    let (stop, stopped) = oneshot::channel::<()>();
-    let (started_tx, started_rx) = oneshot::channel::<()>();
-    let run_config = config.clone();
-    let task = tokio::spawn(async move {
-        pipeline::run(
-            run_config,
-            &Role::ALL,
-            true,
-            async move {
-                let _ = stopped.await;
-            },
-            move |_| {
-                let _ = started_tx.send(());
-            },
-        )
-        .await
-    });
-    timeout(Duration::from_secs(30), started_rx)
-        .await
-        .expect("the pipeline starts in time")
-        .expect("the pipeline started rather than failing");
-
-    let client = reqwest::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(10))
-        .build()
-        .expect("HTTP client");
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        match client.get(format!("{base}/healthz")).send().await {
-            Ok(_) => break,
-            Err(_) if Instant::now() < until => sleep(Duration::from_millis(100)).await,
-            Err(err) => panic!("the HTTP endpoint never answered: {err}"),
-        }
-    }
+    let client = support::pipeline::http_client();
+    let running = support::pipeline::start(config.clone(), &client).await;
 
     // Prometheus scrapes the counters at zero before any draft, so every rate() below sees the
     // workload as an increase.
@@ -521,10 +442,5 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
     );
     drop(prometheus);
 
-    let _ = stop.send(());
-    timeout(Duration::from_secs(30), task)
-        .await
-        .expect("the pipeline stops in time")
-        .expect("the pipeline task did not panic")
-        .expect("the pipeline stopped without an error");
+    running.stop().await;
 }

@@ -5,4 +5,5 @@
 #![allow(dead_code)]
 
 pub mod origin;
+pub mod pipeline;
 pub mod schema;
