@@ -6,6 +6,11 @@
 //! deploy/grafana/dashboards/factgate.json must evaluate to data, and every alert expression of
 //! deploy/prometheus/alerts.yml must evaluate without an error (not firing is fine).
 //!
+//! The LLM judge is on, against a chat-completions endpoint served here: one voter answers
+//! `not_enough_info`, one answers outside the schema (an abstention), one `refuted` without the
+//! quote the schema needs (another abstention), so the votes panel and the abstention alert see
+//! real votes of both kinds.
+//!
 //! Everything listens on loopback only. The registry is process-wide and this file holds one
 //! test, so what Prometheus sees is this workload alone.
 
@@ -15,16 +20,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use axum::Json;
 use axum::Router;
 use axum::extract::Path as UrlPath;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use chrono::Utc;
 use factgate::config::Config;
 use factgate::demo::{DRAFTS, SOURCES};
 use factgate::events::DRAFT_V1;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
+use factgate::verify::llm::VoterRole;
 use serde_json::Value;
 use tokio::time::{Instant, sleep, timeout};
 
@@ -64,6 +71,41 @@ async fn slow(UrlPath(name): UrlPath<String>) -> Response {
     source(UrlPath(name)).await
 }
 
+/// An OpenAI-compatible chat-completions endpoint on 127.0.0.1 whose voters answer as the module
+/// doc says; returns its base URL.
+async fn start_llm() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("LLM endpoint binds on loopback");
+    let port = listener.local_addr().expect("LLM endpoint address").port();
+    let app = Router::new().route("/v1/chat/completions", post(completions));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://127.0.0.1:{port}/v1")
+}
+
+async fn completions(Json(body): Json<Value>) -> Response {
+    let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+    let content = match VoterRole::ALL
+        .iter()
+        .position(|role| role.system_prompt() == system)
+    {
+        Some(0) => r#"{"verdict": "not_enough_info", "quote": "", "reason": "cannot tell"}"#,
+        Some(1) => "I think it is probably fine.",
+        Some(_) => r#"{"verdict": "refuted", "quote": "", "reason": "no quote"}"#,
+        None => return (StatusCode::BAD_REQUEST, "unknown voter").into_response(),
+    };
+    Json(serde_json::json!({
+        "object": "chat.completion",
+        "model": body["model"],
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": content},
+            "finish_reason": "stop"
+        }]
+    }))
+    .into_response()
+}
+
 /// A demo draft made concrete: published now, citing `origin`, under `article_id`.
 fn draft(template: &str, article_id: &str, origin: &str) -> Vec<u8> {
     let text = template
@@ -74,9 +116,10 @@ fn draft(template: &str, article_id: &str, origin: &str) -> Vec<u8> {
     serde_json::to_vec(&value).expect("serializes")
 }
 
-fn config(bootstrap: &str, port: u16) -> Config {
+fn config(bootstrap: &str, port: u16, llm: &str) -> Config {
     let mut config = Config::from_toml_str(&format!(
-        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n[join]\ndeadline_ms = {DEADLINE_MS}\n[http]\nlisten = \"127.0.0.1:{port}\"\n"
+        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n[join]\ndeadline_ms = {DEADLINE_MS}\n[http]\nlisten = \"127.0.0.1:{port}\"\n\
+         [llm]\nenabled = true\nbase_url = \"{llm}\"\nmodel = \"test-model\"\n"
     ))
     .expect("test configuration is valid");
     config.kafka.bootstrap_servers = Some(bootstrap.to_owned());
@@ -350,12 +393,13 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
     assert!(!alerts.is_empty(), "alerts.yml has no alert rules");
 
     let origin = start_origin().await;
+    let llm = start_llm().await;
     // The broker outlives the roles: closing a consumer waits for it.
     let broker: &'static EmbeddedBroker = Box::leak(Box::new(
         EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
     ));
     let port = support::pipeline::free_port();
-    let config = config(broker.bootstrap_servers(), port);
+    let config = config(broker.bootstrap_servers(), port, &llm);
     let base = format!("http://127.0.0.1:{port}");
 
     let client = support::pipeline::http_client();
@@ -426,6 +470,16 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
         if let Err(err) = prometheus.query(&client, expr).await {
             failures.push(format!("alert {name}: {expr}: {err}"));
         }
+    }
+    // The LLM voters were asked, and both valid votes and abstentions were counted.
+    for vote in ["not_enough_info", "abstained"] {
+        let counted = prometheus
+            .vector(
+                &client,
+                &format!("sum(factgate_llm_votes_total{{vote=\"{vote}\"}}) > 0"),
+            )
+            .await;
+        assert!(!counted.is_empty(), "no LLM vote {vote} was counted");
     }
     // The target stayed up all along: FactgateDown's expression sees it as up.
     let down = prometheus
