@@ -4,6 +4,8 @@
 //! scripts it: valid votes, broken JSON, HTTP errors, prose, invented quotes, slow replies. It
 //! counts requests and records each Authorization header.
 
+mod support;
+
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -97,18 +99,7 @@ async fn completions(
             json!({"verdict": auth.unwrap_or_default(), "quote": "", "reason": "x"}).to_string()
         }
     };
-    Json(json!({
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "model": body["model"],
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": content},
-            "finish_reason": "stop"
-        }],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
-    }))
-    .into_response()
+    Json(support::llm::chat_completion(&body["model"], &content)).into_response()
 }
 
 /// Starts the server on 127.0.0.1:0 and returns its base URL.

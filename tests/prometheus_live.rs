@@ -94,16 +94,7 @@ async fn completions(Json(body): Json<Value>) -> Response {
         Some(_) => r#"{"verdict": "refuted", "quote": "", "reason": "no quote"}"#,
         None => return (StatusCode::BAD_REQUEST, "unknown voter").into_response(),
     };
-    Json(serde_json::json!({
-        "object": "chat.completion",
-        "model": body["model"],
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": content},
-            "finish_reason": "stop"
-        }]
-    }))
-    .into_response()
+    Json(support::llm::chat_completion(&body["model"], content)).into_response()
 }
 
 /// A demo draft made concrete: published now, citing `origin`, under `article_id`.
