@@ -29,6 +29,8 @@
 //! - [`join`]: gathers each article's manifest and results into one decision. Pure: no I/O.
 //! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
 //!   trace and schema headers, at-least-once consumption.
+//! - [`telemetry`]: logs and traces: the subscriber, OTLP export, and spans parented on the
+//!   `traceparent` header.
 
 pub mod check;
 pub mod config;
@@ -43,4 +45,5 @@ pub mod metrics;
 pub mod model;
 pub mod pipeline;
 pub mod render;
+pub mod telemetry;
 pub mod verify;

@@ -193,7 +193,8 @@ fn run_check(
     strictness: Option<Strictness>,
 ) -> anyhow::Result<ExitCode> {
     let config = Config::load(config_path).context("loading the configuration")?;
-    init_tracing(&config);
+    // Logs go to stderr, so stdout stays the report.
+    let _telemetry = factgate::telemetry::init(&config).context("setting up logs and traces")?;
     let bytes = read_input(file)?;
     let body = String::from_utf8_lossy(&bytes);
     let format = format.unwrap_or_else(|| extract::detect_format(&body));
@@ -228,26 +229,16 @@ fn run_check(
     })
 }
 
-/// Logs go to stderr, so stdout stays the report. `RUST_LOG` overrides `log.level`.
-fn init_tracing(config: &Config) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&config.log.level));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let _ = match config.log.format {
-        factgate::config::LogFormat::Json => builder.json().try_init(),
-        factgate::config::LogFormat::Text => builder.try_init(),
-    };
-}
-
 fn run_pipeline(
     roles: &[Role],
     config_path: Option<&std::path::Path>,
     serve_http: bool,
 ) -> anyhow::Result<ExitCode> {
     let config = Config::load(config_path).context("loading the configuration")?;
-    init_tracing(&config);
+    let telemetry = factgate::telemetry::init(&config).context("setting up logs and traces")?;
+    if let Some(endpoint) = telemetry.endpoint() {
+        tracing::info!(endpoint, "exporting traces over OTLP");
+    }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let outcome = runtime.block_on(async {
         let listen = config.http.listen;
@@ -271,6 +262,8 @@ fn run_pipeline(
     });
     // A consumer stuck closing against an unreachable broker must not keep the process alive.
     runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    // The spans of the last messages are still queued: send them before exiting.
+    telemetry.shutdown();
     outcome?;
     Ok(ExitCode::SUCCESS)
 }

@@ -250,12 +250,22 @@ fn environment_overrides_apply_without_a_file() {
         env(&[
             ("FACTGATE_KAFKA__CLIENT_ID", "newsroom-7"),
             ("FACTGATE_LOG__FORMAT", "json"),
+            ("FACTGATE_TRACE__OTLP_ENDPOINT", "http://127.0.0.1:4318"),
         ]),
     )
     .unwrap();
     assert_eq!(config.kafka.client_id, "newsroom-7");
     assert_eq!(config.log.format, LogFormat::Json);
     assert_eq!(config.join, Config::default().join);
+    assert_eq!(
+        config.trace.traces_url(None).as_deref(),
+        Some("http://127.0.0.1:4318/v1/traces")
+    );
+    assert_eq!(
+        Config::default().trace.traces_url(None),
+        None,
+        "off by default"
+    );
 }
 
 #[test]

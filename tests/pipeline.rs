@@ -862,7 +862,14 @@ async fn roles_stopped_mid_run_and_started_again_decide_every_draft_once() {
 // Tracing: one article's work is one trace across the roles.
 
 /// The trace ids of every message on `topic` about `article_id`, read until `expected` were seen.
-async fn trace_ids(config: &Config, topic: &str, article_id: &str, expected: usize) -> Vec<String> {
+/// The trace ids of the first `expected` messages about `article_id` on `topic`, with the
+/// messages' JSON.
+async fn trace_ids(
+    config: &Config,
+    topic: &str,
+    article_id: &str,
+    expected: usize,
+) -> Vec<(String, Value)> {
     let reader = outside_reader(config, topic, &format!("trace-{topic}-{article_id}"));
     let until = Instant::now() + ALL_DECIDED_WITHIN;
     let mut ids = Vec::new();
@@ -876,13 +883,12 @@ async fn trace_ids(config: &Config, topic: &str, article_id: &str, expected: usi
                 )
             })
             .expect("the reader reads");
-        let about_article = serde_json::from_slice::<Value>(message.payload().unwrap_or_default())
-            .ok()
-            .is_some_and(|v| v["article_id"] == article_id);
-        if about_article {
+        let value = serde_json::from_slice::<Value>(message.payload().unwrap_or_default())
+            .unwrap_or_default();
+        if value["article_id"] == article_id {
             let trace = factgate::kafka::read_traceparent(&message)
                 .unwrap_or_else(|| panic!("{topic}: a message without a valid traceparent"));
-            ids.push(trace.trace_id());
+            ids.push((trace.trace_id(), value));
         }
     }
     ids
@@ -935,7 +941,12 @@ async fn one_articles_work_is_one_trace_across_the_roles() {
             &topics.verified,
             &topics.decisions,
         ] {
-            all.extend(trace_ids(&config, topic, article, 1).await);
+            all.extend(
+                trace_ids(&config, topic, article, 1)
+                    .await
+                    .into_iter()
+                    .map(|(id, _)| id),
+            );
         }
         let first = all[0].clone();
         assert!(
@@ -946,5 +957,35 @@ async fn one_articles_work_is_one_trace_across_the_roles() {
             assert_eq!(first, cms, "{article}: the CMS's trace is continued");
         }
     }
+
+    // An article decided at its deadline, on no message, is still decided in its own trace.
+    let late = draft(Kind::SlowSource, "trace-deadline", &origin, false);
+    let late_headers = EventHeaders::new(DRAFT_V1, None);
+    let late_trace = late_headers.traceparent.trace_id();
+    producer(&config)
+        .produce(
+            &topics.drafts,
+            &late.article_id,
+            &late.payload,
+            &late_headers,
+        )
+        .await
+        .expect("the draft is delivered");
+    let (manifest_trace, _) = trace_ids(&config, &topics.manifests, "trace-deadline", 1)
+        .await
+        .remove(0);
+    assert_eq!(manifest_trace, late_trace);
+    let (decision_trace, decision) = trace_ids(&config, &topics.decisions, "trace-deadline", 1)
+        .await
+        .remove(0);
+    let reasons = decision["reasons"].as_array().cloned().unwrap_or_default();
+    assert!(
+        reasons.contains(&Value::from("deadline_exceeded")),
+        "decided at its deadline: {decision}"
+    );
+    assert_eq!(
+        decision_trace, late_trace,
+        "the deadline decision continues the article's trace"
+    );
     roles.stop().await;
 }

@@ -30,7 +30,7 @@
 //! - `kafka`: `[kafka]` and `[kafka.topics]`.
 //! - `fetch`: `[fetch]` and `[cache]`.
 //! - `judge`: `[judge]`, `[credibility]`, `[llm]`, `[policy]`.
-//! - `service`: `[extract]`, `[join]`, `[http]`, `[log]`.
+//! - `service`: `[extract]`, `[join]`, `[http]`, `[log]`, `[trace]`.
 //! - `load`: the file and the environment, through figment.
 //! - `error`: [`ConfigError`] and the checks `validate` is made of.
 
@@ -79,6 +79,8 @@ pub struct Config {
     pub http: HttpConfig,
     /// Logging.
     pub log: LogConfig,
+    /// Exporting traces over OTLP.
+    pub trace: TraceConfig,
 }
 
 impl Config {
@@ -145,6 +147,7 @@ impl Config {
         self.llm.check(&mut checks);
         self.join.check(&mut checks);
         self.log.check(&mut checks);
+        self.trace.check(&mut checks);
 
         checks.finish()
     }

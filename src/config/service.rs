@@ -1,5 +1,5 @@
-//! `[extract]`, `[join]`, `[http]` and `[log]`: the pipeline's own limits and the process's
-//! surroundings.
+//! `[extract]`, `[join]`, `[http]`, `[log]` and `[trace]`: the pipeline's own limits and the
+//! process's surroundings.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
@@ -21,6 +21,12 @@ pub const DEFAULT_HTTP_LISTEN: SocketAddr =
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 8080));
 /// Default log filter.
 pub const DEFAULT_LOG_LEVEL: &str = "info";
+/// Default OTLP endpoint: none, so no trace is exported.
+pub const DEFAULT_TRACE_OTLP_ENDPOINT: &str = "";
+/// Default `service.name` of exported spans.
+pub const DEFAULT_TRACE_SERVICE_NAME: &str = "factgate";
+/// Default share of new traces recorded: all of them.
+pub const DEFAULT_TRACE_SAMPLE_RATIO: f64 = 1.0;
 
 /// Extracting claims from a draft.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,5 +151,75 @@ impl LogConfig {
                 format!("log.level ({:?}) is not a valid filter: {err}", self.level),
             );
         }
+    }
+}
+
+/// Exporting spans to an OpenTelemetry collector over OTLP/HTTP.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TraceConfig {
+    /// The collector's OTLP/HTTP base URL, e.g. `"http://127.0.0.1:4318"` (`/v1/traces` is
+    /// appended unless the URL already ends with it). Empty: export only if the standard
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` is set, else no export at all.
+    pub otlp_endpoint: String,
+    /// The `service.name` resource attribute of every exported span.
+    pub service_name: String,
+    /// Share of new traces recorded, 0 to 1. A trace continued from a `traceparent` follows its
+    /// sampled flag, so one article's trace is recorded in every role or in none.
+    pub sample_ratio: f64,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        Self {
+            otlp_endpoint: DEFAULT_TRACE_OTLP_ENDPOINT.to_owned(),
+            service_name: DEFAULT_TRACE_SERVICE_NAME.to_owned(),
+            sample_ratio: DEFAULT_TRACE_SAMPLE_RATIO,
+        }
+    }
+}
+
+impl TraceConfig {
+    /// The URL spans are posted to: `otlp_endpoint`, else `otel_env` (the value of
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`), with `/v1/traces` appended. `None`: no export.
+    pub fn traces_url(&self, otel_env: Option<&str>) -> Option<String> {
+        let base = Some(self.otlp_endpoint.trim())
+            .filter(|s| !s.is_empty())
+            .or_else(|| otel_env.map(str::trim).filter(|s| !s.is_empty()))?;
+        let base = base.trim_end_matches('/');
+        if base.ends_with("/v1/traces") {
+            Some(base.to_owned())
+        } else {
+            Some(format!("{base}/v1/traces"))
+        }
+    }
+
+    pub(crate) fn check(&self, checks: &mut Checks) {
+        if !self.otlp_endpoint.trim().is_empty() {
+            checks.http_url("trace.otlp_endpoint", self.otlp_endpoint.trim());
+        }
+        checks.not_blank("trace.service_name", &self.service_name);
+        checks.unit_interval("trace.sample_ratio", self.sample_ratio);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traces_url_appends_the_signal_path_once() {
+        let mut trace = TraceConfig::default();
+        assert_eq!(trace.traces_url(None), None);
+        assert_eq!(
+            trace.traces_url(Some("http://127.0.0.1:4318/")).as_deref(),
+            Some("http://127.0.0.1:4318/v1/traces")
+        );
+        trace.otlp_endpoint = "http://127.0.0.1:4318/v1/traces".into();
+        assert_eq!(
+            trace.traces_url(Some("http://127.0.0.1:9999")).as_deref(),
+            Some("http://127.0.0.1:4318/v1/traces"),
+            "the configured endpoint wins over the standard variable"
+        );
     }
 }

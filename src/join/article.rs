@@ -11,6 +11,7 @@ use crate::decide::{ArticleCheck, Strictness, decide, decide_not_checked};
 use crate::events::{
     ArticleManifest, CheckKey, ClaimResult, Decision, DecisionReason, ExtractionOutcome,
 };
+use crate::kafka::TraceParent;
 
 /// An article whose manifest is in.
 #[derive(Debug)]
@@ -22,6 +23,9 @@ pub(crate) struct PendingArticle {
     results: Vec<ClaimResult>,
     /// Messages this article keeps: its manifest and every result accepted.
     pub(crate) held: Vec<Position>,
+    /// The article's trace (its manifest's, else its first result's), so a decision made on no
+    /// message, at the deadline, still belongs to it.
+    pub(crate) trace: Option<TraceParent>,
 }
 
 impl PendingArticle {
@@ -33,6 +37,7 @@ impl PendingArticle {
             waiting,
             results: Vec::new(),
             held: vec![at],
+            trace: None,
         }
     }
 
@@ -133,6 +138,8 @@ pub(crate) struct Orphans {
     keys: HashSet<CheckKey>,
     /// Each result with the position of its message.
     pub(crate) results: Vec<(ClaimResult, Position)>,
+    /// The first result's trace, for a manifest that comes without one.
+    pub(crate) trace: Option<TraceParent>,
 }
 
 impl Orphans {
@@ -141,6 +148,7 @@ impl Orphans {
             first_seen,
             keys: HashSet::new(),
             results: Vec::new(),
+            trace: None,
         }
     }
 

@@ -40,6 +40,10 @@
 //!   returned so far is acknowledged by the broker: then a crash loses nothing, since reading
 //!   again from the committed offsets rebuilds every undecided article. A decision made again
 //!   after a replay carries the same derived decision id.
+//! - **Traces.** Each in-flight article keeps the trace context (`traceparent`) of its manifest,
+//!   else of its first result, and every decision about it is returned with it
+//!   ([`TracedDecision`]), so a deadline decision, made on no message, is still part of the
+//!   article's trace. It is freed with the article.
 //! - **Partitions.** The manifest and the results of one article must reach the same join
 //!   instance (one topic keyed by article, or co-partitioned topics). When a partition is
 //!   revoked, [`JoinState::revoke`] drops what it held; its new owner reads it again.
@@ -59,6 +63,7 @@ pub use offsets::TopicPartition;
 use crate::config::JoinConfig;
 use crate::decide::Strictness;
 use crate::events::{ArticleManifest, ClaimResult, Decision};
+use crate::kafka::TraceParent;
 use article::{Orphans, PendingArticle, superseded};
 use decided::DecidedMemory;
 use offsets::{HeldOffsets, Position};
@@ -109,6 +114,18 @@ pub enum ArticleStatus {
     Unknown,
 }
 
+/// A decision and the trace context of the article it decides, when one is known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TracedDecision {
+    pub decision: Decision,
+    /// The `traceparent` the article's manifest (else its first result) carried.
+    pub trace: Option<TraceParent>,
+}
+
+fn untraced(decisions: Vec<TracedDecision>) -> Vec<Decision> {
+    decisions.into_iter().map(|d| d.decision).collect()
+}
+
 /// The state of one join task: every undecided (article, revision) of the partitions it reads.
 #[derive(Debug)]
 pub struct JoinState {
@@ -145,6 +162,19 @@ impl JoinState {
         manifest: ArticleManifest,
         now: DateTime<Utc>,
     ) -> Vec<Decision> {
+        untraced(self.on_manifest_traced(tp, offset, manifest, None, now))
+    }
+
+    /// [`JoinState::on_manifest`] for a manifest whose message carried `trace`: each decision
+    /// comes with its article's trace.
+    pub fn on_manifest_traced(
+        &mut self,
+        tp: &TopicPartition,
+        offset: i64,
+        manifest: ArticleManifest,
+        trace: Option<TraceParent>,
+        now: DateTime<Utc>,
+    ) -> Vec<TracedDecision> {
         let (id, revision) = (manifest.article_id.clone(), manifest.revision);
         if self.decided.contains(&id, revision) {
             return Vec::new();
@@ -162,14 +192,17 @@ impl JoinState {
             Some(known) if known > revision => {
                 let decision = superseded(&manifest, known, now);
                 self.decided.insert(&id, revision);
-                decisions.push(decision);
+                decisions.push(TracedDecision { decision, trace });
                 self.drop_orphans(&id, ..=revision);
                 return decisions;
             }
             _ => {}
         }
         if let Some(older) = self.pending.remove(&id) {
-            decisions.push(superseded(&older.manifest, revision, now));
+            decisions.push(TracedDecision {
+                decision: superseded(&older.manifest, revision, now),
+                trace: older.trace,
+            });
             self.finish(older);
         }
         self.drop_orphans(&id, ..revision);
@@ -177,7 +210,9 @@ impl JoinState {
         let at: Position = (tp.clone(), offset);
         self.offsets.hold(&at);
         let mut article = PendingArticle::new(manifest, at);
+        article.trace = trace;
         if let Some(orphans) = self.orphans.remove(&(id.clone(), revision)) {
+            article.trace = article.trace.or(orphans.trace);
             self.orphan_results -= orphans.results.len();
             for (result, at) in orphans.results {
                 if !article.offer(result, at.clone()) {
@@ -186,7 +221,10 @@ impl JoinState {
             }
         }
         if article.is_ready() {
-            decisions.push(article.decide(self.settings.strictness, now));
+            decisions.push(TracedDecision {
+                decision: article.decide(self.settings.strictness, now),
+                trace: article.trace,
+            });
             self.finish(article);
         } else {
             self.pending.insert(id, article);
@@ -202,6 +240,19 @@ impl JoinState {
         result: ClaimResult,
         now: DateTime<Utc>,
     ) -> Vec<Decision> {
+        untraced(self.on_result_traced(tp, offset, result, None, now))
+    }
+
+    /// [`JoinState::on_result`] for a result whose message carried `trace`: the decision comes
+    /// with its article's trace (the manifest's when it had one).
+    pub fn on_result_traced(
+        &mut self,
+        tp: &TopicPartition,
+        offset: i64,
+        result: ClaimResult,
+        trace: Option<TraceParent>,
+        now: DateTime<Utc>,
+    ) -> Vec<TracedDecision> {
         let (id, revision) = (result.article_id.clone(), result.revision);
         if self.decided.contains(&id, revision)
             || self.decided.highest(&id).is_some_and(|h| h > revision)
@@ -221,7 +272,11 @@ impl JoinState {
                 if !article.is_ready() {
                     return Vec::new();
                 }
-                let decision = article.decide(self.settings.strictness, now);
+                article.trace = article.trace.or(trace);
+                let decision = TracedDecision {
+                    decision: article.decide(self.settings.strictness, now),
+                    trace: article.trace,
+                };
                 if let Some(article) = self.pending.remove(&id) {
                     self.finish(article);
                 }
@@ -233,6 +288,7 @@ impl JoinState {
             .entry((id, revision))
             .or_insert_with(|| Orphans::new(now));
         if orphans.add(result, at.clone()) {
+            orphans.trace = orphans.trace.or(trace);
             self.offsets.hold(&at);
             self.orphan_results += 1;
         }
@@ -243,6 +299,11 @@ impl JoinState {
     /// the unfinished checks) and drops results that waited for their manifest longer than the
     /// retention. Returns the decisions, earliest deadline first.
     pub fn on_tick(&mut self, now: DateTime<Utc>) -> Vec<Decision> {
+        untraced(self.on_tick_traced(now))
+    }
+
+    /// [`JoinState::on_tick`], each decision with its article's trace.
+    pub fn on_tick_traced(&mut self, now: DateTime<Utc>) -> Vec<TracedDecision> {
         let mut due: Vec<(DateTime<Utc>, String)> = self
             .pending
             .iter()
@@ -253,7 +314,10 @@ impl JoinState {
         let mut decisions = Vec::with_capacity(due.len());
         for (_, id) in due {
             if let Some(article) = self.pending.remove(&id) {
-                decisions.push(article.decide(self.settings.strictness, now));
+                decisions.push(TracedDecision {
+                    decision: article.decide(self.settings.strictness, now),
+                    trace: article.trace,
+                });
                 self.finish(article);
             }
         }

@@ -3,6 +3,7 @@ use crate::events::{
     CheckKey, DecisionReason, ExtractionFailure, ExtractionOutcome, IssueType, Outcome,
     content_digest,
 };
+use crate::kafka::TraceParent;
 use crate::model::Verdict;
 use chrono::TimeZone;
 
@@ -536,4 +537,48 @@ fn settings_from_config_follow_the_join_section() {
     assert_eq!(s.max_orphan_results, 7 * DEFAULT_ORPHAN_RESULTS_PER_ARTICLE);
     assert_eq!(s.orphan_retention, TimeDelta::seconds(10));
     assert_eq!(s.strictness, Strictness::Strict);
+}
+
+#[test]
+fn every_decision_carries_its_articles_trace_even_at_the_deadline() {
+    let mut join = state();
+    let late = TraceParent::new_root();
+    let early = TraceParent::new_root();
+    // Waiting for two results at its deadline: decided on no message, in its manifest's trace.
+    let decided = join.on_manifest_traced(&tp(0), 0, manifest("late", 1, 2), Some(late), at(1));
+    assert!(decided.is_empty());
+    let decided = join.on_result_traced(
+        &tp(0),
+        1,
+        result("late", 1, 0, Verdict::Supported),
+        Some(late.child()),
+        at(2),
+    );
+    assert!(decided.is_empty());
+    // Results before their manifest, and a manifest without a trace: the first result's trace.
+    join.on_result_traced(
+        &tp(0),
+        2,
+        result("early", 1, 0, Verdict::Supported),
+        Some(early),
+        at(2),
+    );
+    let decided = join.on_manifest_traced(&tp(0), 3, manifest("early", 1, 1), None, at(3));
+    assert_eq!(decided.len(), 1);
+    assert_eq!(decided[0].trace, Some(early));
+
+    let due = join.on_tick_traced(at(DEADLINE_S + 1));
+    assert_eq!(due.len(), 1);
+    assert!(
+        due[0]
+            .decision
+            .reasons
+            .contains(&DecisionReason::DeadlineExceeded)
+    );
+    assert_eq!(
+        due[0].trace,
+        Some(late),
+        "the manifest's trace, not the result's"
+    );
+    assert_eq!(join.in_flight(), 0, "the trace is freed with the article");
 }

@@ -107,6 +107,26 @@ impl TraceParent {
         })
     }
 
+    /// A trace context from its parts, e.g. an exported span's ids; `None` when an id is all
+    /// zero (invalid).
+    pub fn from_parts(trace_id: [u8; 16], span_id: [u8; 8], sampled: bool) -> Option<Self> {
+        (trace_id != [0; 16] && span_id != [0; 8]).then_some(Self {
+            trace_id,
+            span_id,
+            flags: if sampled { FLAG_SAMPLED } else { 0 },
+        })
+    }
+
+    /// The trace id's 16 bytes.
+    pub fn trace_id_bytes(&self) -> [u8; 16] {
+        self.trace_id
+    }
+
+    /// The parent span id's 8 bytes.
+    pub fn span_id_bytes(&self) -> [u8; 8] {
+        self.span_id
+    }
+
     /// The trace id as 32 lowercase hex digits.
     pub fn trace_id(&self) -> String {
         hex::encode(self.trace_id)
@@ -178,11 +198,12 @@ pub struct EventHeaders {
 }
 
 impl EventHeaders {
-    /// Headers for an event caused by a message that carried `incoming` (a child span of the same
-    /// trace), or for a new trace when there is none.
+    /// Headers for an event caused by a message that carried `incoming`: the current span when it
+    /// is exported over OTLP, else a child span of the same trace, or a new trace when there is
+    /// none (see [`crate::telemetry::outgoing`]).
     pub fn new(schema: impl Into<String>, incoming: Option<&TraceParent>) -> Self {
         Self {
-            traceparent: TraceParent::continue_or_start(incoming),
+            traceparent: crate::telemetry::outgoing(incoming),
             schema: schema.into(),
         }
     }

@@ -12,6 +12,7 @@ use crate::events::{
 };
 use crate::extract::{ExtractError, extract};
 use crate::kafka::{self, EventHeaders, TraceParent, consume_at_least_once, read_traceparent};
+use crate::telemetry;
 use chrono::{Duration as ChronoDuration, Utc};
 use futures::future::try_join_all;
 use rdkafka::Message;
@@ -52,20 +53,23 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
     let payload = message.payload().unwrap_or_default();
     // One trace per draft: the CMS's when it sent one, else a new one, so everything produced for
     // this draft, in every role, carries the same trace id.
-    let trace = Some(read_traceparent(message).unwrap_or_else(TraceParent::new_root));
+    let incoming = read_traceparent(message);
     match DraftEvent::from_json(payload) {
         Ok(draft) => {
             let span = tracing::info_span!(
                 "draft",
                 article_id = %draft.article_id,
                 revision = draft.revision,
-                trace_id = %trace.as_ref().map(TraceParent::trace_id).unwrap_or_default(),
+                trace_id = tracing::field::Empty,
             );
-            handle_draft(services, draft, trace.as_ref())
+            let trace = telemetry::adopt(&span, incoming.as_ref());
+            span.record("trace_id", tracing::field::display(trace.trace_id()));
+            handle_draft(services, draft, Some(&trace))
                 .instrument(span)
                 .await
         }
         Err(err) => {
+            let trace = Some(incoming.unwrap_or_else(TraceParent::new_root));
             warn!(
                 topic = message.topic(),
                 partition = message.partition(),

@@ -10,7 +10,7 @@
 use super::offsets::store_next_offset;
 use super::{PipelineError, Role, Services, stopped};
 use crate::events::{ArticleManifest, ClaimResult, Decision};
-use crate::join::{JoinSettings, JoinState, TopicPartition};
+use crate::join::{JoinSettings, JoinState, TopicPartition, TracedDecision};
 use crate::kafka::{self, read_traceparent};
 use chrono::{DateTime, TimeDelta, Utc};
 use rdkafka::Message;
@@ -60,14 +60,14 @@ pub(super) async fn run(
                 if !caught_up && started.elapsed() < TICK_HOLDOFF {
                     continue;
                 }
-                let decisions = state.on_tick(Utc::now());
+                let decisions = state.on_tick_traced(Utc::now());
                 note_in_flight(&state);
                 if decisions.is_empty() {
                     continue;
                 }
-                // Deadline decisions come from no message: the join keeps no trace per article, so
-                // each starts its own (the decision still names its article and revision).
-                if let Err(err) = publish_all(&services, &decisions, None).await {
+                // Deadline decisions come from no message: each continues the trace its article
+                // kept from its manifest.
+                if let Err(err) = publish_all(&services, &decisions).await {
                     break Err(PipelineError::Client(err));
                 }
                 store_watermarks(&consumer, &state, &consumed);
@@ -93,12 +93,12 @@ pub(super) async fn run(
                 };
                 let offset = message.offset();
                 let payload = message.payload().unwrap_or_default();
-                // Decisions made on this message continue its trace (the article's, set at extract).
+                // The article's trace, set at extract: the join keeps it with the article.
                 let trace = read_traceparent(&message);
                 let now = Utc::now();
                 let decisions = if tp.topic == topics.manifests {
                     match serde_json::from_slice::<ArticleManifest>(payload) {
-                        Ok(manifest) => state.on_manifest(&tp, offset, manifest, now),
+                        Ok(manifest) => state.on_manifest_traced(&tp, offset, manifest, trace, now),
                         Err(err) => {
                             warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable; skipped");
                             Vec::new()
@@ -106,7 +106,7 @@ pub(super) async fn run(
                     }
                 } else {
                     match serde_json::from_slice::<ClaimResult>(payload) {
-                        Ok(result) => state.on_result(&tp, offset, result, now),
+                        Ok(result) => state.on_result_traced(&tp, offset, result, trace, now),
                         Err(err) => {
                             warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "result unreadable; skipped");
                             Vec::new()
@@ -115,7 +115,7 @@ pub(super) async fn run(
                 };
                 consumed.insert(tp, offset);
                 note_in_flight(&state);
-                if let Err(err) = publish_all(&services, &decisions, trace.as_ref()).await {
+                if let Err(err) = publish_all(&services, &decisions).await {
                     break Err(PipelineError::Client(err));
                 }
                 store_watermarks(&consumer, &state, &consumed);
@@ -132,19 +132,21 @@ pub(super) async fn run(
     })
 }
 
-/// Publishes decisions one by one, each acknowledged before the next.
+/// Publishes decisions one by one, each acknowledged before the next, each in a span of its
+/// article's trace.
 async fn publish_all(
     services: &Services,
-    decisions: &[Decision],
-    trace: Option<&crate::kafka::TraceParent>,
+    decisions: &[TracedDecision],
 ) -> Result<(), rdkafka::error::KafkaError> {
-    for decision in decisions {
+    for TracedDecision { decision, trace } in decisions {
+        let trace = trace.as_ref();
         let span = tracing::info_span!(
             "decision",
             article_id = %decision.article_id,
-            revision = ?decision.revision,
+            revision = decision.revision,
             trace_id = %trace.map(crate::kafka::TraceParent::trace_id).unwrap_or_default(),
         );
+        crate::telemetry::adopt(&span, trace);
         services
             .publish_decision(decision, Some(draft_published_at(decision)), trace)
             .instrument(span)

@@ -121,6 +121,7 @@ async fn handle(
         source_host = %request.source_host,
         trace_id = %trace.map(TraceParent::trace_id).unwrap_or_default(),
     );
+    crate::telemetry::adopt(&span, trace);
     check_and_publish(services, verifier, &request, trace)
         .instrument(span)
         .await
