@@ -989,3 +989,62 @@ async fn one_articles_work_is_one_trace_across_the_roles() {
     );
     roles.stop().await;
 }
+
+// ---------------------------------------------------------------------------------------------
+// 7. Re-checking an archive
+
+/// `draft` as if the CMS had published it a year ago: a replayed archive.
+fn archived(mut draft: TestDraft) -> TestDraft {
+    let mut value: Value = serde_json::from_slice(&draft.payload).expect("draft is JSON");
+    let year_ago = Utc::now() - chrono::Duration::days(365);
+    value["published_at"] = Value::from(year_ago.to_rfc3339());
+    draft.payload = serde_json::to_vec(&value).expect("serializes");
+    draft
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_archive_replayed_with_deadlines_from_extraction_is_judged_on_its_content() {
+    let kinds = [Kind::Clean, Kind::WrongFigure, Kind::Clean];
+
+    // Live gating (the default): a year-old draft is long past its deadline and blocks at once,
+    // whatever it says.
+    let (_broker, config, origin) = setup().await;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let old: Vec<TestDraft> = drafts("archive-live", &kinds, &origin, false)
+        .into_iter()
+        .map(archived)
+        .collect();
+    publish_all(&producer(&config), &config, &old).await;
+    let mut seen = Seen::default();
+    seen.read_until_decided(&reader, &old, Instant::now() + ALL_DECIDED_WITHIN)
+        .await;
+    assert_eq!(
+        seen.decided_count(&old),
+        old.len(),
+        "every draft is decided"
+    );
+    for (_, decision) in &seen.decisions {
+        assert_eq!(decision.outcome, Outcome::Block, "{decision:?}");
+        assert!(
+            decision.reasons.contains(&DecisionReason::DeadlineExceeded),
+            "counted from publication, a year-old draft is past its deadline: {decision:?}"
+        );
+    }
+    roles.stop().await;
+
+    // Re-checking: the deadline counts from extraction, so each draft gets the decision its
+    // content calls for.
+    let (_broker, mut config, origin) = setup().await;
+    config.join.deadline_from = factgate::config::DeadlineFrom::Extracted;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let old: Vec<TestDraft> = drafts("archive-recheck", &kinds, &origin, false)
+        .into_iter()
+        .map(archived)
+        .collect();
+    publish_all(&producer(&config), &config, &old).await;
+    let mut seen = Seen::default();
+    expect_decisions(&reader, &mut seen, &old).await;
+    roles.stop().await;
+}

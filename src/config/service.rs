@@ -4,6 +4,7 @@
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
+use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::error::Checks;
@@ -69,6 +70,24 @@ pub struct JoinConfig {
     /// Articles awaiting results at once; at the cap the joiner reads nothing new until one is
     /// decided, so its memory stays bounded.
     pub max_in_flight_articles: usize,
+    /// What the deadline counts from: the draft's `published_at` (live gating), or the moment
+    /// extract reads the draft (re-checking an archive, whose drafts are long past any deadline
+    /// counted from publication).
+    pub deadline_from: DeadlineFrom,
+}
+
+/// The instant a draft's verification deadline counts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeadlineFrom {
+    /// The draft's `published_at`: event time, so a process restarting after the deadline blocks
+    /// the draft at once (DESIGN.md's contract for live gating).
+    #[default]
+    Published,
+    /// When extract reads the draft: for replaying an old topic, where counting from
+    /// publication would block every draft as `deadline_exceeded`. The deadline is written into
+    /// the manifest, so the join and a restart see the same one.
+    Extracted,
 }
 
 impl Default for JoinConfig {
@@ -76,6 +95,7 @@ impl Default for JoinConfig {
         Self {
             deadline_ms: DEFAULT_JOIN_DEADLINE_MS,
             max_in_flight_articles: DEFAULT_MAX_IN_FLIGHT_ARTICLES,
+            deadline_from: DeadlineFrom::default(),
         }
     }
 }
@@ -84,6 +104,22 @@ impl JoinConfig {
     /// Time from the draft event's timestamp to its decision.
     pub fn deadline(&self) -> Duration {
         Duration::from_millis(self.deadline_ms)
+    }
+
+    /// The deadline of a draft published at `published_at` and read by extract at `extracted_at`.
+    pub fn deadline_for(
+        &self,
+        published_at: DateTime<Utc>,
+        extracted_at: DateTime<Utc>,
+    ) -> DateTime<Utc> {
+        let start = match self.deadline_from {
+            DeadlineFrom::Published => published_at,
+            DeadlineFrom::Extracted => extracted_at,
+        };
+        let ms = i64::try_from(self.deadline_ms).unwrap_or(i64::MAX);
+        start
+            .checked_add_signed(TimeDelta::try_milliseconds(ms).unwrap_or(TimeDelta::MAX))
+            .unwrap_or(DateTime::<Utc>::MAX_UTC)
     }
 
     pub(crate) fn check(&self, checks: &mut Checks) {
@@ -206,6 +242,33 @@ impl TraceConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_deadline_counts_from_publication_or_from_extraction() {
+        let published = DateTime::parse_from_rfc3339("2025-01-02T03:04:05Z")
+            .expect("valid time")
+            .with_timezone(&Utc);
+        let extracted = published + TimeDelta::days(300);
+        let mut join = JoinConfig {
+            deadline_ms: 60_000,
+            ..JoinConfig::default()
+        };
+        assert_eq!(
+            join.deadline_for(published, extracted),
+            published + TimeDelta::minutes(1)
+        );
+        join.deadline_from = DeadlineFrom::Extracted;
+        assert_eq!(
+            join.deadline_for(published, extracted),
+            extracted + TimeDelta::minutes(1)
+        );
+        // A deadline past the calendar's end is the end, not a panic.
+        join.deadline_ms = u64::MAX;
+        assert_eq!(
+            join.deadline_for(published, extracted),
+            DateTime::<Utc>::MAX_UTC
+        );
+    }
 
     #[test]
     fn traces_url_appends_the_signal_path_once() {

@@ -531,6 +531,7 @@ fn settings_from_config_follow_the_join_section() {
     let config = JoinConfig {
         deadline_ms: 5_000,
         max_in_flight_articles: 7,
+        ..JoinConfig::default()
     };
     let s = JoinSettings::from_config(&config, Strictness::Strict);
     assert_eq!(s.max_in_flight_articles, 7);

@@ -13,7 +13,7 @@ use crate::events::{
 use crate::extract::{ExtractError, extract};
 use crate::kafka::{self, EventHeaders, TraceParent, consume_at_least_once, read_traceparent};
 use crate::telemetry;
-use chrono::{Duration as ChronoDuration, Utc};
+use chrono::Utc;
 use futures::future::try_join_all;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
@@ -105,8 +105,7 @@ async fn handle_draft(
 ) -> Result<(), KafkaError> {
     let config = &services.config;
     let topics = &config.kafka.topics;
-    let deadline_ms = i64::try_from(config.join.deadline_ms).unwrap_or(i64::MAX);
-    let deadline = draft.published_at + ChronoDuration::milliseconds(deadline_ms);
+    let deadline = config.join.deadline_for(draft.published_at, Utc::now());
     let (extraction, claims) = read_body(services, &draft);
     let pending = match &claims {
         Some(extraction) => check_keys(extraction),
