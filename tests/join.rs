@@ -400,40 +400,72 @@ fn deadline_late_manifest_and_superseded_decisions_are_valid_and_say_why() {
 }
 
 #[test]
-fn a_consumer_that_pauses_when_full_decides_everything_within_the_cap() {
+fn a_consumer_that_pauses_each_input_at_its_cap_decides_everything_on_its_results() {
     const CAP: usize = 4;
-    let msgs = workload(20, 77);
-    let tp = TopicPartition::new(TOPIC, 0);
+    const N: usize = 20;
+    // The manifests topic and the results topic, as the join reads them: each in order.
+    let (mut manifests, mut results): (Vec<_>, Vec<_>) = workload(N, 77)
+        .into_iter()
+        .map(|(_, msg)| msg)
+        .partition(|msg| matches!(msg, Msg::Manifest(_)));
+    manifests.reverse();
+    results.reverse();
+    let manifests_tp = TopicPartition::new("articles.manifest", 0);
+    let results_tp = TopicPartition::new(TOPIC, 0);
     let mut join = JoinState::new(settings(CAP));
     let mut decisions = Vec::new();
     let mut now = at(2);
-    let mut queue = msgs.into_iter().enumerate().peekable();
-    let mut most = 0;
-    let mut paused_ticks = 0;
-    while queue.peek().is_some() {
-        if join.is_full() {
-            // Paused: only time moves; deadlines and the orphans' retention free room.
+    let mut offset = 0i64;
+    let mut paused_manifests = 0;
+    let mut ticks = 0;
+    let mut turn = 0usize;
+    while !manifests.is_empty() || !results.is_empty() {
+        let pressure = join.backpressure();
+        paused_manifests += usize::from(pressure.manifests && !manifests.is_empty());
+        let manifests_open = !pressure.manifests && !manifests.is_empty();
+        let results_open = !pressure.results && !results.is_empty();
+        // Alternate between the inputs that are open, as a consumer polls both topics.
+        turn += 1;
+        let take_manifest = manifests_open && (!results_open || turn.is_multiple_of(2));
+        let msg = if take_manifest {
+            manifests.pop()
+        } else if results_open {
+            results.pop()
+        } else {
+            // Nothing to read: only time moves, and deadlines free room. With every result
+            // read, what still waits lacks one for good.
+            assert!(results.is_empty(), "results paused: {pressure:?}");
             now += TimeDelta::seconds(DEADLINE_S);
             decisions.extend(join.on_tick(now));
-            paused_ticks += 1;
-            assert!(paused_ticks < 100, "room never came back");
+            ticks += 1;
+            assert!(ticks < 100, "room never came back");
             continue;
-        }
-        let Some((offset, (_, msg))) = queue.next() else {
-            break;
         };
+        offset += 1;
         decisions.extend(match msg {
-            Msg::Manifest(m) => join.on_manifest(&tp, offset as i64, *m, now),
-            Msg::Result(r) => join.on_result(&tp, offset as i64, *r, now),
+            Some(Msg::Manifest(m)) => join.on_manifest(&manifests_tp, offset, *m, now),
+            Some(Msg::Result(r)) => join.on_result(&results_tp, offset, *r, now),
+            None => unreachable!("an open input has a message"),
         });
-        most = most.max(join.in_flight());
+        let waiting = join.awaiting_results();
+        assert!(waiting <= CAP, "{waiting} articles await results");
     }
+    assert!(paused_manifests > 0, "the cap was reached");
+    // Every article whose results all came was decided on them, not at a deadline.
     decisions.extend(join.on_tick(now + TimeDelta::seconds(DEADLINE_S)));
-    assert!(most <= CAP, "in flight peaked at {most}");
-    assert!(paused_ticks > 0, "the cap was reached");
     let mut ids: Vec<_> = decisions.iter().map(|d| d.article_id.clone()).collect();
     ids.sort();
     ids.dedup();
-    assert_eq!(ids.len(), 20);
-    assert_eq!(decisions.len(), 20, "one decision each, even while paused");
+    assert_eq!(ids.len(), N);
+    assert_eq!(decisions.len(), N, "one decision each, even while paused");
+    let at_deadline: Vec<usize> = decisions
+        .iter()
+        .filter(|d| d.reasons.contains(&DecisionReason::DeadlineExceeded))
+        .map(|d| d.article_id[1..].parse().expect("ids are a<n>"))
+        .collect();
+    assert!(
+        at_deadline.iter().all(|&a| kind(a) == Kind::SlowSource),
+        "only articles missing a result wait for their deadline: {at_deadline:?}"
+    );
+    assert_eq!(at_deadline.len(), N / 4);
 }

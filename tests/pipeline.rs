@@ -1048,3 +1048,32 @@ async fn an_archive_replayed_with_deadlines_from_extraction_is_judged_on_its_con
     expect_decisions(&reader, &mut seen, &old).await;
     roles.stop().await;
 }
+
+// ---------------------------------------------------------------------------------------------
+// 8. Back-pressure
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_join_at_its_cap_still_reads_results_and_decides_on_them() {
+    let (_broker, mut config, origin) = setup().await;
+    // Two articles awaiting results fill the join; the sources answer late, so manifests are
+    // always ahead of their results. Pausing all reading at the cap would leave those results
+    // unread until the deadline blocked the articles.
+    config.join.max_in_flight_articles = 2;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let kinds = [
+        Kind::Clean,
+        Kind::WrongFigure,
+        Kind::Clean,
+        Kind::DeadLink,
+        Kind::Clean,
+        Kind::WrongFigure,
+        Kind::Clean,
+        Kind::Clean,
+    ];
+    let drafts = drafts("capped", &kinds, &origin, true);
+    publish_all(&producer(&config), &config, &drafts).await;
+    let mut seen = Seen::default();
+    expect_decisions(&reader, &mut seen, &drafts).await;
+    roles.stop().await;
+}

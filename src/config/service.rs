@@ -67,8 +67,8 @@ pub struct JoinConfig {
     /// passes the draft is blocked (`deadline_exceeded`). Event time, so a process restarting
     /// after the deadline blocks at once.
     pub deadline_ms: u64,
-    /// Articles awaiting results at once; at the cap the joiner reads nothing new until one is
-    /// decided, so its memory stays bounded.
+    /// Articles awaiting results at once; at the cap the joiner reads no new manifest until one
+    /// is decided (results are still read, and complete them), so its memory stays bounded.
     pub max_in_flight_articles: usize,
     /// What the deadline counts from: the draft's `published_at` (live gating), or the moment
     /// extract reads the draft (re-checking an archive, whose drafts are long past any deadline

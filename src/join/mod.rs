@@ -28,10 +28,12 @@
 //! - **Replays.** Decided (article, revision)s are remembered (bounded; see `decided`), and a
 //!   manifest or result for one is ignored.
 //! - **Bounded, with back-pressure.** Nothing given to the state is dropped for lack of room;
-//!   instead [`JoinState::is_full`] says when `join.max_in_flight_articles` (pending articles
-//!   plus revisions with results but no manifest) or the cap on results without a manifest is
-//!   reached, and the caller must pause its partitions until a decision or a tick frees room. It
-//!   can overshoot a cap only by the messages it had already fetched. Deadlines keep running
+//!   instead [`JoinState::backpressure`] says which input to pause: manifests when
+//!   `join.max_in_flight_articles` articles await results, results when the cap on results
+//!   without a manifest is reached. Each input is paused alone, so the other can free room:
+//!   results complete the waiting articles, manifests claim the waiting results (pausing all
+//!   reading at the cap would leave the results of a full state unread until its deadlines).
+//!   It can overshoot a cap only by the messages it had already fetched. Deadlines keep running
 //!   while paused, so room always comes back. Results without a manifest are dropped by a tick
 //!   once older than [`JoinSettings::orphan_retention`] (counted from the first one's arrival);
 //!   if their manifest comes later it is blocked at its deadline, failing closed.
@@ -73,12 +75,21 @@ pub const DEFAULT_REMEMBERED_ARTICLES: usize = 100_000;
 /// Default cap on results waiting for their manifest, per in-flight article allowed.
 pub const DEFAULT_ORPHAN_RESULTS_PER_ARTICLE: usize = 4;
 
+/// What [`JoinState::backpressure`] asks the caller to stop reading for now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Backpressure {
+    /// Pause the manifests topic: no room for another article.
+    pub manifests: bool,
+    /// Pause the results topic: no room for another result without its manifest.
+    pub results: bool,
+}
+
 /// The join's limits and policy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JoinSettings {
-    /// Undecided (article, revision)s at which [`JoinState::is_full`] asks for back-pressure.
+    /// Articles awaiting results at which [`JoinState::backpressure`] pauses manifests.
     pub max_in_flight_articles: usize,
-    /// Results without a manifest at which [`JoinState::is_full`] asks for back-pressure.
+    /// Results without a manifest at which [`JoinState::backpressure`] pauses results.
     pub max_orphan_results: usize,
     /// How long results wait for their manifest before a tick drops them.
     pub orphan_retention: TimeDelta,
@@ -349,17 +360,26 @@ impl JoinState {
             .watermark(&TopicPartition::new(topic, partition), consumed_up_to)
     }
 
-    /// Whether the caller should pause consuming: the in-flight articles or the results waiting
-    /// for a manifest are at their cap.
-    pub fn is_full(&self) -> bool {
-        self.in_flight() >= self.settings.max_in_flight_articles
-            || self.orphan_results >= self.settings.max_orphan_results
+    /// Which inputs the caller should pause: manifests while the articles awaiting results are
+    /// at `max_in_flight_articles` (results go on being read, so those articles can complete
+    /// and make room), results while the results waiting for a manifest are at their cap
+    /// (manifests go on being read, so they can claim those results).
+    pub fn backpressure(&self) -> Backpressure {
+        Backpressure {
+            manifests: self.pending.len() >= self.settings.max_in_flight_articles,
+            results: self.orphan_results >= self.settings.max_orphan_results,
+        }
     }
 
     /// Undecided (article, revision)s: pending articles plus revisions with results but no
     /// manifest yet.
     pub fn in_flight(&self) -> usize {
         self.pending.len() + self.orphans.len()
+    }
+
+    /// Articles whose manifest is in and which await results.
+    pub fn awaiting_results(&self) -> usize {
+        self.pending.len()
     }
 
     /// Results held while waiting for their manifest.

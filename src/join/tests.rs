@@ -363,22 +363,39 @@ fn a_replay_after_the_decision_makes_nothing_and_holds_nothing() {
 }
 
 #[test]
-fn is_full_at_the_cap_and_free_again_after_a_decision() {
+fn manifests_pause_at_the_cap_and_resume_after_a_decision() {
     let mut join = JoinState::new(settings(2));
+    let none = Backpressure::default();
     join.on_manifest(&tp(0), 0, manifest("a", 1, 1), at(1));
-    assert!(!join.is_full());
+    assert_eq!(join.backpressure(), none);
     join.on_result(&tp(0), 1, result("b", 1, 0, Verdict::Supported), at(1));
-    assert!(
-        join.is_full(),
-        "an article and a result awaiting its manifest"
+    assert_eq!(
+        join.backpressure(),
+        none,
+        "a result awaiting its manifest takes no article's room"
     );
-    // Nothing already consumed is dropped: a third is still taken, over the cap.
     join.on_manifest(&tp(0), 2, manifest("c", 1, 1), at(1));
-    assert_eq!(join.in_flight(), 3);
-    join.on_result(&tp(0), 3, result("a", 1, 0, Verdict::Supported), at(1));
-    join.on_manifest(&tp(0), 4, manifest("b", 1, 1), at(1));
-    assert_eq!(join.in_flight(), 1);
-    assert!(!join.is_full());
+    assert_eq!(
+        join.backpressure(),
+        Backpressure {
+            manifests: true,
+            results: false
+        },
+        "two articles await results: no room for a third, but their results are still read"
+    );
+    // Nothing already consumed is dropped: another manifest is still taken, over the cap.
+    join.on_manifest(&tp(0), 3, manifest("d", 1, 1), at(1));
+    assert_eq!(join.in_flight(), 4);
+    // Results still come in and complete articles, which makes room for manifests again.
+    join.on_result(&tp(0), 4, result("a", 1, 0, Verdict::Supported), at(1));
+    join.on_result(&tp(0), 5, result("c", 1, 0, Verdict::Supported), at(1));
+    assert_eq!(join.backpressure(), none);
+    join.on_manifest(&tp(0), 6, manifest("b", 1, 1), at(1));
+    assert_eq!(
+        join.in_flight(),
+        1,
+        "b took its waiting result and was decided"
+    );
 }
 
 #[test]
@@ -395,7 +412,14 @@ fn too_many_results_without_a_manifest_also_fill_the_state() {
             at(1),
         );
     }
-    assert!(join.is_full());
+    assert_eq!(
+        join.backpressure(),
+        Backpressure {
+            manifests: false,
+            results: true
+        },
+        "results pause; manifests are still read, to claim them"
+    );
     assert_eq!(join.in_flight(), 1);
 }
 

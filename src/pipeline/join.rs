@@ -4,17 +4,21 @@
 //!
 //! At start-up the deadline tick waits until the consumer has caught up (a read came back empty)
 //! or [`TICK_HOLDOFF`] passed, so an article re-read after a restart gets its results back before
-//! its deadline is judged. When the state is full, reading pauses (back-pressure) while ticks go
-//! on, so deadlines make room.
+//! its deadline is judged. Back-pressure pauses the manifests or the results partitions, each
+//! alone, as [`JoinState::backpressure`] asks (see `crate::join`); ticks go on, so deadlines
+//! make room too. The pause is asserted again on every tick, since a rebalance hands out
+//! partitions unpaused.
 
 use super::offsets::store_next_offset;
 use super::{PipelineError, Role, Services, stopped};
+use crate::config::TopicsConfig;
 use crate::events::{ArticleManifest, ClaimResult, Decision};
-use crate::join::{JoinSettings, JoinState, TopicPartition, TracedDecision};
+use crate::join::{Backpressure, JoinSettings, JoinState, TopicPartition, TracedDecision};
 use crate::kafka::{self, read_traceparent};
 use chrono::{DateTime, TimeDelta, Utc};
 use rdkafka::Message;
-use rdkafka::consumer::Consumer;
+use rdkafka::TopicPartitionList;
+use rdkafka::consumer::{Consumer, ConsumerContext};
 use rdkafka::error::RDKafkaErrorCode;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -52,11 +56,17 @@ pub(super) async fn run(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let stop = stopped(stop);
     tokio::pin!(stop);
+    let mut paused = Paused::default();
     let outcome: Result<(), PipelineError> = loop {
+        let wanted = state.backpressure();
+        if wanted != paused.applied {
+            paused.apply(&consumer, topics, wanted);
+        }
         tokio::select! {
             biased;
             () = &mut stop => break Ok(()),
             _ = tick.tick() => {
+                paused.on_tick(&consumer, topics);
                 if !caught_up && started.elapsed() < TICK_HOLDOFF {
                     continue;
                 }
@@ -72,7 +82,7 @@ pub(super) async fn run(
                 }
                 store_watermarks(&consumer, &state, &consumed);
             }
-            received = tokio::time::timeout(IDLE, consumer.recv()), if !state.is_full() => {
+            received = tokio::time::timeout(IDLE, consumer.recv()), if !(wanted.manifests && wanted.results) => {
                 let message = match received {
                     Err(_idle) => {
                         caught_up = true;
@@ -130,6 +140,89 @@ pub(super) async fn run(
         },
         other => other,
     })
+}
+
+/// Which of the join's inputs are paused, as last applied to the consumer, and the assignment
+/// it was applied to.
+#[derive(Debug, Default)]
+struct Paused {
+    applied: Backpressure,
+    assignment: Vec<(String, i32)>,
+}
+
+impl Paused {
+    /// Pauses or resumes each input's assigned partitions to match `wanted`.
+    fn apply<C: Consumer<K>, K: ConsumerContext>(
+        &mut self,
+        consumer: &C,
+        topics: &TopicsConfig,
+        wanted: Backpressure,
+    ) {
+        for (topic, was, now) in [
+            (&topics.manifests, self.applied.manifests, wanted.manifests),
+            (&topics.verified, self.applied.results, wanted.results),
+        ] {
+            if was != now {
+                set_paused(consumer, topic, now);
+            }
+        }
+        self.applied = wanted;
+    }
+
+    /// Keeps the consumer as applied across rebalances: partitions assigned since arrive
+    /// unpaused (or, revoked while paused, may come back paused), so after a change of
+    /// assignment both inputs are set again; a pause is also asserted again on every call.
+    fn on_tick<C: Consumer<K>, K: ConsumerContext>(&mut self, consumer: &C, topics: &TopicsConfig) {
+        let assignment: Vec<(String, i32)> = match consumer.assignment() {
+            Ok(list) => list
+                .elements()
+                .iter()
+                .map(|e| (e.topic().to_owned(), e.partition()))
+                .collect(),
+            Err(err) => {
+                warn!(error = %err, "reading the assignment failed");
+                return;
+            }
+        };
+        let changed = assignment != self.assignment;
+        self.assignment = assignment;
+        for (topic, pause) in [
+            (&topics.manifests, self.applied.manifests),
+            (&topics.verified, self.applied.results),
+        ] {
+            if pause || changed {
+                set_paused(consumer, topic, pause);
+            }
+        }
+    }
+}
+
+/// Pauses (or resumes) fetching from the consumer's assigned partitions of `topic`. A failure is
+/// logged, not fatal: the state stays bounded either way (it only overshoots by what arrives).
+fn set_paused<C: Consumer<K>, K: ConsumerContext>(consumer: &C, topic: &str, pause: bool) {
+    let assignment = match consumer.assignment() {
+        Ok(assignment) => assignment,
+        Err(err) => {
+            warn!(error = %err, topic, "reading the assignment to pause or resume failed");
+            return;
+        }
+    };
+    let mut partitions = TopicPartitionList::new();
+    for element in assignment.elements_for_topic(topic) {
+        partitions.add_partition(topic, element.partition());
+    }
+    if partitions.count() == 0 {
+        return;
+    }
+    let result = if pause {
+        consumer.pause(&partitions)
+    } else {
+        consumer.resume(&partitions)
+    };
+    match result {
+        Ok(()) => tracing::debug!(topic, pause, "join back-pressure"),
+        Err(err) => warn!(error = %err, topic, pause, "pausing or resuming partitions failed"),
+    }
 }
 
 /// Publishes decisions one by one, each acknowledged before the next, each in a span of its
