@@ -6,9 +6,12 @@
 //!
 //! The subscriber is global and set once per process, hence this file's single test.
 
+mod support;
+
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use support::pipeline::{outside_reader, start_roles};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -20,14 +23,13 @@ use factgate::config::Config;
 use factgate::demo::SOURCES;
 use factgate::events::DRAFT_V1;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, TraceParent, read_traceparent};
-use factgate::pipeline::{self, PipelineError, Role};
+use factgate::pipeline::Role;
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use prost::Message as _;
-use rdkafka::consumer::{Consumer, StreamConsumer};
-use rdkafka::{ClientConfig, Message};
+use rdkafka::Message;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -182,62 +184,14 @@ fn draft(article_id: &str, origin: &str) -> Vec<u8> {
 }
 
 fn config(bootstrap: &str, collector_port: u16) -> Config {
-    let mut config = Config::from_toml_str(&format!(
-        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n\
-         [join]\ndeadline_ms = 45000\n\
-         [trace]\notlp_endpoint = \"http://127.0.0.1:{collector_port}\"\n\
-         service_name = \"{SERVICE_NAME}\"\n"
-    ))
-    .expect("test configuration is valid");
-    config.kafka.bootstrap_servers = Some(bootstrap.to_owned());
-    config.kafka.partitions = 3;
-    // The mock cluster holds a group's rebalance for the session timeout.
-    config
-        .kafka
-        .properties
-        .insert("session.timeout.ms".into(), "6000".into());
-    config
-}
-
-struct Roles {
-    stop: oneshot::Sender<()>,
-    task: JoinHandle<Result<(), PipelineError>>,
-}
-
-async fn start_roles(config: &Config) -> Roles {
-    let (stop, stopped) = oneshot::channel::<()>();
-    let (started_tx, started_rx) = oneshot::channel::<()>();
-    let config = config.clone();
-    let task = tokio::spawn(async move {
-        pipeline::run(
-            config,
-            &Role::ALL,
-            false,
-            async move {
-                let _ = stopped.await;
-            },
-            move |_| {
-                let _ = started_tx.send(());
-            },
-        )
-        .await
-    });
-    timeout(Duration::from_secs(30), started_rx)
-        .await
-        .expect("the roles start in time")
-        .expect("the roles started rather than failing");
-    Roles { stop, task }
-}
-
-impl Roles {
-    async fn stop(self) {
-        let _ = self.stop.send(());
-        timeout(Duration::from_secs(30), self.task)
-            .await
-            .expect("the roles stop in time")
-            .expect("the roles' task did not panic")
-            .expect("the roles stopped without an error");
-    }
+    support::pipeline::mock_cluster_config(
+        bootstrap,
+        &format!(
+            "[join]\ndeadline_ms = 45000\n\
+             [trace]\notlp_endpoint = \"http://127.0.0.1:{collector_port}\"\n\
+             service_name = \"{SERVICE_NAME}\"\n"
+        ),
+    )
 }
 
 async fn send_draft(producer: &EventProducer, config: &Config, article_id: &str, origin: &str) {
@@ -277,19 +231,7 @@ async fn decisions(
     group: &str,
     wanted: &[&str],
 ) -> HashMap<String, Option<TraceParent>> {
-    let reader: StreamConsumer = ClientConfig::new()
-        .set(
-            "bootstrap.servers",
-            config.kafka.bootstrap_servers.as_deref().unwrap_or(""),
-        )
-        .set("group.id", group)
-        .set("auto.offset.reset", "earliest")
-        .set("session.timeout.ms", "6000")
-        .create()
-        .expect("outside consumer");
-    reader
-        .subscribe(&[config.kafka.topics.decisions.as_str()])
-        .expect("subscribe");
+    let reader = outside_reader(config, &config.kafka.topics.decisions, group);
     let wanted: BTreeSet<&str> = wanted.iter().copied().collect();
     let until = Instant::now() + DECIDED_WITHIN;
     let mut seen = HashMap::new();
@@ -327,7 +269,7 @@ async fn an_articles_spans_reach_the_collector_as_one_trace_and_a_lost_collector
         telemetry.endpoint(),
         Some(format!("http://127.0.0.1:{}/v1/traces", collector.port).as_str())
     );
-    let roles = start_roles(&config).await;
+    let roles = start_roles(&config, &Role::ALL).await;
     let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
 
     // Two drafts, each sent by a CMS with its own trace context.

@@ -7,9 +7,12 @@
 //! Each test starts its own broker (so it can inject faults) and passes its address in
 //! `kafka.bootstrap_servers`, the way an operator points factgate at a cluster.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
+use support::pipeline::{outside_reader, start_roles};
 
 use axum::Router;
 use axum::extract::Path as UrlPath;
@@ -22,13 +25,11 @@ use factgate::demo::SOURCES;
 use factgate::events::{DRAFT_V1, Decision, DecisionReason, IssueType, Outcome};
 use factgate::kafka::headers::read_schema;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr};
-use factgate::pipeline::{self, PipelineError, Role};
+use factgate::pipeline::Role;
 use jsonschema::{Draft, Registry, Validator};
-use rdkafka::consumer::{Consumer, StreamConsumer};
+use rdkafka::consumer::StreamConsumer;
 use rdkafka::{ClientConfig, Message};
 use serde_json::Value;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tokio::time::{Instant, timeout, timeout_at};
 
 /// The longest a test waits for all its decisions: group joins on the mock cluster take seconds,
@@ -219,20 +220,10 @@ fn drafts(prefix: &str, kinds: &[Kind], origin: &str, lag: bool) -> Vec<TestDraf
 // The broker, the configuration and the roles
 
 fn config(bootstrap: &str) -> Config {
-    let mut config = Config::from_toml_str(&format!(
-        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n[join]\ndeadline_ms = {DEADLINE_MS}\n"
-    ))
-    .expect("test configuration is valid");
-    config.kafka.bootstrap_servers = Some(bootstrap.to_owned());
-    config.kafka.partitions = 3;
-    // The mock cluster keeps a group that its last member left "rebalancing" for the session
-    // timeout less a second before it admits a new member; the default 45 s would make a
-    // restarted role wait that long.
-    config
-        .kafka
-        .properties
-        .insert("session.timeout.ms".into(), "6000".into());
-    config
+    support::pipeline::mock_cluster_config(
+        bootstrap,
+        &format!("[join]\ndeadline_ms = {DEADLINE_MS}\n"),
+    )
 }
 
 /// A broker with factgate's topics, the configuration pointing at it, and the origin.
@@ -252,50 +243,6 @@ async fn setup() -> (&'static EmbeddedBroker, Config, String) {
     ));
     let config = config(broker.bootstrap_servers());
     (broker, config, origin)
-}
-
-/// Roles running in their own `pipeline::run`, as a separate process would.
-struct Roles {
-    stop: oneshot::Sender<()>,
-    task: JoinHandle<Result<(), PipelineError>>,
-}
-
-async fn start_roles(config: &Config, roles: &[Role]) -> Roles {
-    let (stop, stopped) = oneshot::channel::<()>();
-    let (started_tx, started_rx) = oneshot::channel::<()>();
-    let config = config.clone();
-    let roles = roles.to_vec();
-    let task = tokio::spawn(async move {
-        pipeline::run(
-            config,
-            &roles,
-            false,
-            async move {
-                let _ = stopped.await;
-            },
-            move |_| {
-                let _ = started_tx.send(());
-            },
-        )
-        .await
-    });
-    timeout(Duration::from_secs(30), started_rx)
-        .await
-        .expect("the roles start in time")
-        .expect("the roles started rather than failing");
-    Roles { stop, task }
-}
-
-impl Roles {
-    /// Stops the roles through their shutdown future and waits for them to end cleanly.
-    async fn stop(self) {
-        let _ = self.stop.send(());
-        timeout(Duration::from_secs(30), self.task)
-            .await
-            .expect("the roles stop in time")
-            .expect("the roles' task did not panic")
-            .expect("the roles stopped without an error");
-    }
 }
 
 fn producer(config: &Config) -> EventProducer {
@@ -325,22 +272,6 @@ async fn publish_all(producer: &EventProducer, config: &Config, drafts: &[TestDr
     for d in drafts {
         publish(producer, config, &d.article_id, &d.payload).await;
     }
-}
-
-/// A client that knows nothing of factgate, as the CMS would be, reading `topic` from the start.
-fn outside_reader(config: &Config, topic: &str, group: &str) -> StreamConsumer {
-    let reader: StreamConsumer = ClientConfig::new()
-        .set(
-            "bootstrap.servers",
-            config.kafka.bootstrap_servers.as_deref().unwrap_or(""),
-        )
-        .set("group.id", group)
-        .set("auto.offset.reset", "earliest")
-        .set("session.timeout.ms", "6000")
-        .create()
-        .expect("outside consumer");
-    reader.subscribe(&[topic]).expect("subscribe");
-    reader
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,11 @@
-//! The whole pipeline in this process, with its HTTP endpoint, for tests that read what a running
-//! factgate serves (/metrics, /readyz, decisions).
+//! The pipeline in this process: some roles as a separate process would run them, or all of
+//! them with the HTTP endpoint, for tests that read what a running factgate serves (/metrics,
+//! /readyz, decisions).
 
 use factgate::config::Config;
 use factgate::pipeline::{self, PipelineError, Role};
+use rdkafka::ClientConfig;
+use rdkafka::consumer::{Consumer, StreamConsumer};
 use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -16,22 +19,42 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// Every role running with `config`, serving HTTP on `config.http.listen`.
+/// Roles running in their own `pipeline::run`, as a separate process would.
 pub struct Running {
     stop: oneshot::Sender<()>,
     task: JoinHandle<Result<(), PipelineError>>,
 }
 
+/// Starts `roles` with `config`, without the HTTP endpoint, and waits until they run.
+pub async fn start_roles(config: &Config, roles: &[Role]) -> Running {
+    run(config.clone(), roles, false).await
+}
+
 /// Starts every role with the HTTP endpoint and waits until the endpoint answers.
 pub async fn start(config: Config, client: &reqwest::Client) -> Running {
     let base = format!("http://{}", config.http.listen);
+    let running = run(config, &Role::ALL, true).await;
+    // The endpoint binds as the pipeline starts; give it a moment rather than race it.
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        match client.get(format!("{base}/healthz")).send().await {
+            Ok(_) => break,
+            Err(_) if Instant::now() < until => sleep(Duration::from_millis(100)).await,
+            Err(err) => panic!("the HTTP endpoint never answered: {err}"),
+        }
+    }
+    running
+}
+
+async fn run(config: Config, roles: &[Role], serve_http: bool) -> Running {
     let (stop, stopped) = oneshot::channel::<()>();
     let (started_tx, started_rx) = oneshot::channel::<()>();
+    let roles = roles.to_vec();
     let task = tokio::spawn(async move {
         pipeline::run(
             config,
-            &Role::ALL,
-            true,
+            &roles,
+            serve_http,
             async move {
                 let _ = stopped.await;
             },
@@ -43,17 +66,8 @@ pub async fn start(config: Config, client: &reqwest::Client) -> Running {
     });
     timeout(Duration::from_secs(30), started_rx)
         .await
-        .expect("the pipeline starts in time")
-        .expect("the pipeline started rather than failing");
-    // The endpoint binds as the pipeline starts; give it a moment rather than race it.
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        match client.get(format!("{base}/healthz")).send().await {
-            Ok(_) => break,
-            Err(_) if Instant::now() < until => sleep(Duration::from_millis(100)).await,
-            Err(err) => panic!("the HTTP endpoint never answered: {err}"),
-        }
-    }
+        .expect("the roles start in time")
+        .expect("the roles started rather than failing");
     Running { stop, task }
 }
 
@@ -63,9 +77,9 @@ impl Running {
         let _ = self.stop.send(());
         timeout(Duration::from_secs(30), self.task)
             .await
-            .expect("the pipeline stops in time")
-            .expect("the pipeline task did not panic")
-            .expect("the pipeline stopped without an error");
+            .expect("the roles stop in time")
+            .expect("the roles' task did not panic")
+            .expect("the roles stopped without an error");
     }
 }
 
@@ -76,4 +90,39 @@ pub fn http_client() -> reqwest::Client {
         .timeout(Duration::from_secs(10))
         .build()
         .expect("HTTP client")
+}
+
+/// A client that knows nothing of factgate, as the CMS would be, reading `topic` from the start.
+pub fn outside_reader(config: &Config, topic: &str, group: &str) -> StreamConsumer {
+    let reader: StreamConsumer = ClientConfig::new()
+        .set(
+            "bootstrap.servers",
+            config.kafka.bootstrap_servers.as_deref().unwrap_or(""),
+        )
+        .set("group.id", group)
+        .set("auto.offset.reset", "earliest")
+        .set("session.timeout.ms", "6000")
+        .create()
+        .expect("outside consumer");
+    reader.subscribe(&[topic]).expect("subscribe");
+    reader
+}
+
+/// A configuration for the pipeline on the mock cluster at `bootstrap`: fetching allowed from
+/// 127.0.0.1 only (the test's origin), three partitions, and `extra` TOML on top.
+pub fn mock_cluster_config(bootstrap: &str, extra: &str) -> Config {
+    let mut config = Config::from_toml_str(&format!(
+        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n{extra}"
+    ))
+    .expect("test configuration is valid");
+    config.kafka.bootstrap_servers = Some(bootstrap.to_owned());
+    config.kafka.partitions = 3;
+    // The mock cluster keeps a group that its last member left "rebalancing" for the session
+    // timeout less a second before it admits a new member; the default 45 s would make a
+    // restarted role wait that long.
+    config
+        .kafka
+        .properties
+        .insert("session.timeout.ms".into(), "6000".into());
+    config
 }
