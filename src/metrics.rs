@@ -14,7 +14,7 @@
 //! | `factgate_verifications_total{verdict}` | the verify role, as it publishes a result |
 //! | `factgate_llm_votes_total{voter,vote}` | the LLM judge, as each voter answers |
 //! | `factgate_decisions_total{outcome,reason}`, `factgate_decision_latency_seconds{outcome}` | the pipeline, as it publishes a decision |
-//! | `factgate_join_in_flight_articles` | the join role |
+//! | `factgate_join_in_flight_articles`, `factgate_join_paused{input}` | the join role |
 //! | `factgate_consumer_lag_messages{role,topic,partition}` | each role consumer's statistics callback |
 //!
 //! Labels are low-cardinality by construction: every label value comes from a closed enum
@@ -101,6 +101,9 @@ pub struct Metrics {
     pub decision_latency: HistogramVec,
     /// `factgate_join_in_flight_articles`.
     pub join_in_flight: IntGauge,
+    /// `factgate_join_paused{input}`: 1 while the join's back-pressure pauses its `manifests`
+    /// or `results` input, else 0.
+    pub join_paused: IntGaugeVec,
     /// `factgate_dead_letters_total`.
     pub dead_letters: IntCounter,
     /// `factgate_llm_votes_total{voter,vote}`: label with [`VoterRole::as_str`] and [`vote`].
@@ -203,6 +206,12 @@ impl Metrics {
                 "factgate_join_in_flight_articles",
                 "Articles awaiting results in the join.",
             ),
+            join_paused: gauge_vec(
+                &registry,
+                "factgate_join_paused",
+                "1 while the join's back-pressure pauses reading an input (manifests or results).",
+                &["input"],
+            ),
             dead_letters: counter(
                 &registry,
                 "factgate_dead_letters_total",
@@ -250,6 +259,9 @@ impl Metrics {
             for vote in ALL_VOTES {
                 self.llm_votes.with_label_values(&[voter.as_str(), vote]);
             }
+        }
+        for input in JOIN_INPUTS {
+            self.join_paused.with_label_values(&[input]).set(0);
         }
     }
 
@@ -377,6 +389,8 @@ const ALL_DECISION_REASONS: [DecisionReason; 9] = [
 ];
 
 const ALL_VOTES: [&str; 4] = ["supported", "refuted", "not_enough_info", "abstained"];
+/// The join's inputs, as `factgate_join_paused`'s `input` label.
+pub const JOIN_INPUTS: [&str; 2] = ["manifests", "results"];
 
 /// The `kind` label of a claim kind.
 pub fn claim_kind(kind: ClaimKind) -> &'static str {
@@ -490,6 +504,7 @@ mod tests {
             &["outcome"],
         ),
         ("factgate_join_in_flight_articles", MetricType::GAUGE, &[]),
+        ("factgate_join_paused", MetricType::GAUGE, &["input"]),
         ("factgate_dead_letters_total", MetricType::COUNTER, &[]),
         (
             "factgate_llm_votes_total",
@@ -530,6 +545,7 @@ mod tests {
             Some(Duration::from_secs(3)),
         );
         m.join_in_flight.set(2);
+        m.join_paused.with_label_values(&["manifests"]).set(1);
         m.dead_letters.inc();
         let abstained = VoteOutcome::Abstained {
             reason: "timed out".into(),

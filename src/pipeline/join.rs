@@ -166,6 +166,13 @@ impl Paused {
                 set_paused(consumer, topic, now);
             }
         }
+        let gauge = &crate::metrics::metrics().join_paused;
+        for (input, paused) in crate::metrics::JOIN_INPUTS
+            .into_iter()
+            .zip([wanted.manifests, wanted.results])
+        {
+            gauge.with_label_values(&[input]).set(i64::from(paused));
+        }
         self.applied = wanted;
     }
 
