@@ -54,6 +54,13 @@ pub enum TelemetryError {
         #[source]
         source: opentelemetry_otlp::ExporterBuildError,
     },
+    /// The endpoint (from `OTEL_EXPORTER_OTLP_ENDPOINT`; the configured one is checked with the
+    /// configuration) is not a URL, or carries credentials that would end up in logs.
+    #[error(
+        "the OTLP endpoint must be an http(s) URL without credentials (user:password@); \
+         check {OTEL_ENDPOINT_ENV} and trace.otlp_endpoint"
+    )]
+    Endpoint,
     /// The HTTP client for the exporter could not be built.
     #[error("building the OTLP HTTP client: {0}")]
     Client(String),
@@ -116,6 +123,16 @@ impl Drop for TelemetryGuard {
 pub fn init(config: &Config) -> Result<TelemetryGuard, TelemetryError> {
     let otel_env = std::env::var(OTEL_ENDPOINT_ENV).ok();
     let endpoint = config.trace.traces_url(otel_env.as_deref());
+    if let Some(url) = &endpoint {
+        let acceptable = url::Url::parse(url).is_ok_and(|u| {
+            matches!(u.scheme(), "http" | "https")
+                && u.username().is_empty()
+                && u.password().is_none()
+        });
+        if !acceptable {
+            return Err(TelemetryError::Endpoint);
+        }
+    }
     let provider = match &endpoint {
         Some(url) => Some(provider(config, url)?),
         None => None,
@@ -325,6 +342,15 @@ fn remote_span_context(parent: &TraceParent) -> SpanContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_endpoint_with_credentials_is_refused_before_anything_is_installed() {
+        let mut config = Config::default();
+        config.trace.otlp_endpoint = "http://tracer:hunter2@127.0.0.1:4318".into();
+        let err = init(&config).expect_err("credentials in the endpoint are refused");
+        assert!(matches!(err, TelemetryError::Endpoint), "{err:?}");
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+    }
 
     #[test]
     fn without_export_a_message_span_keeps_the_incoming_trace() {

@@ -115,6 +115,11 @@ impl Checks {
     /// A URL that factgate will contact or show, which must be absolute http(s).
     pub(crate) fn http_url(&mut self, key: &str, value: &str) {
         match url::Url::parse(value) {
+            // Credentials in a URL end up wherever the URL is logged or reported.
+            Ok(url) if !url.username().is_empty() || url.password().is_some() => self.fail(
+                key,
+                format!("{key} must not carry credentials (user:password@): URLs are logged"),
+            ),
             Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => {}
             Ok(_) => self.fail(key, format!("{key} must be an http or https URL")),
             Err(err) => self.fail(key, format!("{key} is not a valid URL: {err}")),
