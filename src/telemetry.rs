@@ -30,7 +30,7 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::config::{Config, LogFormat};
+use crate::config::{Checks, Config, ConfigError, LogFormat};
 use crate::kafka::TraceParent;
 
 /// The standard variable naming the collector, honoured when `trace.otlp_endpoint` is empty.
@@ -54,13 +54,10 @@ pub enum TelemetryError {
         #[source]
         source: opentelemetry_otlp::ExporterBuildError,
     },
-    /// The endpoint (from `OTEL_EXPORTER_OTLP_ENDPOINT`; the configured one is checked with the
-    /// configuration) is not a URL, or carries credentials that would end up in logs.
-    #[error(
-        "the OTLP endpoint must be an http(s) URL without credentials (user:password@); \
-         check {OTEL_ENDPOINT_ENV} and trace.otlp_endpoint"
-    )]
-    Endpoint,
+    /// The endpoint from `OTEL_EXPORTER_OTLP_ENDPOINT` fails the check the configured one gets
+    /// (an http(s) URL without credentials, which would end up in logs).
+    #[error("the OTLP endpoint is refused")]
+    Endpoint(#[source] ConfigError),
     /// The HTTP client for the exporter could not be built.
     #[error("building the OTLP HTTP client: {0}")]
     Client(String),
@@ -121,17 +118,20 @@ impl Drop for TelemetryGuard {
 /// # Errors
 /// [`TelemetryError`] when the exporter cannot be built or a subscriber is already installed.
 pub fn init(config: &Config) -> Result<TelemetryGuard, TelemetryError> {
-    let otel_env = std::env::var(OTEL_ENDPOINT_ENV).ok();
+    init_with(config, std::env::var(OTEL_ENDPOINT_ENV).ok())
+}
+
+/// [`init`] with `OTEL_EXPORTER_OTLP_ENDPOINT`'s value given.
+fn init_with(config: &Config, otel_env: Option<String>) -> Result<TelemetryGuard, TelemetryError> {
     let endpoint = config.trace.traces_url(otel_env.as_deref());
-    if let Some(url) = &endpoint {
-        let acceptable = url::Url::parse(url).is_ok_and(|u| {
-            matches!(u.scheme(), "http" | "https")
-                && u.username().is_empty()
-                && u.password().is_none()
-        });
-        if !acceptable {
-            return Err(TelemetryError::Endpoint);
-        }
+    // The configured endpoint was checked with the configuration; the standard variable is
+    // read here, so it gets the same check here.
+    if config.trace.otlp_endpoint.trim().is_empty()
+        && let Some(env) = otel_env.as_deref().map(str::trim).filter(|s| !s.is_empty())
+    {
+        let mut checks = Checks::default();
+        checks.http_url(OTEL_ENDPOINT_ENV, env);
+        checks.finish().map_err(TelemetryError::Endpoint)?;
     }
     let provider = match &endpoint {
         Some(url) => Some(provider(config, url)?),
@@ -345,11 +345,16 @@ mod tests {
 
     #[test]
     fn an_endpoint_with_credentials_is_refused_before_anything_is_installed() {
-        let mut config = Config::default();
-        config.trace.otlp_endpoint = "http://tracer:hunter2@127.0.0.1:4318".into();
-        let err = init(&config).expect_err("credentials in the endpoint are refused");
-        assert!(matches!(err, TelemetryError::Endpoint), "{err:?}");
-        assert!(!err.to_string().contains("hunter2"), "{err}");
+        let err = init_with(
+            &Config::default(),
+            Some("http://tracer:hunter2@127.0.0.1:4318".into()),
+        )
+        .expect_err("credentials in the standard variable are refused");
+        assert!(matches!(err, TelemetryError::Endpoint(_)), "{err:?}");
+        let chain = format!("{err}: {:?}", std::error::Error::source(&err));
+        assert!(chain.contains(OTEL_ENDPOINT_ENV), "{chain}");
+        assert!(chain.contains("credentials"), "{chain}");
+        assert!(!chain.contains("hunter2"), "{chain}");
     }
 
     #[test]

@@ -46,6 +46,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use error::Checks;
 pub use error::{ConfigError, Problem};
 pub use fetch::*;
 pub use judge::*;
