@@ -103,6 +103,13 @@ async fn handle(hit: Hit) -> Response {
             &b"<p>Caf\xe9 prices rose to \x809.</p>"[..],
         ),
         "/pdf" => respond(200, &[("content-type", "application/pdf")], "%PDF-1.4"),
+        "/script-shell" => respond(
+            200,
+            &[HTML],
+            "<html><head><title>App</title><script>render()</script></head>\
+             <body><div id=\"root\"></div><noscript>Enable JavaScript.</noscript></body></html>",
+        ),
+        "/blank" => respond(200, &[("content-type", "text/plain")], " \n\t\n"),
         "/dedup" => {
             tokio::time::sleep(Duration::from_millis(300)).await;
             respond(200, &[HTML], "<p>Shared.</p>")
@@ -422,4 +429,20 @@ async fn good_pages_and_404s_are_cached_but_503s_are_not() {
     assert_eq!(server.origin.count("/always-503"), 2);
     // The fragment is not part of the page.
     assert!(fetcher.fetch(&server.url("/page#pricing")).await.from_cache);
+}
+
+#[tokio::test]
+async fn a_page_with_no_visible_text_is_not_a_readable_page() {
+    let server = start().await;
+    let fetcher = fetcher(settings());
+    for (path, content_type) in [("/script-shell", "text/html"), ("/blank", "text/plain")] {
+        let outcome = outcome(&fetcher, &server.url(path)).await;
+        assert_eq!(
+            outcome,
+            FetchOutcome::UnsupportedContent {
+                content_type: format!("{content_type} with no visible text")
+            },
+            "{path}"
+        );
+    }
 }

@@ -155,12 +155,14 @@ fn apply_judgment(
         ),
     }
     .to_lowercase();
-    // Fail closed: a claim that is not supported always carries an issue, so the policy sees it
-    // (the quorum may have doubted what the lexical judge accepted).
-    let severity = match judgment.severity {
-        Some(s) => Some(s),
-        None if result.verdict != Verdict::Supported => Some(Severity::Medium),
-        None => None,
+    // Fail closed: a claim that is not supported always carries an issue of at least medium, so
+    // the policy blocks on it. The quorum may have doubted what the lexical judge accepted, even
+    // one it accepted with a low-severity figure discrepancy.
+    let severity = if result.verdict == Verdict::Supported {
+        judgment.severity
+    } else {
+        // `None < Some(_)`: the max is at least medium.
+        judgment.severity.max(Some(Severity::Medium))
     };
     if let Some(severity) = severity {
         result.issue = Some(judgment_issue(claim, result, judgment, severity));
@@ -378,17 +380,33 @@ mod tests {
 
     #[test]
     fn a_claim_not_supported_always_carries_an_issue() {
-        for (verdict, quorum) in [
-            (Verdict::Inconclusive, None),
-            (Verdict::Refuted, None),
-            (Verdict::Supported, Some(Verdict::Inconclusive)),
-            (Verdict::Supported, Some(Verdict::Refuted)),
+        for (verdict, severity, quorum) in [
+            (Verdict::Inconclusive, None, None),
+            (Verdict::Refuted, None, None),
+            (Verdict::Supported, None, Some(Verdict::Inconclusive)),
+            (Verdict::Supported, None, Some(Verdict::Refuted)),
+            // Supported by the lexical judge with a small figure discrepancy, doubted by the
+            // quorum: the discrepancy's low severity must not carry over.
+            (
+                Verdict::Supported,
+                Some(Severity::Low),
+                Some(Verdict::Inconclusive),
+            ),
+            (
+                Verdict::Supported,
+                Some(Severity::Low),
+                Some(Verdict::Refuted),
+            ),
         ] {
             let mut r = result();
-            apply_judgment(&mut r, &claim(), &judgment(verdict, None), quorum);
+            apply_judgment(&mut r, &claim(), &judgment(verdict, severity), quorum);
             assert_ne!(r.verdict, Verdict::Supported);
             let issue = r.issue.expect("an issue the policy can see");
-            assert!(issue.severity >= Severity::Medium);
+            assert!(
+                issue.severity >= Severity::Medium,
+                "{verdict:?} {severity:?} {quorum:?}: {:?}",
+                issue.severity
+            );
         }
     }
 
@@ -403,5 +421,18 @@ mod tests {
         );
         assert_eq!(r.verdict, Verdict::Supported);
         assert!(r.issue.is_none());
+    }
+
+    #[test]
+    fn a_supported_claim_keeps_its_low_discrepancy() {
+        let mut r = result();
+        apply_judgment(
+            &mut r,
+            &claim(),
+            &judgment(Verdict::Supported, Some(Severity::Low)),
+            Some(Verdict::Supported),
+        );
+        assert_eq!(r.verdict, Verdict::Supported);
+        assert_eq!(r.issue.map(|i| i.severity), Some(Severity::Low));
     }
 }

@@ -152,6 +152,15 @@ fn to_outcome(
     if let Some(marker) = content::paywall_marker(html, &text) {
         return FetchOutcome::Paywalled { marker };
     }
+    // A page with no visible text (a script-rendered shell, an empty body) cannot be judged. As
+    // a page it would only be "inconclusive, medium", which a lenient policy lets through; as
+    // content the judge cannot read it leaves the source unjudged, which blocks at every
+    // strictness.
+    if text.trim().is_empty() {
+        return FetchOutcome::UnsupportedContent {
+            content_type: format!("{content_type} with no visible text"),
+        };
+    }
     FetchOutcome::Ok(Page {
         final_url,
         status,

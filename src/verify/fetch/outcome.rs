@@ -65,9 +65,11 @@ pub enum FetchOutcome {
     },
     /// The fetcher's safety policy refused the URL, an address it resolved to, or a redirect.
     RefusedByPolicy(RefusalReason),
-    /// A content type (or content encoding) the judge cannot read, such as `application/pdf`.
+    /// A content type (or content encoding) the judge cannot read, such as `application/pdf`, or
+    /// a page with no visible text.
     UnsupportedContent {
-        /// The media type or encoding as sent.
+        /// The media type or encoding as sent (`"text/html with no visible text"` for a page
+        /// with none).
         content_type: String,
     },
     /// The connection failed or the response was malformed.
