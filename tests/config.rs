@@ -175,19 +175,15 @@ fn valid_fixtures_read_as_written() {
     assert_eq!(strict.kafka.topics.verify, "claims.verify");
     assert_eq!(strict.kafka.properties["security.protocol"], "SASL_SSL");
     assert_eq!(
-        credibility("https://www.ons.gov.uk/", &strict.credibility.lists()).level,
+        credibility("https://www.ons.gov.uk/", &strict.credibility).level,
         CredibilityLevel::High
     );
     assert_eq!(
-        credibility(
-            "https://example-content-farm.com/",
-            &strict.credibility.lists()
-        )
-        .level,
+        credibility("https://example-content-farm.com/", &strict.credibility).level,
         CredibilityLevel::Low
     );
     assert_eq!(
-        credibility("https://example.com/", &strict.credibility.lists()).level,
+        credibility("https://example.com/", &strict.credibility).level,
         CredibilityLevel::Generic
     );
     assert_eq!(strict.http.listen.port(), 8080);

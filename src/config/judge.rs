@@ -88,42 +88,11 @@ fn strictly_below(a: f64, b: f64) -> bool {
     a.partial_cmp(&b) == Some(std::cmp::Ordering::Less)
 }
 
-/// Source credibility by domain suffix, after reference/fact-analyst-node.md. A suffix matches
-/// that domain and its subdomains at a label boundary (`gov` and `.gov` match `cdc.gov`;
-/// `reuters.com` matches `www.reuters.com`, never `notreuters.com`). `low` is checked first, so a
-/// user blog on a trusted platform stays low; hosts in no list are generic.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CredibilityConfig {
-    /// Official and fact-checking sources: government, education, international bodies.
-    pub high: Vec<String>,
-    /// Established news organisations and wire services.
-    pub reputable: Vec<String>,
-    /// Sources of low credibility: user-generated platforms, content farms.
-    pub low: Vec<String>,
-}
-
-impl Default for CredibilityConfig {
-    fn default() -> Self {
-        let lists = CredibilityLists::default();
-        Self {
-            high: lists.high,
-            reputable: lists.reputable,
-            low: lists.low,
-        }
-    }
-}
+/// Source credibility by domain suffix, after reference/fact-analyst-node.md: the judge's own
+/// lists, read from `[credibility]` as they are.
+pub type CredibilityConfig = CredibilityLists;
 
 impl CredibilityConfig {
-    /// The lists as the judge reads them.
-    pub fn lists(&self) -> CredibilityLists {
-        CredibilityLists {
-            high: self.high.clone(),
-            reputable: self.reputable.clone(),
-            low: self.low.clone(),
-        }
-    }
-
     pub(crate) fn check(&self, checks: &mut Checks) {
         for (list_name, list) in [
             ("high", &self.high),

@@ -186,7 +186,7 @@ mod tests {
             reputable: vec!["reuters.com".into()],
             low: vec!["blog.cdc.gov".into()],
         };
-        let level = |url: &str| credibility(url, &cred.lists()).level;
+        let level = |url: &str| credibility(url, &cred).level;
         assert_eq!(level("https://www.cdc.gov/x"), CredibilityLevel::High);
         assert_eq!(
             level("https://WWW.Reuters.com./y"),

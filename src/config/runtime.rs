@@ -43,7 +43,7 @@ impl Config {
             figure_medium_tolerance: j.figure_tolerance_low,
             figure_high_tolerance: j.figure_tolerance_high,
             max_passages: j.max_passages,
-            credibility: self.credibility.lists(),
+            credibility: self.credibility.clone(),
         }
     }
 

@@ -4,7 +4,7 @@
 //! Lists hold domain suffixes matched at a label boundary: `gov` matches `nasa.gov`,
 //! `bbc.co.uk` matches `www.bbc.co.uk`, and neither matches `notgov.com`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How far a source is trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -39,11 +39,19 @@ pub struct Credibility {
     pub score: f64,
 }
 
-/// Domain lists, each of suffixes matched at a label boundary.
-#[derive(Debug, Clone, PartialEq)]
+/// Domain lists, each of suffixes matched at a label boundary; also the `[credibility]` section
+/// of the configuration (`config::CredibilityConfig`). A suffix matches that domain and its
+/// subdomains (`gov` and `.gov` match `cdc.gov`; `reuters.com` matches `www.reuters.com`, never
+/// `notreuters.com`). `low` is checked first, so a user blog on a trusted platform stays low;
+/// hosts in no list are generic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CredibilityLists {
+    /// Official and fact-checking sources: government, education, international bodies.
     pub high: Vec<String>,
+    /// Established news organisations and wire services.
     pub reputable: Vec<String>,
+    /// Sources of low credibility: user-generated platforms, content farms.
     pub low: Vec<String>,
 }
 
