@@ -10,6 +10,8 @@
 //!
 //! Everything it starts listens on, and connects to, 127.0.0.1 only.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -17,12 +19,12 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Path as UrlPath, State};
-use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
-use factgate::demo::SOURCES;
 use factgate::events::{DraftEvent, content_digest, decision_id};
 use serde_json::{Value, json};
+use support::origin::{demo_source, start_demo};
+use support::pipeline::free_port;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::watch;
@@ -183,43 +185,24 @@ fn require_kafka_python() {
     );
 }
 
-/// A port free on 127.0.0.1 a moment ago (tansu reports the port it was given, not one it chose).
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("binding 127.0.0.1:0");
-    listener.local_addr().expect("local address").port()
-}
-
-/// Serves the sources on 127.0.0.1: `/{name}` at once, `/held/{name}` once `release` turns true,
-/// `/slow/{name}` after [`SLOW_SOURCE`]. Returns the origin URL.
+/// Serves the demo's sources on 127.0.0.1: `/{name}` at once, `/held/{name}` once `release`
+/// turns true, `/slow/{name}` after [`SLOW_SOURCE`]. Returns the origin URL.
 async fn start_origin(release: watch::Receiver<bool>) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("binding the origin");
-    let port = listener.local_addr().expect("origin address").port();
-    let app = Router::new()
+    let routes = Router::new()
         .route("/held/{name}", get(held))
         .route("/slow/{name}", get(slow))
-        .route("/{name}", get(source))
         .with_state(release);
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://127.0.0.1:{port}")
-}
-
-async fn source(UrlPath(name): UrlPath<String>) -> Response {
-    match SOURCES.iter().find(|(n, _)| *n == name) {
-        Some((_, html)) => Html(*html).into_response(),
-        None => (StatusCode::NOT_FOUND, "not found").into_response(),
-    }
+    start_demo(routes).await
 }
 
 async fn held(State(mut release): State<watch::Receiver<bool>>, name: UrlPath<String>) -> Response {
     let _ = timeout(HOLD_LIMIT, release.wait_for(|r| *r)).await;
-    source(name).await
+    demo_source(name).await
 }
 
 async fn slow(name: UrlPath<String>) -> Response {
     sleep(SLOW_SOURCE).await;
-    source(name).await
+    demo_source(name).await
 }
 
 /// One draft of the run and what its decision must say.

@@ -9,7 +9,7 @@ use factgate::events::{DRAFT_V1, MANIFEST_V1};
 use factgate::kafka::headers::{read_schema, read_traceparent};
 use factgate::kafka::{
     ConsumeError, EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr,
-    close_consumer, consume_at_least_once, ensure_topics,
+    RoleConsumer, close_consumer, consume_at_least_once, ensure_topics,
 };
 use rdkafka::consumer::{BaseConsumer, Consumer, StreamConsumer};
 use rdkafka::message::BorrowedMessage;
@@ -199,6 +199,34 @@ async fn a_new_consumer_in_the_group_resumes_at_the_first_unacknowledged_message
 #[error("outputs not acknowledged")]
 struct NotAcknowledged;
 
+/// Runs `consume_at_least_once` on `consumer`, every handler acknowledged, until `n` messages
+/// were read and `linger` more has passed; returns their payloads in order.
+async fn acknowledge_n(consumer: &RoleConsumer, n: usize, linger: Duration) -> Vec<String> {
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let mut stop_tx = Some(stop_tx);
+    let mut seen = Vec::new();
+    let shutdown = async move {
+        let _ = stop_rx.await;
+        tokio::time::sleep(linger).await;
+    };
+    timeout(
+        WAIT,
+        consume_at_least_once(consumer, shutdown, |message| {
+            seen.push(text(&message).1);
+            if seen.len() == n
+                && let Some(stop) = stop_tx.take()
+            {
+                let _ = stop.send(());
+            }
+            async { Ok::<(), NotAcknowledged>(()) }
+        }),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("{n} messages arrive in time"))
+    .expect("clean stop");
+    seen
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn consume_at_least_once_reads_again_what_the_handler_did_not_acknowledge() {
     let (config, broker) = start(1);
@@ -240,27 +268,7 @@ async fn consume_at_least_once_reads_again_what_the_handler_did_not_acknowledge(
     second
         .subscribe(&[&config.topics.drafts])
         .expect("subscribe");
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let mut stop_tx = Some(stop_tx);
-    let mut seen = Vec::new();
-    let shutdown = async move {
-        let _ = stop_rx.await;
-    };
-    timeout(
-        WAIT,
-        consume_at_least_once(&second, shutdown, |message| {
-            seen.push(text(&message).1);
-            if seen.len() == 2
-                && let Some(stop) = stop_tx.take()
-            {
-                let _ = stop.send(());
-            }
-            async { Ok::<(), NotAcknowledged>(()) }
-        }),
-    )
-    .await
-    .expect("the loop stops on shutdown")
-    .expect("clean stop");
+    let seen = acknowledge_n(&second, 2, Duration::ZERO).await;
     assert_eq!(seen, ["m3", "m4"]);
 }
 
@@ -531,30 +539,9 @@ async fn consumption_survives_fetch_and_offset_commit_errors_and_commits_what_wa
     consumer
         .subscribe(&[&config.topics.drafts])
         .expect("subscribe");
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let mut stop_tx = Some(stop_tx);
-    let mut seen = Vec::new();
     // Keep reading a few commit intervals after the last message, so the background commits
     // run into the injected errors and retry.
-    let shutdown = async move {
-        let _ = stop_rx.await;
-        tokio::time::sleep(Duration::from_secs(4)).await;
-    };
-    timeout(
-        WAIT,
-        consume_at_least_once(&consumer, shutdown, |message| {
-            seen.push(text(&message).1);
-            if seen.len() == 5
-                && let Some(stop) = stop_tx.take()
-            {
-                let _ = stop.send(());
-            }
-            async { Ok::<(), NotAcknowledged>(()) }
-        }),
-    )
-    .await
-    .expect("all five arrive in time")
-    .expect("clean stop");
+    let seen = acknowledge_n(&consumer, 5, Duration::from_secs(4)).await;
     assert_eq!(seen, ["m0", "m1", "m2", "m3", "m4"]);
     close_consumer(consumer).await.expect("close");
 

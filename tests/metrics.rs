@@ -12,54 +12,15 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::Path as UrlPath;
-use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
-use chrono::Utc;
 use factgate::config::Config;
-use factgate::events::DRAFT_V1;
-use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
-use serde_json::Value;
-use tokio::time::{Instant, sleep, timeout};
+use factgate::kafka::{EmbeddedBroker, EventProducer};
+use support::pipeline::{decided, demo_draft, publish_draft};
+use tokio::time::{Instant, sleep};
 
 /// The longest the test waits for all decisions: group joins on the mock cluster take seconds.
 const ALL_DECIDED_WITHIN: Duration = Duration::from_secs(90);
 /// How long it waits for librdkafka's first statistics report (set to every second below).
 const LAG_REPORTED_WITHIN: Duration = Duration::from_secs(20);
-
-const SOURCES: [(&str, &str); 1] = [(
-    "survey.html",
-    include_str!("../examples/demo/sources/survey.html"),
-)];
-
-/// Serves the demo's survey on 127.0.0.1; anything else is 404.
-async fn start_origin() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("origin binds on loopback");
-    let port = listener.local_addr().expect("origin address").port();
-    let app = Router::new().route("/{name}", get(source));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://127.0.0.1:{port}")
-}
-
-async fn source(UrlPath(name): UrlPath<String>) -> Response {
-    match SOURCES.iter().find(|(n, _)| *n == name) {
-        Some((_, html)) => Html(*html).into_response(),
-        None => (StatusCode::NOT_FOUND, "not found").into_response(),
-    }
-}
-
-/// A demo draft template made concrete: published now, citing `origin`, under `article_id`.
-fn draft(template: &str, article_id: &str, origin: &str) -> Vec<u8> {
-    let text = template.replace("{{published_at}}", &Utc::now().to_rfc3339());
-    let mut value: Value = serde_json::from_str(&text).expect("draft template is JSON");
-    value["article_id"] = Value::from(article_id);
-    let body = value["body"].as_str().expect("template has a body");
-    value["body"] = Value::from(body.replace("{{origin}}", origin));
-    serde_json::to_vec(&value).expect("serializes")
-}
 
 fn config(bootstrap: &str, port: u16) -> Config {
     let mut config = Config::from_toml_str(&format!(
@@ -101,32 +62,13 @@ async fn scrape(client: &reqwest::Client, base: &str) -> BTreeMap<String, f64> {
     parse(&response.text().await.expect("a text body"))
 }
 
-/// Waits until the endpoint has a decision for `article_id`.
-async fn decided(client: &reqwest::Client, base: &str, article_id: &str, until: Instant) {
-    loop {
-        let status = client
-            .get(format!("{base}/v1/decisions/{article_id}"))
-            .send()
-            .await
-            .map(|r| r.status().as_u16());
-        if status.ok() == Some(200) {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "{article_id} was not decided in time"
-        );
-        sleep(Duration::from_millis(200)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn metrics_count_what_the_pipeline_did() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_test_writer()
         .try_init();
-    let origin = start_origin().await;
+    let origin = support::origin::start_demo(Router::new()).await;
     // The broker outlives the roles: closing a consumer waits for it.
     let broker: &'static EmbeddedBroker = Box::leak(Box::new(
         EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
@@ -143,7 +85,7 @@ async fn metrics_count_what_the_pipeline_did() {
     let drafts: [(&str, Vec<u8>); 3] = [
         (
             "metrics-clean",
-            draft(
+            demo_draft(
                 include_str!("../examples/demo/drafts/clean.json"),
                 "metrics-clean",
                 &origin,
@@ -151,7 +93,7 @@ async fn metrics_count_what_the_pipeline_did() {
         ),
         (
             "metrics-dead-link",
-            draft(
+            demo_draft(
                 include_str!("../examples/demo/drafts/dead-link.json"),
                 "metrics-dead-link",
                 &origin,
@@ -163,23 +105,24 @@ async fn metrics_count_what_the_pipeline_did() {
         ),
     ];
     for (key, payload) in &drafts {
-        timeout(
-            Duration::from_secs(60),
-            producer.produce(
-                &config.kafka.topics.drafts,
-                key,
-                payload,
-                &EventHeaders::new(DRAFT_V1, None),
-            ),
-        )
-        .await
-        .expect("the draft is acknowledged in time")
-        .expect("the draft is delivered");
+        publish_draft(&producer, &config, key, payload).await;
     }
     let until = Instant::now() + ALL_DECIDED_WITHIN;
+    let mut outcomes = Vec::new();
     for (article_id, _) in &drafts {
-        decided(&client, &base, article_id, until).await;
+        let decision = decided(&client, &base, article_id, until).await;
+        outcomes.push((*article_id, decision["outcome"].clone()));
     }
+    // The counts below hold only if each draft got the outcome its content calls for: the dead
+    // link's check cannot complete, so it must block, never pass.
+    assert_eq!(
+        outcomes,
+        [
+            ("metrics-clean", "pass".into()),
+            ("metrics-dead-link", "block".into()),
+            ("metrics-unreadable", "block".into()),
+        ]
+    );
 
     // Every role has decided something, so each has partitions and a broker: the process is
     // ready, as its consumers report it.

@@ -11,16 +11,15 @@ mod support;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use support::pipeline::{outside_reader, start_roles};
+use support::pipeline::{demo_draft, outside_reader, publish_draft_with, start_roles};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
 use factgate::config::Config;
-use factgate::demo::SOURCES;
 use factgate::events::DRAFT_V1;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, TraceParent, read_traceparent};
 use factgate::pipeline::Role;
@@ -154,35 +153,6 @@ fn any_value_text(value: Option<&AnyValue>) -> String {
 // ---------------------------------------------------------------------------------------------
 // The origin, the drafts, the pipeline
 
-/// Serves the demo's cited sources on 127.0.0.1.
-async fn start_origin() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("origin binds on loopback");
-    let port = listener.local_addr().expect("origin address").port();
-    let app = Router::new().route(
-        "/{name}",
-        get(|UrlPath(name): UrlPath<String>| async move {
-            match SOURCES.iter().find(|(n, _)| *n == name) {
-                Some((_, html)) => Html(*html).into_response(),
-                None => (StatusCode::NOT_FOUND, "not found").into_response(),
-            }
-        }),
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://127.0.0.1:{port}")
-}
-
-/// The demo's clean draft (one sourced claim: one check) as `article_id`.
-fn draft(article_id: &str, origin: &str) -> Vec<u8> {
-    let text = include_str!("../examples/demo/drafts/clean.json")
-        .replace("{{published_at}}", &chrono::Utc::now().to_rfc3339())
-        .replace("{{origin}}", origin);
-    let mut value: Value = serde_json::from_str(&text).expect("draft template is JSON");
-    value["article_id"] = Value::from(article_id);
-    serde_json::to_vec(&value).expect("serializes")
-}
-
 fn config(bootstrap: &str, collector_port: u16) -> Config {
     support::pipeline::mock_cluster_config(
         bootstrap,
@@ -199,6 +169,8 @@ async fn send_draft(producer: &EventProducer, config: &Config, article_id: &str,
     send_draft_traced(producer, config, article_id, origin, headers.traceparent).await;
 }
 
+/// Publishes the demo's clean draft (one sourced claim: one check) as `article_id`, with
+/// `traceparent`.
 async fn send_draft_traced(
     producer: &EventProducer,
     config: &Config,
@@ -210,18 +182,12 @@ async fn send_draft_traced(
         traceparent,
         schema: DRAFT_V1.to_owned(),
     };
-    timeout(
-        Duration::from_secs(60),
-        producer.produce(
-            &config.kafka.topics.drafts,
-            article_id,
-            &draft(article_id, origin),
-            &headers,
-        ),
-    )
-    .await
-    .expect("the draft is acknowledged in time")
-    .expect("the draft is delivered");
+    let draft = demo_draft(
+        include_str!("../examples/demo/drafts/clean.json"),
+        article_id,
+        origin,
+    );
+    publish_draft_with(producer, config, article_id, &draft, &headers).await;
 }
 
 /// Reads the decisions topic from the start until every article in `wanted` is decided; returns
@@ -256,7 +222,7 @@ async fn decisions(
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_articles_spans_reach_the_collector_as_one_trace_and_a_lost_collector_blocks_nothing() {
     let collector = Collector::start().await;
-    let origin = start_origin().await;
+    let origin = support::origin::start_demo(Router::new()).await;
     let mut kafka = Config::default().kafka;
     kafka.partitions = 3;
     // Leaked: closing consumers wait for the broker, which must outlive them even on failure.

@@ -10,23 +10,20 @@
 mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::time::Duration;
-use support::pipeline::{outside_reader, start_roles};
+use support::origin::{demo_source, start_demo};
+use support::pipeline::{outside_reader, publish_draft, publish_draft_with, start_roles};
+use support::schema::{errors, validator};
 
 use axum::Router;
 use axum::extract::Path as UrlPath;
-use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use chrono::{DateTime, Utc};
 use factgate::config::Config;
-use factgate::demo::SOURCES;
 use factgate::events::{DRAFT_V1, Decision, DecisionReason, IssueType, Outcome};
 use factgate::kafka::headers::read_schema;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr};
 use factgate::pipeline::Role;
-use jsonschema::{Draft, Registry, Validator};
 use rdkafka::consumer::StreamConsumer;
 use rdkafka::{ClientConfig, Message};
 use serde_json::Value;
@@ -53,35 +50,18 @@ const LAGGED_SOURCE: Duration = Duration::from_millis(1_500);
 
 /// Serves the demo's sources on 127.0.0.1; `/slow/…` and `/lag/…` answer late, anything else 404.
 async fn start_origin() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("origin binds on loopback");
-    let port = listener.local_addr().expect("origin address").port();
-    let app = Router::new()
-        .route(
-            "/slow/{name}",
-            get(|name: UrlPath<String>| async move {
-                tokio::time::sleep(SLOW_SOURCE).await;
-                source(name).await
-            }),
-        )
-        .route(
-            "/lag/{name}",
-            get(|name: UrlPath<String>| async move {
-                tokio::time::sleep(LAGGED_SOURCE).await;
-                source(name).await
-            }),
-        )
-        .route("/{name}", get(source));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://127.0.0.1:{port}")
-}
-
-async fn source(UrlPath(name): UrlPath<String>) -> Response {
-    match SOURCES.iter().find(|(n, _)| *n == name) {
-        Some((_, html)) => Html(*html).into_response(),
-        None => (StatusCode::NOT_FOUND, "not found").into_response(),
-    }
+    let late = |delay: Duration| {
+        get(move |name: UrlPath<String>| async move {
+            tokio::time::sleep(delay).await;
+            demo_source(name).await
+        })
+    };
+    start_demo(
+        Router::new()
+            .route("/slow/{name}", late(SLOW_SOURCE))
+            .route("/lag/{name}", late(LAGGED_SOURCE)),
+    )
+    .await
 }
 
 /// What a draft contains, and so what its decision must be.
@@ -253,24 +233,9 @@ fn producer(config: &Config) -> EventProducer {
     .expect("producer")
 }
 
-async fn publish(producer: &EventProducer, config: &Config, key: &str, payload: &[u8]) {
-    timeout(
-        Duration::from_secs(60),
-        producer.produce(
-            &config.kafka.topics.drafts,
-            key,
-            payload,
-            &EventHeaders::new(DRAFT_V1, None),
-        ),
-    )
-    .await
-    .expect("the draft is acknowledged in time")
-    .expect("the draft is delivered");
-}
-
 async fn publish_all(producer: &EventProducer, config: &Config, drafts: &[TestDraft]) {
     for d in drafts {
-        publish(producer, config, &d.article_id, &d.payload).await;
+        publish_draft(producer, config, &d.article_id, &d.payload).await;
     }
 }
 
@@ -373,13 +338,10 @@ async fn expect_decisions(reader: &StreamConsumer, seen: &mut Seen, drafts: &[Te
 /// Returns how many repeats were seen.
 #[track_caller]
 fn check_decisions(seen: &Seen, drafts: &[TestDraft]) -> usize {
-    let validator = decision_validator();
+    let validator = validator("decision.v1");
     let mut by_key: BTreeMap<(String, Option<u64>), Vec<&Decision>> = BTreeMap::new();
     for (value, decision) in &seen.decisions {
-        let errors: Vec<String> = validator
-            .iter_errors(value)
-            .map(|e| format!("{}: {e}", e.instance_path()))
-            .collect();
+        let errors = errors(&validator, value);
         assert!(
             errors.is_empty(),
             "decision for {} violates decision.v1: {errors:?}\n{value}",
@@ -466,29 +428,6 @@ fn check_decisions(seen: &Seen, drafts: &[TestDraft]) -> usize {
     repeats
 }
 
-/// schemas/decision.v1.json with schemas/common.v1.json registered, formats asserted.
-fn decision_validator() -> Validator {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
-    let read = |name: &str| -> Value {
-        let text = std::fs::read_to_string(dir.join(name)).expect("schema readable");
-        serde_json::from_str(&text).expect("schema is JSON")
-    };
-    let registry = Registry::new()
-        .add(
-            "https://factgate.example/schemas/common.v1.json",
-            read("common.v1.json"),
-        )
-        .expect("common schema id is a valid URI")
-        .prepare()
-        .expect("common schema registers");
-    jsonschema::options()
-        .with_draft(Draft::Draft202012)
-        .with_registry(&registry)
-        .should_validate_formats(true)
-        .build(&read("decision.v1.json"))
-        .expect("decision schema compiles")
-}
-
 // ---------------------------------------------------------------------------------------------
 // 1. All roles in one process
 
@@ -522,8 +461,8 @@ async fn drafts_published_twice_still_get_one_decision_each() {
 
     // The first half twice in a row, so the copies meet while the article is in flight.
     for d in early {
-        publish(&producer, &config, &d.article_id, &d.payload).await;
-        publish(&producer, &config, &d.article_id, &d.payload).await;
+        publish_draft(&producer, &config, &d.article_id, &d.payload).await;
+        publish_draft(&producer, &config, &d.article_id, &d.payload).await;
     }
     publish_all(&producer, &config, late).await;
     let mut seen = Seen::default();
@@ -558,9 +497,9 @@ async fn unreadable_drafts_are_dead_lettered_as_sent_and_blocked_when_their_id_i
     let without_id = br#"{"schema_version":"factgate.draft.v1","article_id":"unreadable-cut","revision":1,"body":"Prices ro"#;
     // And a readable one, decided as usual, to show the role goes on.
     let clean = draft(Kind::Clean, "readable-after", &origin, false);
-    publish(&producer, &config, "unreadable-with-id", with_id).await;
-    publish(&producer, &config, "unreadable-cut", without_id).await;
-    publish(&producer, &config, &clean.article_id, &clean.payload).await;
+    publish_draft(&producer, &config, "unreadable-with-id", with_id).await;
+    publish_draft(&producer, &config, "unreadable-cut", without_id).await;
+    publish_draft(&producer, &config, &clean.article_id, &clean.payload).await;
 
     let mut letters: Vec<(String, Vec<u8>, Option<String>)> = Vec::new();
     let until = Instant::now() + ALL_DECIDED_WITHIN;
@@ -612,7 +551,7 @@ async fn unreadable_drafts_are_dead_lettered_as_sent_and_blocked_when_their_id_i
         "each unreadable draft is dead-lettered once, byte for byte"
     );
 
-    let validator = decision_validator();
+    let validator = validator("decision.v1");
     let mut by_article: BTreeMap<&str, Vec<&(Value, Decision)>> = BTreeMap::new();
     for entry in &seen.decisions {
         by_article
@@ -835,15 +774,14 @@ async fn one_articles_work_is_one_trace_across_the_roles() {
     let traced = draft(Kind::Clean, "trace-cms", &origin, false);
     let headers = EventHeaders::new(DRAFT_V1, None);
     let cms_trace = headers.traceparent.trace_id();
-    producer(&config)
-        .produce(
-            &topics.drafts,
-            &traced.article_id,
-            &traced.payload,
-            &headers,
-        )
-        .await
-        .expect("the draft is delivered");
+    publish_draft_with(
+        &producer(&config),
+        &config,
+        &traced.article_id,
+        &traced.payload,
+        &headers,
+    )
+    .await;
 
     // A CMS that sends none: factgate starts one trace for the whole article.
     let untraced = draft(Kind::Clean, "trace-none", &origin, false);
@@ -893,15 +831,14 @@ async fn one_articles_work_is_one_trace_across_the_roles() {
     let late = draft(Kind::SlowSource, "trace-deadline", &origin, false);
     let late_headers = EventHeaders::new(DRAFT_V1, None);
     let late_trace = late_headers.traceparent.trace_id();
-    producer(&config)
-        .produce(
-            &topics.drafts,
-            &late.article_id,
-            &late.payload,
-            &late_headers,
-        )
-        .await
-        .expect("the draft is delivered");
+    publish_draft_with(
+        &producer(&config),
+        &config,
+        &late.article_id,
+        &late.payload,
+        &late_headers,
+    )
+    .await;
     let (manifest_trace, _) = trace_ids(&config, &topics.manifests, "trace-deadline", 1)
         .await
         .remove(0);

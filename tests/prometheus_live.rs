@@ -24,16 +24,15 @@ use axum::Json;
 use axum::Router;
 use axum::extract::Path as UrlPath;
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use chrono::Utc;
 use factgate::config::Config;
-use factgate::demo::{DRAFTS, SOURCES};
-use factgate::events::DRAFT_V1;
-use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
+use factgate::demo::DRAFTS;
+use factgate::kafka::{EmbeddedBroker, EventProducer};
 use factgate::verify::llm::VoterRole;
 use serde_json::Value;
-use tokio::time::{Instant, sleep, timeout};
+use support::pipeline::{decided, demo_draft, publish_draft};
+use tokio::time::{Instant, sleep};
 
 /// Prometheus' scrape interval here: short, so rate() windows fill within the test.
 const SCRAPE_INTERVAL_S: u64 = 1;
@@ -45,30 +44,10 @@ const SLOW_SOURCE: Duration = Duration::from_secs(8);
 /// seconds.
 const WAVE_DECIDED_WITHIN: Duration = Duration::from_secs(90);
 
-/// Serves the demo's sources on 127.0.0.1, `/slow/…` too slowly for the deadline, as
-/// `factgate demo` does; anything else is 404.
-async fn start_origin() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("origin binds on loopback");
-    let port = listener.local_addr().expect("origin address").port();
-    let app = Router::new()
-        .route("/slow/{name}", get(slow))
-        .route("/{name}", get(source));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://127.0.0.1:{port}")
-}
-
-async fn source(UrlPath(name): UrlPath<String>) -> Response {
-    match SOURCES.iter().find(|(n, _)| *n == name) {
-        Some((_, html)) => Html(*html).into_response(),
-        None => (StatusCode::NOT_FOUND, "not found").into_response(),
-    }
-}
-
-async fn slow(UrlPath(name): UrlPath<String>) -> Response {
+/// Answers like the demo's source `name`, too late for the deadline, as `factgate demo` does.
+async fn slow(name: UrlPath<String>) -> Response {
     sleep(SLOW_SOURCE).await;
-    source(UrlPath(name)).await
+    support::origin::demo_source(name).await
 }
 
 /// An OpenAI-compatible chat-completions endpoint on 127.0.0.1 whose voters answer as the module
@@ -95,16 +74,6 @@ async fn completions(Json(body): Json<Value>) -> Response {
         None => return (StatusCode::BAD_REQUEST, "unknown voter").into_response(),
     };
     Json(support::llm::chat_completion(&body["model"], content)).into_response()
-}
-
-/// A demo draft made concrete: published now, citing `origin`, under `article_id`.
-fn draft(template: &str, article_id: &str, origin: &str) -> Vec<u8> {
-    let text = template
-        .replace("{{published_at}}", &Utc::now().to_rfc3339())
-        .replace("{{origin}}", origin);
-    let mut value: Value = serde_json::from_str(&text).expect("draft template is JSON");
-    value["article_id"] = Value::from(article_id);
-    serde_json::to_vec(&value).expect("serializes")
 }
 
 fn config(bootstrap: &str, port: u16, llm: &str) -> Config {
@@ -250,25 +219,6 @@ impl Drop for PrometheusServer {
     }
 }
 
-/// Waits until the endpoint has a decision for `article_id`.
-async fn decided(client: &reqwest::Client, base: &str, article_id: &str, until: Instant) {
-    loop {
-        let status = client
-            .get(format!("{base}/v1/decisions/{article_id}"))
-            .send()
-            .await
-            .map(|r| r.status().as_u16());
-        if status.ok() == Some(200) {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "{article_id} was not decided in time"
-        );
-        sleep(Duration::from_millis(200)).await;
-    }
-}
-
 /// Publishes the demo's drafts and an unreadable one under ids ending in `-{wave}`, and waits
 /// for all their decisions.
 async fn wave(
@@ -283,7 +233,7 @@ async fn wave(
         .iter()
         .map(|(name, template)| {
             let id = format!("live-{name}-{wave}");
-            let payload = draft(template, &id, origin);
+            let payload = demo_draft(template, &id, origin);
             (id, payload)
         })
         .collect();
@@ -296,18 +246,7 @@ async fn wave(
         .into_bytes(),
     ));
     for (key, payload) in &drafts {
-        timeout(
-            Duration::from_secs(60),
-            producer.produce(
-                &config.kafka.topics.drafts,
-                key,
-                payload,
-                &EventHeaders::new(DRAFT_V1, None),
-            ),
-        )
-        .await
-        .expect("the draft is acknowledged in time")
-        .expect("the draft is delivered");
+        publish_draft(producer, config, key, payload).await;
     }
     let until = Instant::now() + WAVE_DECIDED_WITHIN;
     for (article_id, _) in &drafts {
@@ -383,7 +322,7 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
     assert!(!panels.is_empty(), "the dashboard has no panel queries");
     assert!(!alerts.is_empty(), "alerts.yml has no alert rules");
 
-    let origin = start_origin().await;
+    let origin = support::origin::start_demo(Router::new().route("/slow/{name}", get(slow))).await;
     let llm = start_llm().await;
     // The broker outlives the roles: closing a consumer waits for it.
     let broker: &'static EmbeddedBroker = Box::leak(Box::new(

@@ -1,11 +1,14 @@
-//! A real HTTP origin on 127.0.0.1:0 for cited sources, counting the requests it gets per path.
-//! Only loopback: the tests never reach anything else.
+//! A real HTTP origin on 127.0.0.1:0 for cited sources, counting the requests it gets per path,
+//! and one serving the demo's sources as `factgate demo` does. Only loopback: the tests never
+//! reach anything else.
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{Path as UrlPath, Request, State};
 use axum::http::{StatusCode, header};
-use axum::response::Response;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use factgate::demo::SOURCES;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -101,4 +104,24 @@ pub fn respond(status: u16, headers: &[(&str, &str)], body: impl Into<Body>) -> 
         builder = builder.header(*name, *value);
     }
     builder.body(body.into()).expect("response")
+}
+
+/// Answers `/{name}` with the demo's source of that name, anything else with 404.
+pub async fn demo_source(UrlPath(name): UrlPath<String>) -> Response {
+    match SOURCES.iter().find(|(n, _)| *n == name) {
+        Some((_, html)) => Html(*html).into_response(),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// Serves the demo's sources at `/{name}` on 127.0.0.1, with `routes` beside them (late or held
+/// variants a test needs); returns the origin's base URL.
+pub async fn start_demo(routes: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("origin binds on loopback");
+    let port = listener.local_addr().expect("origin address").port();
+    let app = routes.route("/{name}", get(demo_source));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://127.0.0.1:{port}")
 }

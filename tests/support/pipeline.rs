@@ -2,10 +2,14 @@
 //! them with the HTTP endpoint, for tests that read what a running factgate serves (/metrics,
 //! /readyz, decisions).
 
+use chrono::Utc;
 use factgate::config::Config;
+use factgate::events::DRAFT_V1;
+use factgate::kafka::{EventHeaders, EventProducer};
 use factgate::pipeline::{self, PipelineError, Role};
 use rdkafka::ClientConfig;
 use rdkafka::consumer::{Consumer, StreamConsumer};
+use serde_json::Value;
 use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -125,4 +129,64 @@ pub fn mock_cluster_config(bootstrap: &str, extra: &str) -> Config {
         .properties
         .insert("session.timeout.ms".into(), "6000".into());
     config
+}
+
+/// A demo draft template (`examples/demo/drafts/…`) made concrete: published now, citing
+/// `origin`, under `article_id`.
+pub fn demo_draft(template: &str, article_id: &str, origin: &str) -> Vec<u8> {
+    let text = template
+        .replace("{{published_at}}", &Utc::now().to_rfc3339())
+        .replace("{{origin}}", origin);
+    let mut value: Value = serde_json::from_str(&text).expect("draft template is JSON");
+    value["article_id"] = Value::from(article_id);
+    serde_json::to_vec(&value).expect("serializes")
+}
+
+/// Publishes `payload` on the drafts topic under `key` with `headers`, as the CMS would, and
+/// waits for the broker's acknowledgement.
+pub async fn publish_draft_with(
+    producer: &EventProducer,
+    config: &Config,
+    key: &str,
+    payload: &[u8],
+    headers: &EventHeaders,
+) {
+    timeout(
+        Duration::from_secs(60),
+        producer.produce(&config.kafka.topics.drafts, key, payload, headers),
+    )
+    .await
+    .expect("the draft is acknowledged in time")
+    .expect("the draft is delivered");
+}
+
+/// [`publish_draft_with`] a new trace.
+pub async fn publish_draft(producer: &EventProducer, config: &Config, key: &str, payload: &[u8]) {
+    let headers = EventHeaders::new(DRAFT_V1, None);
+    publish_draft_with(producer, config, key, payload, &headers).await;
+}
+
+/// Waits until the HTTP endpoint at `base` has a decision for `article_id`; returns it.
+pub async fn decided(
+    client: &reqwest::Client,
+    base: &str,
+    article_id: &str,
+    until: Instant,
+) -> Value {
+    loop {
+        let response = client
+            .get(format!("{base}/v1/decisions/{article_id}"))
+            .send()
+            .await;
+        if let Ok(response) = response
+            && response.status() == 200
+        {
+            return response.json().await.expect("a decision is JSON");
+        }
+        assert!(
+            Instant::now() < until,
+            "{article_id} was not decided in time"
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
 }
