@@ -25,6 +25,9 @@
 //!   blocked `superseded` at once, so every revision whose manifest is seen gets exactly one
 //!   decision. Results for a revision older than one pending or decided are ignored: a
 //!   superseded revision needs none.
+//! - **Unreadable manifests.** A manifest that cannot be decoded but names its article and
+//!   revision blocks that revision at once (`internal_error`), superseding an older pending one,
+//!   so its draft is never left undecided.
 //! - **Replays.** Decided (article, revision)s are remembered (bounded; see `decided`), and a
 //!   manifest or result for one is ignored.
 //! - **Bounded, with back-pressure.** Nothing given to the state is dropped for lack of room;
@@ -63,8 +66,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 pub use offsets::TopicPartition;
 
 use crate::config::JoinConfig;
-use crate::decide::Strictness;
-use crate::events::{ArticleManifest, ClaimResult, Decision};
+use crate::decide::{Strictness, decide_not_checked};
+use crate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason};
 use crate::kafka::TraceParent;
 use article::{Orphans, PendingArticle, superseded};
 use decided::DecidedMemory;
@@ -240,6 +243,60 @@ impl JoinState {
         } else {
             self.pending.insert(id, article);
         }
+        decisions
+    }
+
+    /// Takes a manifest that could not be decoded, of `article_id` at `revision` (both recovered
+    /// from it), and blocks that revision at once as an internal error: its checks are unknown,
+    /// so there is nothing to wait for, and skipping it would leave the draft undecided forever.
+    /// Like a readable manifest it supersedes an older pending revision and is remembered against
+    /// replays; it is ignored if the revision is decided or pending already. Without a revision
+    /// the block names none and nothing is remembered. `content_digest` is the message's, so a
+    /// replay carries the same decision id.
+    pub fn on_unreadable_manifest_traced(
+        &mut self,
+        article_id: &str,
+        revision: Option<u64>,
+        content_digest: &str,
+        error: &str,
+        trace: Option<TraceParent>,
+        now: DateTime<Utc>,
+    ) -> Vec<TracedDecision> {
+        let block = |revision| TracedDecision {
+            decision: decide_not_checked(
+                article_id,
+                revision,
+                content_digest,
+                DecisionReason::InternalError,
+                &format!("the article's manifest could not be read: {error}"),
+                None,
+                now,
+            ),
+            trace,
+        };
+        let Some(revision) = revision else {
+            return vec![block(None)];
+        };
+        if self.decided.contains(article_id, revision) {
+            return Vec::new();
+        }
+        let mut decisions = Vec::new();
+        match self.pending.get(article_id).map(PendingArticle::revision) {
+            Some(pending) if pending == revision => return decisions,
+            Some(pending) if pending < revision => {
+                if let Some(older) = self.pending.remove(article_id) {
+                    decisions.push(TracedDecision {
+                        decision: superseded(&older.manifest, revision, now),
+                        trace: older.trace,
+                    });
+                    self.finish(older);
+                }
+            }
+            _ => {}
+        }
+        decisions.push(block(Some(revision)));
+        self.decided.insert(article_id, revision);
+        self.drop_orphans(article_id, ..=revision);
         decisions
     }
 
