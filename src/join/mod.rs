@@ -212,13 +212,7 @@ impl JoinState {
             }
             _ => {}
         }
-        if let Some(older) = self.pending.remove(&id) {
-            decisions.push(TracedDecision {
-                decision: superseded(&older.manifest, revision, now),
-                trace: older.trace,
-            });
-            self.finish(older);
-        }
+        decisions.extend(self.supersede_pending(&id, revision, now));
         self.drop_orphans(&id, ..revision);
 
         let at: Position = (tp.clone(), offset);
@@ -235,11 +229,7 @@ impl JoinState {
             }
         }
         if article.is_ready() {
-            decisions.push(TracedDecision {
-                decision: article.decide(self.settings.strictness, now),
-                trace: article.trace,
-            });
-            self.finish(article);
+            decisions.push(self.conclude(article, now));
         } else {
             self.pending.insert(id, article);
         }
@@ -284,13 +274,7 @@ impl JoinState {
         match self.pending.get(article_id).map(PendingArticle::revision) {
             Some(pending) if pending == revision => return decisions,
             Some(pending) if pending < revision => {
-                if let Some(older) = self.pending.remove(article_id) {
-                    decisions.push(TracedDecision {
-                        decision: superseded(&older.manifest, revision, now),
-                        trace: older.trace,
-                    });
-                    self.finish(older);
-                }
+                decisions.extend(self.supersede_pending(article_id, revision, now));
             }
             _ => {}
         }
@@ -341,14 +325,12 @@ impl JoinState {
                     return Vec::new();
                 }
                 article.trace = article.trace.or(trace);
-                let decision = TracedDecision {
-                    decision: article.decide(self.settings.strictness, now),
-                    trace: article.trace,
-                };
-                if let Some(article) = self.pending.remove(&id) {
-                    self.finish(article);
-                }
-                return vec![decision];
+                return self
+                    .pending
+                    .remove(&id)
+                    .map(|article| self.conclude(article, now))
+                    .into_iter()
+                    .collect();
             }
         }
         let orphans = self
@@ -382,11 +364,7 @@ impl JoinState {
         let mut decisions = Vec::with_capacity(due.len());
         for (_, id) in due {
             if let Some(article) = self.pending.remove(&id) {
-                decisions.push(TracedDecision {
-                    decision: article.decide(self.settings.strictness, now),
-                    trace: article.trace,
-                });
-                self.finish(article);
+                decisions.push(self.conclude(article, now));
             }
         }
         let retention = self.settings.orphan_retention;
@@ -500,6 +478,32 @@ impl JoinState {
             self.drop_orphan_group(&key);
         }
         dropped
+    }
+
+    /// Decides `article` with what it has, records it decided and releases its messages.
+    fn conclude(&mut self, article: PendingArticle, now: DateTime<Utc>) -> TracedDecision {
+        let decision = TracedDecision {
+            decision: article.decide(self.settings.strictness, now),
+            trace: article.trace,
+        };
+        self.finish(article);
+        decision
+    }
+
+    /// Blocks the pending revision of `article_id`, if any, as superseded by `newer`.
+    fn supersede_pending(
+        &mut self,
+        article_id: &str,
+        newer: u64,
+        now: DateTime<Utc>,
+    ) -> Option<TracedDecision> {
+        let older = self.pending.remove(article_id)?;
+        let decision = TracedDecision {
+            decision: superseded(&older.manifest, newer, now),
+            trace: older.trace,
+        };
+        self.finish(older);
+        Some(decision)
     }
 
     /// Records a decided article and releases its messages.
