@@ -50,8 +50,9 @@
 //!   ([`TracedDecision`]), so a deadline decision, made on no message, is still part of the
 //!   article's trace. It is freed with the article.
 //! - **Partitions.** The manifest and the results of one article must reach the same join
-//!   instance (one topic keyed by article, or co-partitioned topics). When a partition is
-//!   revoked, [`JoinState::revoke`] drops what it held; its new owner reads it again.
+//!   instance: their two topics (they must differ) are keyed by article and co-partitioned. When
+//!   a partition is revoked, [`JoinState::revoke`] drops what it held; its new owner reads it
+//!   again.
 
 mod article;
 mod decided;
@@ -118,8 +119,8 @@ impl JoinSettings {
     }
 }
 
-/// What the join knows of an (article, revision), for the HTTP endpoint. Decisions are served
-/// from the decision store, not from here.
+/// What the join knows of an (article, revision), for diagnostics and tests. The HTTP endpoint
+/// answers from [`crate::http::DecisionBoard`], not from here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArticleStatus {
     /// In flight: a manifest or results are in, no decision yet.
