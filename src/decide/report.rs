@@ -15,7 +15,8 @@ const PRIORITY_CLAIM_CHARS: usize = 80;
 pub(super) struct Built {
     pub report: Report,
     /// Checks that cannot be accounted for, each a fault: a cited source never checked (neither
-    /// answered nor unfinished), a result about no claim of the article, a result that says the
+    /// answered nor unfinished), a result about another (article, revision) or about no claim of
+    /// the article, a result that says the
     /// claim is not supported (or its source not read) yet raises no issue.
     pub missing_checks: usize,
     /// Checks whose source could not be read for a technical reason.
@@ -79,14 +80,22 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             severity,
         });
     }
-    // Fail closed on results the claims above cannot account for. A result about no claim of the
-    // article (an inconsistent manifest) would otherwise lose its issue; a result that is not a
-    // clean support but carries no issue (the field is optional on the wire) would otherwise
-    // count as nothing wrong. Sources left unjudged block already, under their own reason.
+    // Fail closed on results the claims above cannot account for. A result of another revision
+    // would count for this one; a result about no claim of the article (an inconsistent
+    // manifest) would lose its issue; a result that is not a clean support but carries no issue
+    // (the field is optional on the wire) would count as nothing wrong. Sources left unjudged
+    // block already, under their own reason.
     for result in &results {
         let about_a_claim = check.claims.iter().any(|c| c.id == result.claim_id);
         let clean = result.verdict == Verdict::Supported && result.fetch_status.is_ok();
-        if !about_a_claim {
+        if result.article_id != check.article_id || result.revision != check.revision {
+            missing_checks += 1;
+            let other = format!(
+                "it answers {} revision {}",
+                result.article_id, result.revision
+            );
+            issues.push(unaccounted_issue(result, &other));
+        } else if !about_a_claim {
             missing_checks += 1;
             issues.extend(result.issue.clone());
             issues.push(unaccounted_issue(

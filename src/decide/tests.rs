@@ -382,3 +382,17 @@ fn a_result_about_no_claim_of_the_article_blocks_and_keeps_its_issue() {
             .any(|i| i.problem == "Pricing contradicts source")
     );
 }
+
+#[test]
+fn a_result_of_another_revision_does_not_count_for_this_one() {
+    let claims = [claim("c1", "A figure", Some("https://s.example/p"))];
+    let mut stale = result(&claims[0], FetchStatus::Ok, Verdict::Supported, None);
+    stale.revision = 2;
+    let d = decide(&check(&claims, &[stale], &[]), Strictness::Lenient, at(1));
+    assert_eq!(d.outcome, Outcome::Block);
+    assert!(
+        d.reasons.contains(&DecisionReason::InternalError),
+        "{:?}",
+        d.reasons
+    );
+}
