@@ -13,7 +13,7 @@
 //! consumer of the stream processor) and holds at most a configured number of articles, newest
 //! kept: an article evicted from it answers 404, never a wrong decision.
 
-use crate::events::Decision;
+use crate::events::{Decision, Outcome};
 use crate::kafka::ConsumerHealth;
 use axum::Json;
 use axum::Router;
@@ -78,7 +78,10 @@ impl DecisionBoard {
     }
 
     /// A decision was made. A decision without a revision (an unreadable draft) is kept under
-    /// revision 0 only if nothing else is known of the article.
+    /// revision 0 only if nothing else is known of the article. A revision already decided keeps
+    /// its decision unless that one passed and the new one blocks: a second decision on a
+    /// revision (a replay decided again, after a restart, on results the first run lacked)
+    /// never turns a block into a pass.
     pub fn record(&self, decision: Decision) {
         self.with(|b| {
             let revisions = b.entry(&decision.article_id);
@@ -87,6 +90,11 @@ impl DecisionBoard {
                 None if revisions.is_empty() => 0,
                 None => return,
             };
+            if let Some(RevisionState::Decided(known)) = revisions.get(&revision)
+                && !(known.outcome == Outcome::Pass && decision.outcome == Outcome::Block)
+            {
+                return;
+            }
             revisions.insert(revision, RevisionState::Decided(Box::new(decision)));
         });
     }
@@ -341,6 +349,38 @@ mod tests {
             board.lookup("a-1", Some(3)),
             Some((3, RevisionState::Decided(_)))
         ));
+    }
+
+    #[test]
+    fn a_second_decision_on_a_revision_never_turns_a_block_into_a_pass() {
+        let outcome = |board: &DecisionBoard| match board.lookup("a-1", Some(3)) {
+            Some((_, RevisionState::Decided(d))) => Some(d.outcome),
+            _ => None,
+        };
+        let pass = crate::decide::decide(
+            &crate::decide::ArticleCheck {
+                article_id: "a-1",
+                revision: 3,
+                content_digest: "digest",
+                published_at: chrono::Utc::now(),
+                claims: &[],
+                results: &[],
+                unfinished: &[],
+            },
+            crate::decide::Strictness::Normal,
+            chrono::Utc::now(),
+        );
+        assert_eq!(pass.outcome, Outcome::Pass);
+
+        let board = DecisionBoard::new(10);
+        board.record(decision("a-1", 3));
+        board.record(pass.clone());
+        assert_eq!(outcome(&board), Some(Outcome::Block), "the block stands");
+
+        let board = DecisionBoard::new(10);
+        board.record(pass);
+        board.record(decision("a-1", 3));
+        assert_eq!(outcome(&board), Some(Outcome::Block), "a later block wins");
     }
 
     #[test]

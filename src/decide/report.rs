@@ -14,7 +14,10 @@ const PRIORITY_CLAIM_CHARS: usize = 80;
 
 pub(super) struct Built {
     pub report: Report,
-    /// Cited sources that were never checked (neither answered nor unfinished): a fault.
+    /// Checks that cannot be accounted for, each a fault: a cited source never checked (neither
+    /// answered nor unfinished), a result about another (article, revision) or about no claim of
+    /// the article, a result that says the
+    /// claim is not supported (or its source not read) yet raises no issue.
     pub missing_checks: usize,
     /// Checks whose source could not be read for a technical reason.
     pub unjudged_sources: usize,
@@ -76,6 +79,36 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             correction: deciding.and_then(|r| r.correction.clone()),
             severity,
         });
+    }
+    // Fail closed on results the claims above cannot account for. A result of another revision
+    // would count for this one; a result about no claim of the article (an inconsistent
+    // manifest) would lose its issue; a result that is not a clean support but carries no issue
+    // (the field is optional on the wire) would count as nothing wrong. Sources left unjudged
+    // block already, under their own reason.
+    for result in &results {
+        let about_a_claim = check.claims.iter().any(|c| c.id == result.claim_id);
+        let clean = result.verdict == Verdict::Supported && result.fetch_status.is_ok();
+        if result.article_id != check.article_id || result.revision != check.revision {
+            missing_checks += 1;
+            let other = format!(
+                "it answers {} revision {}",
+                result.article_id, result.revision
+            );
+            issues.push(unaccounted_issue(result, &other));
+        } else if !about_a_claim {
+            missing_checks += 1;
+            issues.extend(result.issue.clone());
+            issues.push(unaccounted_issue(
+                result,
+                "it is about no claim of the article",
+            ));
+        } else if result.issue.is_none() && !clean && !unjudged(result) {
+            missing_checks += 1;
+            issues.push(unaccounted_issue(
+                result,
+                "it is not a clean support but raises no issue",
+            ));
+        }
     }
     // Stable: within a severity, issues stay in reading order.
     issues.sort_by_key(|issue| std::cmp::Reverse(issue.severity));
@@ -173,6 +206,27 @@ fn unchecked_issue(claim: &Claim, source_url: &str) -> Issue {
             .to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
+    }
+}
+
+fn unaccounted_issue(result: &ClaimResult, why: &str) -> Issue {
+    Issue {
+        severity: Severity::High,
+        issue_type: IssueType::Error,
+        claim: String::new(),
+        location: "whole article".to_owned(),
+        problem: "A check result could not be accounted for".to_owned(),
+        evidence: format!(
+            "{} on {} ({}, {}): {why}",
+            result.claim_id,
+            result.source_url,
+            result.fetch_status,
+            crate::metrics::verdict(result.verdict)
+        ),
+        recommendation: "Publish the draft again; if it recurs, report it to the platform team"
+            .to_owned(),
+        claim_id: Some(result.claim_id.clone()),
+        source_url: Some(result.source_url.clone()),
     }
 }
 

@@ -325,3 +325,74 @@ fn a_cited_source_never_checked_blocks_as_an_internal_error() {
             .any(|i| i.problem == "This source was never checked")
     );
 }
+
+#[test]
+fn a_refuted_or_inconclusive_result_without_an_issue_blocks() {
+    // The issue is optional on the wire: a result missing it must not read as nothing wrong.
+    let claims = [claim(
+        "c1",
+        "Prices start at $4/month",
+        Some("https://s.example/p"),
+    )];
+    for (status, verdict) in [
+        (FetchStatus::Ok, Verdict::Refuted),
+        (FetchStatus::Ok, Verdict::Inconclusive),
+        (FetchStatus::NotFound, Verdict::Inconclusive),
+    ] {
+        let results = [result(&claims[0], status, verdict, None)];
+        let d = decide(&check(&claims, &results, &[]), Strictness::Lenient, at(1));
+        assert_eq!(d.outcome, Outcome::Block, "{status} {verdict:?}");
+        assert!(
+            d.reasons.contains(&DecisionReason::InternalError),
+            "{:?}",
+            d.reasons
+        );
+    }
+}
+
+#[test]
+fn a_result_about_no_claim_of_the_article_blocks_and_keeps_its_issue() {
+    // An inconsistent manifest: the result answers a check of a claim the article lacks.
+    let claims = [claim("c1", "A figure", Some("https://s.example/p"))];
+    let stray = claim(
+        "c9",
+        "Prices start at $4/month",
+        Some("https://s.example/q"),
+    );
+    let results = [
+        result(&claims[0], FetchStatus::Ok, Verdict::Supported, None),
+        result(
+            &stray,
+            FetchStatus::Ok,
+            Verdict::Refuted,
+            Some(Severity::High),
+        ),
+    ];
+    let d = decide(&check(&claims, &results, &[]), Strictness::Lenient, at(1));
+    assert_eq!(d.outcome, Outcome::Block);
+    assert!(
+        d.reasons.contains(&DecisionReason::InternalError),
+        "{:?}",
+        d.reasons
+    );
+    assert!(
+        d.report
+            .issues
+            .iter()
+            .any(|i| i.problem == "Pricing contradicts source")
+    );
+}
+
+#[test]
+fn a_result_of_another_revision_does_not_count_for_this_one() {
+    let claims = [claim("c1", "A figure", Some("https://s.example/p"))];
+    let mut stale = result(&claims[0], FetchStatus::Ok, Verdict::Supported, None);
+    stale.revision = 2;
+    let d = decide(&check(&claims, &[stale], &[]), Strictness::Lenient, at(1));
+    assert_eq!(d.outcome, Outcome::Block);
+    assert!(
+        d.reasons.contains(&DecisionReason::InternalError),
+        "{:?}",
+        d.reasons
+    );
+}

@@ -1,4 +1,4 @@
-//! The article manifest extraction sends to the join (`claims.verified`, keyed by article id):
+//! The article manifest extraction sends to the join (`articles.manifest`, keyed by article id):
 //! everything extraction found in one (article, revision), and the checks the join must wait
 //! for. See the module docs of [`crate::events`] for how results are counted.
 

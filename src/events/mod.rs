@@ -7,7 +7,7 @@
 //! | draft | `drafts.published` | article | [`DraftEvent`] | `schemas/draft.v1.json` |
 //! | verification request | `claims.verify` | source host | [`VerifyRequest`] | `schemas/verify_request.v1.json` |
 //! | claim result | `claims.verified` | article | [`ClaimResult`] | `schemas/claim_result.v1.json` |
-//! | article manifest | `claims.verified` | article | [`ArticleManifest`] | `schemas/manifest.v1.json` |
+//! | article manifest | `articles.manifest` | article | [`ArticleManifest`] | `schemas/manifest.v1.json` |
 //! | decision | `decisions` | article | [`Decision`] | `schemas/decision.v1.json` |
 //!
 //! Every event carries a `schema_version` ("factgate.draft.v1", …). In Rust it is a zero-sized

@@ -25,6 +25,9 @@
 //!   blocked `superseded` at once, so every revision whose manifest is seen gets exactly one
 //!   decision. Results for a revision older than one pending or decided are ignored: a
 //!   superseded revision needs none.
+//! - **Unreadable manifests.** A manifest that cannot be decoded but names its article and
+//!   revision blocks that revision at once (`internal_error`), superseding an older pending one,
+//!   so its draft is never left undecided.
 //! - **Replays.** Decided (article, revision)s are remembered (bounded; see `decided`), and a
 //!   manifest or result for one is ignored.
 //! - **Bounded, with back-pressure.** Nothing given to the state is dropped for lack of room;
@@ -47,8 +50,9 @@
 //!   ([`TracedDecision`]), so a deadline decision, made on no message, is still part of the
 //!   article's trace. It is freed with the article.
 //! - **Partitions.** The manifest and the results of one article must reach the same join
-//!   instance (one topic keyed by article, or co-partitioned topics). When a partition is
-//!   revoked, [`JoinState::revoke`] drops what it held; its new owner reads it again.
+//!   instance: their two topics (they must differ) are keyed by article and co-partitioned. When
+//!   a partition is revoked, [`JoinState::revoke`] drops what it held; its new owner reads it
+//!   again.
 
 mod article;
 mod decided;
@@ -63,8 +67,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 pub use offsets::TopicPartition;
 
 use crate::config::JoinConfig;
-use crate::decide::Strictness;
-use crate::events::{ArticleManifest, ClaimResult, Decision};
+use crate::decide::{Strictness, decide_not_checked};
+use crate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason};
 use crate::kafka::TraceParent;
 use article::{Orphans, PendingArticle, superseded};
 use decided::DecidedMemory;
@@ -115,8 +119,8 @@ impl JoinSettings {
     }
 }
 
-/// What the join knows of an (article, revision), for the HTTP endpoint. Decisions are served
-/// from the decision store, not from here.
+/// What the join knows of an (article, revision), for diagnostics and tests. The HTTP endpoint
+/// answers from [`crate::http::DecisionBoard`], not from here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArticleStatus {
     /// In flight: a manifest or results are in, no decision yet.
@@ -209,13 +213,7 @@ impl JoinState {
             }
             _ => {}
         }
-        if let Some(older) = self.pending.remove(&id) {
-            decisions.push(TracedDecision {
-                decision: superseded(&older.manifest, revision, now),
-                trace: older.trace,
-            });
-            self.finish(older);
-        }
+        decisions.extend(self.supersede_pending(&id, revision, now));
         self.drop_orphans(&id, ..revision);
 
         let at: Position = (tp.clone(), offset);
@@ -232,14 +230,58 @@ impl JoinState {
             }
         }
         if article.is_ready() {
-            decisions.push(TracedDecision {
-                decision: article.decide(self.settings.strictness, now),
-                trace: article.trace,
-            });
-            self.finish(article);
+            decisions.push(self.conclude(article, now));
         } else {
             self.pending.insert(id, article);
         }
+        decisions
+    }
+
+    /// Takes a manifest that could not be decoded, of `article_id` at `revision` (both recovered
+    /// from it), and blocks that revision at once as an internal error: its checks are unknown,
+    /// so there is nothing to wait for, and skipping it would leave the draft undecided forever.
+    /// Like a readable manifest it supersedes an older pending revision and is remembered against
+    /// replays; it is ignored if the revision is decided or pending already. Without a revision
+    /// the block names none and nothing is remembered. `content_digest` is the message's, so a
+    /// replay carries the same decision id.
+    pub fn on_unreadable_manifest_traced(
+        &mut self,
+        article_id: &str,
+        revision: Option<u64>,
+        content_digest: &str,
+        error: &str,
+        trace: Option<TraceParent>,
+        now: DateTime<Utc>,
+    ) -> Vec<TracedDecision> {
+        let block = |revision| TracedDecision {
+            decision: decide_not_checked(
+                article_id,
+                revision,
+                content_digest,
+                DecisionReason::InternalError,
+                &format!("the article's manifest could not be read: {error}"),
+                None,
+                now,
+            ),
+            trace,
+        };
+        let Some(revision) = revision else {
+            return vec![block(None)];
+        };
+        if self.decided.contains(article_id, revision) {
+            return Vec::new();
+        }
+        let mut decisions = Vec::new();
+        match self.pending.get(article_id).map(PendingArticle::revision) {
+            Some(pending) if pending == revision => return decisions,
+            Some(pending) if pending < revision => {
+                decisions.extend(self.supersede_pending(article_id, revision, now));
+            }
+            _ => {}
+        }
+        decisions.push(block(Some(revision)));
+        self.decided.insert(article_id, revision);
+        self.drop_orphans(article_id, ..=revision);
         decisions
     }
 
@@ -284,14 +326,12 @@ impl JoinState {
                     return Vec::new();
                 }
                 article.trace = article.trace.or(trace);
-                let decision = TracedDecision {
-                    decision: article.decide(self.settings.strictness, now),
-                    trace: article.trace,
-                };
-                if let Some(article) = self.pending.remove(&id) {
-                    self.finish(article);
-                }
-                return vec![decision];
+                return self
+                    .pending
+                    .remove(&id)
+                    .map(|article| self.conclude(article, now))
+                    .into_iter()
+                    .collect();
             }
         }
         let orphans = self
@@ -325,11 +365,7 @@ impl JoinState {
         let mut decisions = Vec::with_capacity(due.len());
         for (_, id) in due {
             if let Some(article) = self.pending.remove(&id) {
-                decisions.push(TracedDecision {
-                    decision: article.decide(self.settings.strictness, now),
-                    trace: article.trace,
-                });
-                self.finish(article);
+                decisions.push(self.conclude(article, now));
             }
         }
         let retention = self.settings.orphan_retention;
@@ -443,6 +479,32 @@ impl JoinState {
             self.drop_orphan_group(&key);
         }
         dropped
+    }
+
+    /// Decides `article` with what it has, records it decided and releases its messages.
+    fn conclude(&mut self, article: PendingArticle, now: DateTime<Utc>) -> TracedDecision {
+        let decision = TracedDecision {
+            decision: article.decide(self.settings.strictness, now),
+            trace: article.trace,
+        };
+        self.finish(article);
+        decision
+    }
+
+    /// Blocks the pending revision of `article_id`, if any, as superseded by `newer`.
+    fn supersede_pending(
+        &mut self,
+        article_id: &str,
+        newer: u64,
+        now: DateTime<Utc>,
+    ) -> Option<TracedDecision> {
+        let older = self.pending.remove(article_id)?;
+        let decision = TracedDecision {
+            decision: superseded(&older.manifest, newer, now),
+            trace: older.trace,
+        };
+        self.finish(older);
+        Some(decision)
     }
 
     /// Records a decided article and releases its messages.

@@ -607,3 +607,44 @@ fn every_decision_carries_its_articles_trace_even_at_the_deadline() {
     );
     assert_eq!(join.in_flight(), 0, "the trace is freed with the article");
 }
+
+#[test]
+fn an_unreadable_manifest_blocks_its_revision_once_and_supersedes_the_older() {
+    let mut join = state();
+    assert!(
+        join.on_manifest(&tp(0), 0, manifest("a", 1, 1), at(1))
+            .is_empty()
+    );
+    let blocked = join.on_unreadable_manifest_traced("a", Some(2), "d", "bad json", None, at(2));
+    let decided: Vec<(Option<u64>, Outcome, Vec<DecisionReason>)> = blocked
+        .iter()
+        .map(|d| {
+            (
+                d.decision.revision,
+                d.decision.outcome,
+                d.decision.reasons.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        decided,
+        vec![
+            (Some(1), Outcome::Block, vec![DecisionReason::Superseded]),
+            (Some(2), Outcome::Block, vec![DecisionReason::InternalError]),
+        ]
+    );
+    // A replay of it, and results for it, decide nothing more.
+    assert!(
+        join.on_unreadable_manifest_traced("a", Some(2), "d", "bad json", None, at(3))
+            .is_empty()
+    );
+    assert!(
+        join.on_result(&tp(0), 5, result("a", 2, 0, Verdict::Supported), at(3))
+            .is_empty()
+    );
+    assert_eq!(join.in_flight(), 0);
+    // Without a revision, the article is still blocked.
+    let unnamed = join.on_unreadable_manifest_traced("b", None, "d", "bad json", None, at(3));
+    assert_eq!(unnamed.len(), 1);
+    assert_eq!(unnamed[0].decision.outcome, Outcome::Block);
+}

@@ -12,7 +12,7 @@
 use super::offsets::store_next_offset;
 use super::{PipelineError, Role, Services, stopped};
 use crate::config::TopicsConfig;
-use crate::events::{ArticleManifest, ClaimResult, Decision};
+use crate::events::{ArticleManifest, ClaimResult, Decision, content_digest, recover_article_id};
 use crate::join::{Backpressure, JoinSettings, JoinState, TopicPartition, TracedDecision};
 use crate::kafka::{self, read_traceparent};
 use chrono::{DateTime, TimeDelta, Utc};
@@ -109,10 +109,17 @@ pub(super) async fn run(
                 let decisions = if tp.topic == topics.manifests {
                     match serde_json::from_slice::<ArticleManifest>(payload) {
                         Ok(manifest) => state.on_manifest_traced(&tp, offset, manifest, trace, now),
-                        Err(err) => {
-                            warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable; skipped");
-                            Vec::new()
-                        }
+                        Err(err) => match recover_article_id(payload) {
+                            // Fail closed: its draft would otherwise never be decided.
+                            Some(id) => {
+                                warn!(error = %err, article_id = %id.article_id, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable; its revision is blocked");
+                                state.on_unreadable_manifest_traced(&id.article_id, id.revision, &content_digest(payload), &err.to_string(), trace, now)
+                            }
+                            None => {
+                                warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable and names no article; skipped");
+                                Vec::new()
+                            }
+                        },
                     }
                 } else {
                     match serde_json::from_slice::<ClaimResult>(payload) {
