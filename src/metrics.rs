@@ -362,7 +362,7 @@ fn histogram_vec(
 /// The `reason` of a pass in `factgate_decisions_total`.
 pub const NO_REASON: &str = "none";
 
-const ALL_CLAIM_KINDS: [ClaimKind; 11] = [
+const ALL_CLAIM_KINDS: [ClaimKind; 14] = [
     ClaimKind::Percentage,
     ClaimKind::Money,
     ClaimKind::Count,
@@ -374,6 +374,9 @@ const ALL_CLAIM_KINDS: [ClaimKind; 11] = [
     ClaimKind::Comparative,
     ClaimKind::Superlative,
     ClaimKind::FirstPersonData,
+    ClaimKind::Proportion,
+    ClaimKind::Record,
+    ClaimKind::Allegation,
 ];
 
 const ALL_DECISION_REASONS: [DecisionReason; 9] = [
@@ -406,6 +409,9 @@ pub fn claim_kind(kind: ClaimKind) -> &'static str {
         ClaimKind::Comparative => "comparative",
         ClaimKind::Superlative => "superlative",
         ClaimKind::FirstPersonData => "first_person_data",
+        ClaimKind::Proportion => "proportion",
+        ClaimKind::Record => "record",
+        ClaimKind::Allegation => "allegation",
     }
 }
 
@@ -667,6 +673,7 @@ mod tests {
                 content_type: String::new(),
                 text: String::new(),
                 title: None,
+                claim_reviews: Vec::new(),
             }),
             FetchOutcome::NotFound { status: 404 },
             FetchOutcome::Forbidden { status: 403 },

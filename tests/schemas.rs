@@ -274,6 +274,7 @@ fn market_claim() -> Claim {
             paragraph: 3,
             sentence: 1,
             span: None,
+            block: None,
         },
         citations: vec![Citation {
             url: "http://127.0.0.1:8080/market".into(),
@@ -296,6 +297,7 @@ fn market_issue() -> Issue {
         recommendation: "Correct to $30 billion per source".into(),
         claim_id: Some("c-market".into()),
         source_url: Some("http://127.0.0.1:8080/market".into()),
+        element: None,
     }
 }
 
@@ -417,6 +419,7 @@ fn unreadable_draft_decision(bytes: &[u8]) -> Decision {
         recommendation: "Republish the draft with the missing field".into(),
         claim_id: None,
         source_url: None,
+        element: None,
     };
     Decision {
         schema_version: DecisionV1,

@@ -165,6 +165,7 @@ fn unsourced_issue(claim: &Claim, pre: &crate::model::Prejudgment) -> Issue {
         UnsourcedKind::Statistic | UnsourcedKind::MarketFigure => {
             "No source provided for the figure"
         }
+        UnsourcedKind::Allegation => "No source provided for the allegation",
         UnsourcedKind::Qualitative => "No citation found",
     };
     Issue {
@@ -177,6 +178,7 @@ fn unsourced_issue(claim: &Claim, pre: &crate::model::Prejudgment) -> Issue {
         recommendation: pre.recommendation.clone(),
         claim_id: Some(claim.id.clone()),
         source_url: None,
+        element: None,
     }
 }
 
@@ -191,6 +193,7 @@ fn unfinished_issue(claim: &Claim, source_url: &str) -> Issue {
         recommendation: "Publish the draft again, or check the source by hand".to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
+        element: None,
     }
 }
 
@@ -206,6 +209,7 @@ fn unchecked_issue(claim: &Claim, source_url: &str) -> Issue {
             .to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
+        element: None,
     }
 }
 
@@ -227,6 +231,7 @@ fn unaccounted_issue(result: &ClaimResult, why: &str) -> Issue {
             .to_owned(),
         claim_id: Some(result.claim_id.clone()),
         source_url: Some(result.source_url.clone()),
+        element: None,
     }
 }
 

@@ -27,6 +27,7 @@ fn claim(id: &str, text: &str, url: Option<&str>) -> Claim {
             paragraph: 1,
             sentence: 0,
             span: None,
+            block: None,
         },
         citations: url
             .map(|u| Citation {
@@ -89,6 +90,7 @@ fn result(
             recommendation: "Correct to $9/month per source".to_owned(),
             claim_id: Some(claim.id.clone()),
             source_url: Some(url),
+            element: None,
         }),
         reason: "judged".to_owned(),
         judged_at: at(5),
