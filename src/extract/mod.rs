@@ -44,9 +44,10 @@ mod citations;
 pub mod detect;
 mod document;
 pub mod figures;
+pub mod lexicon;
 mod segment;
 
-use crate::model::{BodyFormat, Citation, CitationRule, Claim, Location, Span};
+use crate::model::{BlockRole, BodyFormat, Citation, CitationRule, Claim, Location, Span};
 use detect::SentenceFeatures;
 use document::{BlockKind, Target};
 use regex::Regex;
@@ -106,13 +107,66 @@ const MAX_BAD_CHAR_SHARE: usize = 50;
 /// # Errors
 /// [`ExtractError::EmptyBody`] or [`ExtractError::Unreadable`] when the body cannot be read.
 pub fn extract(body: &str, format: BodyFormat) -> Result<Extraction, ExtractError> {
-    extract_with(body, format, &detect::analyze)
+    extract_titled(body, format, None)
 }
 
-/// [`extract`] with the sentence detector given, so the document side can be tested on its own.
+/// [`extract`] for a draft with a title of its own (the draft event's `title`), which is read as
+/// a claim like a heading is. Without one, the title the body gives itself is read (HTML
+/// `<title>`, Markdown front matter).
+///
+/// # Errors
+/// As [`extract`].
+pub fn extract_titled(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+) -> Result<Extraction, ExtractError> {
+    extract_with(body, format, title, &detect::analyze)
+}
+
+/// A cited sentence, as a heading, title or alt text that restates it may borrow its citations.
+struct CitedSentence {
+    /// The heading section it is in (0 before the first heading).
+    section: usize,
+    /// The block it is in.
+    block: usize,
+    text: String,
+    /// Its content words, read when a title, heading or alt text is compared with it.
+    stems: std::cell::OnceCell<HashSet<String>>,
+    citations: Vec<Citation>,
+}
+
+/// A title, heading or alt text waiting for the cited sentences it may restate.
+struct Restating {
+    /// Where in `claims` it goes.
+    at: usize,
+    text: String,
+    /// Citations written in the block itself (a link in a heading).
+    own: Vec<Citation>,
+    /// The section a heading opens, or the blocks an alt text may borrow from; `None` for the
+    /// title (the whole article).
+    scope: Scope,
+    location: Location,
+    /// An alt text or heading that repeats a sentence of its neighbour adds nothing.
+    repeats: bool,
+}
+
+enum Scope {
+    Article,
+    Section(usize),
+    Blocks(Vec<usize>),
+}
+
+/// The fewest content words a restating block must share with a cited sentence to borrow its
+/// citations: one shared word is a topic, two are a statement about it.
+const MIN_SHARED_WORDS: usize = 2;
+
+/// [`extract_titled`] with the sentence detector given, so the document side can be tested on its
+/// own.
 fn extract_with(
     body: &str,
     format: BodyFormat,
+    title: Option<&str>,
     analyze: &dyn Fn(&str) -> SentenceFeatures,
 ) -> Result<Extraction, ExtractError> {
     check_readable(body)?;
@@ -133,13 +187,98 @@ fn extract_with(
         unresolved: Vec::new(),
     };
     let mut listed: HashSet<String> = HashSet::new();
+    let mut cited: Vec<CitedSentence> = Vec::new();
+    let mut restating: Vec<Restating> = Vec::new();
     let mut paragraph = 0;
-    for block in &doc.blocks {
+    let mut section = 0;
+    let mut heading: Option<String> = None;
+    // A "Source: …" line lends its citations to the block before it.
+    let source_lines = source_line_citations(&doc);
+
+    // The title first: the draft's, else the body's own.
+    let title = title
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| !t.is_empty())
+        .or_else(|| doc.title.clone());
+    if let Some(text) = title {
+        restating.push(Restating {
+            at: 0,
+            own: Vec::new(),
+            scope: Scope::Article,
+            location: Location {
+                section: None,
+                paragraph: 0,
+                sentence: 0,
+                span: None,
+                block: Some(BlockRole::Title),
+            },
+            repeats: doc
+                .blocks
+                .iter()
+                .any(|b| b.kind == BlockKind::Heading && same_words(&b.text, &text)),
+            text,
+        });
+    }
+
+    for (block_index, block) in doc.blocks.iter().enumerate() {
         if block.kind == BlockKind::Heading {
+            section += 1;
+            let text = collapse_whitespace(&mask_markers(block));
+            let own = block_citations(block, &doc.references);
+            restating.push(Restating {
+                at: out.claims.len(),
+                text,
+                own,
+                scope: Scope::Section(section),
+                location: Location {
+                    section: heading.clone(),
+                    paragraph,
+                    sentence: 0,
+                    span: None,
+                    block: Some(BlockRole::Heading),
+                },
+                repeats: false,
+            });
+            heading = Some(block.text.split_whitespace().collect::<Vec<_>>().join(" "));
             continue;
         }
         let index = paragraph;
         paragraph += 1;
+        if block.kind == BlockKind::AltText {
+            let text = collapse_whitespace(&block.text);
+            // The alt text of an image in a figure restates its caption (the block after it);
+            // of an image in a paragraph, that paragraph (the block before it).
+            let next_is_caption = doc
+                .blocks
+                .get(block_index + 1)
+                .is_some_and(|b| b.kind == BlockKind::Caption);
+            let neighbour = if next_is_caption {
+                Some(block_index + 1)
+            } else {
+                block_index.checked_sub(1)
+            };
+            let repeats = neighbour.is_some_and(|n| {
+                let nb = &doc.blocks[n];
+                segment::sentences(&nb.text)
+                    .iter()
+                    .any(|s| same_words(&nb.text[s.text.clone()], &text))
+            });
+            restating.push(Restating {
+                at: out.claims.len(),
+                text,
+                own: Vec::new(),
+                scope: Scope::Blocks(neighbour.into_iter().collect()),
+                location: Location {
+                    section: block.section.clone(),
+                    paragraph: index,
+                    sentence: 0,
+                    span: None,
+                    block: Some(BlockRole::AltText),
+                },
+                repeats,
+            });
+            continue;
+        }
         if !block.is_prose() {
             continue;
         }
@@ -149,6 +288,15 @@ fn extract_with(
             continue;
         }
         out.sentences += sentences.len();
+        if source_lines.lines.contains(&block_index) {
+            // "Source: [link]": not a statement; its citations went to the block before.
+            for c in block_citations(block, &doc.references) {
+                if listed.insert(c.url.clone()) {
+                    out.citations.push(c);
+                }
+            }
+            continue;
+        }
 
         let mut cites: Vec<Vec<Citation>> = vec![Vec::new(); sentences.len()];
         let mut dangling: Vec<Vec<String>> = vec![Vec::new(); sentences.len()];
@@ -173,23 +321,32 @@ fn extract_with(
                 out.citations.push(c.clone());
             }
         }
-        // For the paragraph rule: the nearest citing sentence after and before each sentence.
+        // For the paragraph rule: the nearest citing sentence after and before each sentence. A
+        // source line after the block cites after its last sentence.
         let n = sentences.len();
-        let mut next_citing = vec![None; n];
-        let mut prev_citing = vec![None; n];
-        let mut last = None;
+        let trailing = source_lines.lent.get(&block_index);
+        let mut next_citing: Vec<Option<&Vec<Citation>>> = vec![None; n];
+        let mut prev_citing: Vec<Option<&Vec<Citation>>> = vec![None; n];
+        let mut last = trailing;
         for i in (0..n).rev() {
             next_citing[i] = last;
             if !cites[i].is_empty() {
-                last = Some(i);
+                last = Some(&cites[i]);
             }
         }
         last = None;
         for i in 0..n {
             prev_citing[i] = last;
             if !cites[i].is_empty() {
-                last = Some(i);
+                last = Some(&cites[i]);
             }
+        }
+        // Asides and footers: only what they cite is judged; their other sentences are the
+        // page's furniture, not the article's claims.
+        let peripheral = block.peripheral;
+        let block_cites = cites.iter().any(|c| !c.is_empty()) || trailing.is_some();
+        if peripheral.is_some() && !block_cites {
+            continue;
         }
 
         for (i, sentence) in sentences.iter().enumerate() {
@@ -198,6 +355,7 @@ fn extract_with(
                 paragraph: index,
                 sentence: i,
                 span,
+                block: block_role(block),
             };
             for written in &dangling[i] {
                 out.unresolved.push(UnresolvedMarker {
@@ -207,18 +365,33 @@ fn extract_with(
             }
             let text = collapse_whitespace(&masked[sentence.text.clone()]);
             let features = analyze(&text);
-            if !features.is_check_worthy() {
-                continue;
-            }
+            let worthy = features.is_check_worthy();
+            // Only a sentence a citation could cover needs reading as a statement.
+            let statement = !worthy
+                && (!cites[i].is_empty() || next_citing[i].is_some())
+                && is_statement(&text);
+            // Every statement a citation covers is a claim: one in its own sentence, or later in
+            // the run of sentences it ends. A check-worthy sentence is a claim wherever it is,
+            // sourced by the nearest citation of its block, or by none.
             let (citations, rule) = if !cites[i].is_empty() {
                 (cites[i].clone(), CitationRule::SameSentence)
             } else if !dangling[i].is_empty() {
                 (Vec::new(), CitationRule::None)
-            } else if let Some(j) = next_citing[i].or(prev_citing[i]) {
-                (cites[j].clone(), CitationRule::Paragraph)
+            } else if let Some(c) = next_citing[i].filter(|_| worthy || statement) {
+                (c.clone(), CitationRule::Paragraph)
+            } else if let Some(c) = prev_citing[i].filter(|_| worthy) {
+                (c.clone(), CitationRule::Paragraph)
             } else {
                 (Vec::new(), CitationRule::None)
             };
+            let is_claim = match rule {
+                CitationRule::SameSentence => worthy || statement,
+                CitationRule::Paragraph => true,
+                CitationRule::None => worthy && peripheral.is_none(),
+            };
+            if !is_claim {
+                continue;
+            }
             let prejudgment = (rule == CitationRule::None).then(|| {
                 let mut judged = detect::prejudge(&features);
                 if !dangling[i].is_empty() {
@@ -246,6 +419,15 @@ fn extract_with(
                     }
                 }
             };
+            if !citations.is_empty() {
+                cited.push(CitedSentence {
+                    section,
+                    block: block_index,
+                    text: text.clone(),
+                    stems: std::cell::OnceCell::new(),
+                    citations: citations.clone(),
+                });
+            }
             out.claims.push(Claim {
                 id: claim_id(&text, index, i),
                 text,
@@ -261,7 +443,254 @@ fn extract_with(
         }
     }
     out.paragraphs = paragraph;
+
+    // Titles, headings and alt text, in reading order: judged against what they restate.
+    let mut claims = std::mem::take(&mut out.claims).into_iter();
+    let mut merged = Vec::new();
+    let mut taken = 0;
+    for r in restating {
+        while taken < r.at {
+            if let Some(c) = claims.next() {
+                merged.push(c);
+            }
+            taken += 1;
+        }
+        if let Some(claim) = restated_claim(&r, &cited, analyze) {
+            for c in &claim.citations {
+                if listed.insert(c.url.clone()) {
+                    out.citations.push(c.clone());
+                }
+            }
+            merged.push(claim);
+        }
+    }
+    merged.extend(claims);
+    // A heading after the last paragraph stands before none: it is placed at the last.
+    for claim in &mut merged {
+        claim.location.paragraph = claim.location.paragraph.min(paragraph.saturating_sub(1));
+    }
+    out.claims = merged;
     Ok(out)
+}
+
+/// The claim a title, heading or alt text makes, if any: with its own citations; else with the
+/// citations of the cited sentence in its scope it restates (sharing at least
+/// [`MIN_SHARED_WORDS`] content words, and at least half of its own); else, when it is
+/// check-worthy, a claim that cites nothing (a title or heading; an alt text describes an
+/// image and is not prejudged).
+fn restated_claim(
+    r: &Restating,
+    cited: &[CitedSentence],
+    analyze: &dyn Fn(&str) -> SentenceFeatures,
+) -> Option<Claim> {
+    if r.repeats || r.text.trim().ends_with('?') {
+        return None;
+    }
+    let features = analyze(&r.text);
+    let words = stems(&r.text);
+    let (citations, rule) = if !r.own.is_empty() {
+        (r.own.clone(), CitationRule::SameSentence)
+    } else {
+        let in_scope = |c: &&CitedSentence| match &r.scope {
+            Scope::Article => true,
+            Scope::Section(s) => c.section == *s,
+            Scope::Blocks(blocks) => blocks.contains(&c.block),
+        };
+        let best = cited
+            .iter()
+            .filter(in_scope)
+            .map(|c| {
+                let theirs = c.stems.get_or_init(|| stems(&c.text));
+                (theirs.intersection(&words).count(), c)
+            })
+            .filter(|(shared, _)| *shared >= MIN_SHARED_WORDS && shared * 2 >= words.len())
+            .max_by_key(|(shared, _)| *shared);
+        match best {
+            Some((_, c)) => (c.citations.clone(), CitationRule::Paragraph),
+            None => (Vec::new(), CitationRule::None),
+        }
+    };
+    let restates = rule != CitationRule::None && words.len() >= MIN_SHARED_WORDS;
+    let alt_text = r.location.block == Some(BlockRole::AltText);
+    if !restates && !(features.is_check_worthy() && !alt_text) {
+        return None;
+    }
+    let prejudgment = (rule == CitationRule::None).then(|| detect::prejudge(&features));
+    let role = r.location.block.map_or("", BlockRole::as_str);
+    Some(Claim {
+        id: claim_id(
+            &format!("{role}\u{1f}{}", r.text),
+            r.location.paragraph,
+            r.location.sentence,
+        ),
+        text: r.text.clone(),
+        kinds: features.kinds,
+        figures: features.figures,
+        quotes: features.quotes,
+        attributed_to: features.attributed_to,
+        location: r.location.clone(),
+        citations,
+        citation_rule: rule,
+        prejudgment,
+    })
+}
+
+/// The content words of a text, as the judge compares them (stemmed, stop words dropped).
+fn stems(text: &str) -> HashSet<String> {
+    crate::verify::judge::retrieve::tokenize(text)
+        .into_iter()
+        .collect()
+}
+
+/// Whether two texts have the same words, whatever their case and punctuation.
+fn same_words(a: &str, b: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    words(a) == words(b)
+}
+
+/// Words that open a sentence pointing at a link rather than stating anything: "See the report
+/// [1]", "Read more", "Source: [2]".
+const LINK_LEADS: &[&str] = &[
+    "see",
+    "read",
+    "click",
+    "visit",
+    "download",
+    "watch",
+    "listen",
+    "follow",
+    "subscribe",
+    "sign",
+    "learn",
+    "find",
+    "more",
+    "source",
+    "sources",
+    "via",
+    "photo",
+    "photograph",
+    "image",
+    "picture",
+    "credit",
+    "credits",
+    "pictured",
+    "courtesy",
+    "related",
+    "contact",
+    "email",
+    "share",
+    "data",
+    "figures",
+];
+
+/// Whether a sentence states something a source could back: not a question, not a pointer to a
+/// link ("See the report [1]"), and with at least two content words ("Sales fell [1]").
+fn is_statement(text: &str) -> bool {
+    let trimmed = text.trim();
+    if trimmed.ends_with('?') || trimmed.ends_with(':') {
+        return false;
+    }
+    let first = trimmed
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .map(str::to_lowercase);
+    if first.is_some_and(|w| LINK_LEADS.contains(&w.as_str())) {
+        return false;
+    }
+    // Two content words, as the judge reads them (stop words left out), are enough.
+    trimmed
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() > 1)
+        .filter(|w| !crate::verify::judge::retrieve::is_stop_word(&w.to_lowercase()))
+        .take(2)
+        .count()
+        >= 2
+}
+
+/// Every citation written in a block, resolved, in order, one per URL.
+fn block_citations(block: &document::Block, refs: &document::References) -> Vec<Citation> {
+    let mut out: Vec<Citation> = Vec::new();
+    for marker in &block.markers {
+        if let citations::Resolved::Cites(found) = citations::resolve(marker, &block.text, refs) {
+            for c in found {
+                if !out.iter().any(|have| have.url == c.url) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// "Source: [link]" lines: blocks that only name where the block before them comes from.
+struct SourceLines {
+    /// The source lines, by block index.
+    lines: HashSet<usize>,
+    /// The block before each source line → the line's citations.
+    lent: std::collections::HashMap<usize, Vec<Citation>>,
+}
+
+/// Words that open a source line, lower-case.
+const SOURCE_LINE_LEADS: &[&str] = &["source", "sources", "via", "data", "figures", "from"];
+
+fn source_line_citations(doc: &document::Document) -> SourceLines {
+    let mut lines = HashSet::new();
+    let mut lent = std::collections::HashMap::new();
+    for (i, block) in doc.blocks.iter().enumerate() {
+        if !block.is_prose() || block.kind == BlockKind::AltText {
+            continue;
+        }
+        // Most blocks open with another word: look before masking anything.
+        let opening = block
+            .text
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .map(str::to_lowercase);
+        if !opening.is_some_and(|w| SOURCE_LINE_LEADS.contains(&w.as_str())) {
+            continue;
+        }
+        let text = collapse_whitespace(&mask_markers(block));
+        let first = text
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .map(str::to_lowercase);
+        let leads =
+            first.is_some_and(|w| SOURCE_LINE_LEADS.contains(&w.as_str())) && text.contains(':');
+        let short = text.split_whitespace().count() <= 12;
+        if !(leads && short) {
+            continue;
+        }
+        let cites = block_citations(block, &doc.references);
+        if cites.is_empty() {
+            continue;
+        }
+        // The prose block just before it, in the same section.
+        if let Some(prev) = i.checked_sub(1).filter(|&p| {
+            let b = &doc.blocks[p];
+            b.is_prose() && b.kind != BlockKind::AltText
+        }) {
+            lent.insert(prev, cites);
+        }
+        lines.insert(i);
+    }
+    SourceLines { lines, lent }
+}
+
+/// The kind of block a claim sits in, for its location.
+fn block_role(block: &document::Block) -> Option<BlockRole> {
+    block.peripheral.or(match block.kind {
+        BlockKind::ListItem => Some(BlockRole::ListItem),
+        BlockKind::TableCell => Some(BlockRole::TableCell),
+        BlockKind::Quote => Some(BlockRole::Quote),
+        BlockKind::Caption => Some(BlockRole::Caption),
+        BlockKind::AltText => Some(BlockRole::AltText),
+        _ => None,
+    })
 }
 
 /// Fails loudly on a body that is empty or is not text.

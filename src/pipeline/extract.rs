@@ -10,7 +10,7 @@ use crate::events::{
     ArticleManifest, DecisionReason, DraftEvent, ExtractionFailure, ExtractionOutcome, MANIFEST_V1,
     VERIFY_REQUEST_V1, VerifyRequest, content_digest, recover_article_id,
 };
-use crate::extract::{ExtractError, extract};
+use crate::extract::{ExtractError, extract_titled};
 use crate::kafka::{self, EventHeaders, TraceParent, consume_at_least_once, read_traceparent};
 use crate::telemetry;
 use chrono::Utc;
@@ -204,7 +204,7 @@ fn read_body(
             ),
         );
     }
-    match extract(&draft.body, draft.body_format) {
+    match extract_titled(&draft.body, draft.body_format, draft.title.as_deref()) {
         Ok(extraction) if extraction.claims.len() as u64 > limits.max_claims_per_article as u64 => {
             failed(
                 ExtractionFailure::InternalError,
