@@ -142,12 +142,17 @@ fn to_outcome(
     status: u16,
 ) -> FetchOutcome {
     let decoded = content::decode(bytes, charset.as_deref(), kind);
-    let (title, text, html) = match kind {
+    let (title, text, html, claim_reviews) = match kind {
         TextKind::Html => {
             let page = content::html_to_text(&decoded);
-            (page.title, page.text, Some(decoded.as_str()))
+            (
+                page.title,
+                page.text,
+                Some(decoded.as_str()),
+                page.claim_reviews,
+            )
         }
-        TextKind::Plain => (None, decoded.clone(), None),
+        TextKind::Plain => (None, decoded.clone(), None, Vec::new()),
     };
     if let Some(marker) = content::paywall_marker(html, &text) {
         return FetchOutcome::Paywalled { marker };
@@ -167,5 +172,6 @@ fn to_outcome(
         content_type,
         text,
         title,
+        claim_reviews,
     })
 }
