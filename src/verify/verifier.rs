@@ -7,7 +7,7 @@
 //! returns a result with its reason.
 
 use super::fetch::{FetchOutcome, Fetcher};
-use super::judge::{IssueKind, JudgeSettings, Judgment, judge};
+use super::judge::{IssueKind, JudgeSettings, Judgment, Source, judge_source};
 use super::llm::LlmJudge;
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::model::{Claim, Severity, Span, Verdict};
@@ -77,7 +77,11 @@ impl Verifier {
         match fetched.outcome.as_ref() {
             FetchOutcome::Ok(page) => {
                 let started = tokio::time::Instant::now();
-                let judgment = judge(claim, &page.text, &page.final_url, &self.judge);
+                let source = Source {
+                    text: &page.text,
+                    reviews: &page.claim_reviews,
+                };
+                let judgment = judge_source(claim, source, &page.final_url, &self.judge);
                 let quorum = match &self.llm {
                     Some(llm) => Some(self.ask_quorum(llm, claim, source_url, &judgment).await),
                     None => None,
@@ -101,7 +105,13 @@ impl Verifier {
         source_url: &str,
         judgment: &Judgment,
     ) -> Verdict {
-        let passages: Vec<String> = judgment.evidence.iter().map(|e| e.quote.clone()).collect();
+        // The best few passages, the one the verdict rests on first.
+        let mut passages: Vec<String> = judgment.evidence.iter().map(|e| e.quote.clone()).collect();
+        for p in &judgment.passages {
+            if !passages.contains(&p.quote) {
+                passages.push(p.quote.clone());
+            }
+        }
         llm.judge(&claim.text, source_url, &passages).await.verdict
     }
 }
@@ -175,13 +185,50 @@ fn judgment_issue(
     judgment: &Judgment,
     severity: Severity,
 ) -> Issue {
+    let correction = judgment.correction.as_deref();
     let (issue_type, problem, recommendation) = match judgment.issue {
         Some(IssueKind::ContradictedFigure) | Some(IssueKind::FigureDiscrepancy) => (
             IssueType::FigureMismatch,
             "A figure differs from the source".to_owned(),
-            match &judgment.correction {
+            match correction {
                 Some(c) => format!("Correct the figure: {c}"),
                 None => "Correct the figure to match the source".to_owned(),
+            },
+        ),
+        Some(IssueKind::Contradicted) => (
+            IssueType::VerifiedFalse,
+            "The claim contradicts its source".to_owned(),
+            match correction {
+                Some(c) => format!("Correct the claim to match the source: {c}"),
+                None => "Correct the claim to match the source".to_owned(),
+            },
+        ),
+        Some(IssueKind::Misattributed) => (
+            IssueType::Misattributed,
+            "The source does not attribute this to whom the claim does".to_owned(),
+            match correction {
+                Some(c) => format!("Attribute the statement as the source does: {c}"),
+                None => "Attribute the statement as the source does".to_owned(),
+            },
+        ),
+        Some(IssueKind::UnsupportedDetail) => (
+            IssueType::UnsupportedDetail,
+            "The claim adds a detail its source does not state".to_owned(),
+            match correction {
+                Some(c) => format!("Remove the detail or cite a source that states it; {c}"),
+                None => "Remove the detail or cite a source that states it".to_owned(),
+            },
+        ),
+        Some(IssueKind::RatedByFactCheck) => (
+            if judgment.verdict == Verdict::Refuted {
+                IssueType::VerifiedFalse
+            } else {
+                IssueType::Unverifiable
+            },
+            "The cited fact-check does not rate the claim true".to_owned(),
+            match correction {
+                Some(c) => format!("Remove or correct the claim: {c}"),
+                None => "Remove or correct the claim".to_owned(),
             },
         ),
         Some(IssueKind::QuoteNotFound) => (
@@ -217,6 +264,7 @@ fn judgment_issue(
         recommendation,
         claim_id: Some(claim.id.clone()),
         source_url: Some(result.source_url.clone()),
+        element: judgment.element,
     }
 }
 
@@ -256,6 +304,7 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
         recommendation: recommendation.to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
+        element: None,
     }
 }
 
@@ -331,6 +380,7 @@ mod tests {
                 paragraph: 0,
                 sentence: 0,
                 span: None,
+                block: None,
             },
             citations: Vec::new(),
             citation_rule: CitationRule::SameSentence,
@@ -354,6 +404,8 @@ mod tests {
                 score: 0.5,
             },
             reasons: Vec::new(),
+            element: None,
+            passages: Vec::new(),
         }
     }
 
