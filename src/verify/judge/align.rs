@@ -36,6 +36,7 @@ use std::ops::Range;
 
 use super::figures::{comparable, relative_error};
 use super::retrieve::{self, SourceIndex};
+use super::substitute;
 use crate::extract::detect;
 use crate::extract::figures::parse_figures;
 use crate::extract::lexicon::{self, Axis, Quantity, Role};
@@ -50,6 +51,11 @@ const NEAR_BEST: f64 = 0.8;
 /// The share of a claim's weighted words (the specific under test left out) one source sentence
 /// must hold for a specific the source lacks to be what the claim adds to it.
 const STATED: f64 = 0.7;
+/// The share of a claim's weighted words a sentence must hold to state part of it.
+const PART: f64 = 0.2;
+/// The share of a claim's weighted words (the element under test left out) the best passage
+/// must hold for the element's absence there to count: the passage states the claim but that.
+const HELD: f64 = 0.5;
 /// How many words before a word a negation may stand and still negate it ("did not fully
 /// approve").
 const NEGATION_REACH: usize = 4;
@@ -285,12 +291,6 @@ impl Text {
         self.figure_tokens_where(|f| f.unit != Unit::Year)
     }
 
-    /// Token indices covered by figures (their numbers and scale words).
-    #[cfg(test)]
-    fn figure_tokens(&self) -> HashSet<usize> {
-        self.figure_tokens_where(|_| true)
-    }
-
     fn figure_tokens_where(&self, keep: impl Fn(&Figure) -> bool) -> HashSet<usize> {
         let mut out = HashSet::new();
         for (f, first) in self.figures.iter().filter(|(f, _)| keep(f)) {
@@ -403,6 +403,9 @@ pub struct Alignment<'a> {
     pub sentences: Vec<Text>,
     /// Index in the source of each of [`Alignment::sentences`].
     pub sentence_index: Vec<usize>,
+    /// The passages the sentences come from, best first, as indices into
+    /// [`Alignment::sentences`].
+    windows: Vec<Vec<usize>>,
     index: &'a SourceIndex,
     source_text: &'a str,
     /// The figure tolerance under which two figures are the same value.
@@ -412,28 +415,37 @@ pub struct Alignment<'a> {
 }
 
 impl<'a> Alignment<'a> {
-    /// Aligns `claim` (its text and figures) with sentences `sentences` of the source indexed by
-    /// `index`.
+    /// Aligns `claim` (its text and figures) with the passages `windows` (ranges of sentences,
+    /// best first) of the source indexed by `index`.
     pub fn new(
         claim_text: &str,
         claim_figures: Vec<Figure>,
         source_text: &'a str,
         index: &'a SourceIndex,
-        sentences: &[usize],
+        windows: &[Range<usize>],
         tolerance: f64,
         high_tolerance: f64,
     ) -> Alignment<'a> {
-        let mut sentence_index: Vec<usize> = sentences.to_vec();
+        let mut sentence_index: Vec<usize> = windows.iter().flat_map(|w| w.clone()).collect();
         sentence_index.sort_unstable();
         sentence_index.dedup();
         let texts = sentence_index
             .iter()
             .map(|&i| Text::new(source_sentence(source_text, index, i)))
             .collect();
+        let windows = windows
+            .iter()
+            .map(|w| {
+                w.clone()
+                    .filter_map(|i| sentence_index.binary_search(&i).ok())
+                    .collect()
+            })
+            .collect();
         Alignment {
             claim: Text::with_figures(claim_text, claim_figures),
             sentences: texts,
             sentence_index,
+            windows,
             index,
             source_text,
             tolerance,
@@ -445,6 +457,7 @@ impl<'a> Alignment<'a> {
     pub fn findings(&self) -> Vec<Finding> {
         let mut out = Vec::new();
         out.extend(self.speaker());
+        out.extend(self.substitutions());
         out.extend(self.direction());
         out.extend(self.negation());
         out.extend(self.subject());
@@ -503,6 +516,36 @@ impl<'a> Alignment<'a> {
         self.overlap(&claim, k, 0..self.sentences[k].toks.len())
     }
 
+    /// The passage that holds most of the claim without the words `leave`, with the share it
+    /// holds.
+    fn best_window(&self, leave: &HashSet<String>) -> Option<(usize, f64)> {
+        let claim = self.claim.stems(0..self.claim.toks.len(), &|j| {
+            leave.contains(&self.claim.toks[j].stem)
+        });
+        let total = self.weight_of(&claim);
+        if total <= 0.0 {
+            return None;
+        }
+        self.windows
+            .iter()
+            .enumerate()
+            .map(|(w, sentences)| {
+                let have: HashSet<&str> = sentences
+                    .iter()
+                    .flat_map(|&k| {
+                        self.sentences[k].stems(0..self.sentences[k].toks.len(), &|_| false)
+                    })
+                    .collect();
+                let held: f64 = claim
+                    .iter()
+                    .filter(|s| have.contains(*s))
+                    .map(|s| self.weight(s))
+                    .sum();
+                (w, held / total)
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+    }
+
     /// The compared sentence that holds most of the claim without the words `leave`, when it
     /// holds enough of it.
     fn best_sentence_without(&self, leave: &HashSet<String>) -> Option<usize> {
@@ -518,6 +561,97 @@ impl<'a> Alignment<'a> {
             "the source says: \u{201C}{}\u{201D}",
             self.sentences[k].text.trim()
         )
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Slots the claim fills differently from the sentence it follows
+
+    /// Names, years, numbers and negations the claim changed in a source sentence it otherwise
+    /// follows word for word ([`substitute`]). The sentence must hold at least
+    /// [`MIN_ALIGNMENT`] of the claim's weighted words, and a changed slot needs a content word
+    /// among the words that enclose it, so that "the … of" alone anchors nothing.
+    fn substitutions(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        let all = claim.stems(0..claim.toks.len(), &|_| false);
+        let total = self.weight_of(&all);
+        if total <= 0.0 {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (k, s) in self.sentences.iter().enumerate() {
+            let pairs = substitute::align(claim, s);
+            let matched: HashSet<&str> = pairs
+                .iter()
+                .filter(|(c, _)| claim.toks[*c].is_content())
+                .map(|(c, _)| claim.toks[*c].stem.as_str())
+                .collect();
+            if self.weight_of(&matched) < MIN_ALIGNMENT * total {
+                continue;
+            }
+            for sub in substitute::substitutions(claim, s, &pairs) {
+                let anchored = sub.anchors.iter().any(|&a| claim.toks[a].is_content());
+                if !anchored {
+                    continue;
+                }
+                if let Some(f) = self.substitution_finding(k, &sub) {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    }
+
+    fn substitution_finding(&self, k: usize, sub: &substitute::Substitution) -> Option<Finding> {
+        use substitute::SlotKind;
+        let claim = &self.claim;
+        let before = sub
+            .claim_tokens
+            .start
+            .checked_sub(1)
+            .map(|i| claim.toks[i].lower.as_str());
+        let near_reporting_verb = (sub.claim_tokens.start.saturating_sub(3)
+            ..(sub.claim_tokens.end + 3).min(claim.toks.len()))
+            .any(|i| is_reporting_verb(&claim.toks[i].lower));
+        let says = |what: &str| {
+            format!(
+                "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{what}\u{201D}",
+                sub.claim
+            )
+        };
+        let (element, contradiction, problem) = match sub.kind {
+            SlotKind::Negation if sub.source.is_empty() => (
+                ClaimElement::Negation,
+                true,
+                format!(
+                    "The claim says \u{201C}{}\u{201D} where the source states it without the negation",
+                    sub.claim
+                ),
+            ),
+            SlotKind::Negation => (ClaimElement::Negation, true, says(&sub.source)),
+            SlotKind::Year => (ClaimElement::Date, true, says(&sub.source)),
+            SlotKind::Number => {
+                let number = |t: &str| t.trim().replace(',', "").parse::<f64>().ok();
+                let (a, b) = (number(&sub.claim)?, number(&sub.source)?);
+                if relative_error(a, b) <= self.high_tolerance {
+                    return None;
+                }
+                (ClaimElement::Figure, true, says(&sub.source))
+            }
+            SlotKind::Name if matches!(before, Some("in" | "at" | "near" | "outside")) => {
+                (ClaimElement::Place, false, says(&sub.source))
+            }
+            SlotKind::Name if near_reporting_verb => {
+                (ClaimElement::Speaker, true, says(&sub.source))
+            }
+            SlotKind::Name => (ClaimElement::Name, true, says(&sub.source)),
+        };
+        Some(Finding {
+            element,
+            contradiction,
+            problem,
+            correction: Some(self.said(k)),
+            sentence: Some(k),
+        })
     }
 
     // -----------------------------------------------------------------------------------------
@@ -591,10 +725,15 @@ impl<'a> Alignment<'a> {
                         .filter(|c| c.clause_overlap >= best * NEAR_BEST)
                         .collect()
                 };
-                if pool.is_empty()
-                    || pool
-                        .iter()
-                        .any(|c| c.on_axis.iter().any(|(_, p)| *p == polarity))
+                if pool.is_empty() {
+                    // No clause aligns: the passage that holds the claim says which way, when
+                    // all it says on this axis points the other way.
+                    out.extend(self.direction_in_passage(i, axis, polarity));
+                    continue;
+                }
+                if pool
+                    .iter()
+                    .any(|c| c.on_axis.iter().any(|(_, p)| *p == polarity))
                 {
                     continue;
                 }
@@ -627,6 +766,106 @@ impl<'a> Alignment<'a> {
             }
         }
         out
+    }
+
+    /// The claim's direction word at `i` against the passage that holds most of the claim (at
+    /// least [`STATED`] of it, the direction words left out): a contradiction when the passage
+    /// has words on the same axis, all of them the other way.
+    fn direction_in_passage(&self, i: usize, axis: Axis, polarity: bool) -> Option<Finding> {
+        let leave: HashSet<String> = (0..self.claim.toks.len())
+            .filter(|&j| !self.claim.directions[j].is_empty())
+            .map(|j| self.claim.toks[j].stem.clone())
+            .collect();
+        let (w, held) = self.best_window(&leave)?;
+        if held < STATED {
+            return None;
+        }
+        let mut opposite = None;
+        for &k in &self.windows[w] {
+            let s = &self.sentences[k];
+            for (j, dirs) in s.directions.iter().enumerate() {
+                for &(a, p) in dirs {
+                    if a != axis {
+                        continue;
+                    }
+                    if p == polarity {
+                        return None;
+                    }
+                    opposite.get_or_insert((k, j));
+                }
+            }
+        }
+        let (k, j) = opposite?;
+        let s = &self.sentences[k];
+        Some(Finding {
+            element: ClaimElement::Direction,
+            contradiction: true,
+            problem: format!(
+                "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                phrase_with_negation(&self.claim, i),
+                phrase_with_negation(s, j)
+            ),
+            correction: Some(format!(
+                "the source says: \u{201C}{}\u{201D}",
+                marked_clause_text(s, 0..s.toks.len(), Some(j))
+            )),
+            sentence: Some(k),
+        })
+    }
+
+    /// A claim that negates what the sentence stating it says plainly: the sentence holding most
+    /// of the claim (at least [`STATED`], the negation left out) has no negation at all.
+    fn negation_in_sentence(&self) -> Option<Finding> {
+        let claim = &self.claim;
+        let quoted = quoted_tokens(claim);
+        let at = (0..claim.toks.len()).find(|&i| {
+            let w = claim.toks[i].lower.as_str();
+            let next = claim.toks.get(i + 1).map(|t| t.lower.as_str());
+            lexicon::is_negation(w)
+                && !quoted.contains(&i)
+                && !matches!(
+                    next,
+                    Some("only" | "just" | "least" | "less" | "until" | "fewer" | "more" | "longer" | "doubt")
+                )
+                // A negated direction word ("did not fall") is the direction rule's: it reads
+                // the negation with the word.
+                && !(i + 1..(i + 1 + NEGATION_REACH).min(claim.toks.len()))
+                    .any(|j| !claim.directions[j].is_empty())
+        })?;
+        let leave: HashSet<String> = claim
+            .toks
+            .iter()
+            .filter(|t| lexicon::is_negation(&t.lower))
+            .map(|t| t.stem.clone())
+            .collect();
+        let (w, held) = self.best_window(&leave)?;
+        if held < HELD {
+            return None;
+        }
+        let negates_in = |s: &Text| {
+            s.toks.iter().enumerate().any(|(j, t)| {
+                lexicon::is_negation(&t.lower)
+                    || (lexicon::NEGATING_VERBS.contains(&t.lower.as_str())
+                        && s.toks.get(j + 1).is_some_and(|n| n.lower == "to"))
+            })
+        };
+        // Only the sentences that state part of the claim speak to its polarity.
+        let negates = self.windows[w]
+            .iter()
+            .any(|&k| self.coverage_without(k, &leave) >= PART && negates_in(&self.sentences[k]));
+        let k = self
+            .best_sentence_without(&leave)
+            .or(self.windows[w].first().copied())?;
+        (!negates).then(|| Finding {
+            element: ClaimElement::Negation,
+            contradiction: true,
+            problem: format!(
+                "The claim says \u{201C}{}\u{201D} where the source states it without a negation",
+                claim.span(at..(at + 2).min(claim.toks.len()))
+            ),
+            correction: Some(self.said(k)),
+            sentence: Some(k),
+        })
     }
 
     /// A predicate (not a direction word) negated on one side and stated plainly on the other.
@@ -736,6 +975,7 @@ impl<'a> Alignment<'a> {
             });
             return out;
         }
+        out.extend(self.negation_in_sentence());
         out
     }
 
@@ -1046,6 +1286,20 @@ impl<'a> Alignment<'a> {
                 });
                 return out;
             }
+            // The page never gives the year, though it states the rest of the claim.
+            if let Some((w, held)) = self.best_window(&years)
+                && held >= MIN_ALIGNMENT
+            {
+                let k = self.windows[w].first().copied();
+                out.push(Finding {
+                    element: ClaimElement::Date,
+                    contradiction: false,
+                    problem: format!("The source never gives the year {}", c.text),
+                    correction: k.map(|k| self.said(k)),
+                    sentence: k,
+                });
+                return out;
+            }
         }
         // Days of a month: "14 March" against "21 March".
         let claim_days = day_months(&self.claim);
@@ -1330,7 +1584,7 @@ impl<'a> Alignment<'a> {
             if words.iter().any(|w| is_calendar_word(&w.lower)) {
                 continue;
             }
-            if words.iter().any(|w| self.index.contains(&w.stem)) {
+            if words.iter().any(|w| self.page_names(&w.lower)) {
                 continue;
             }
             let leave: HashSet<String> = words.iter().map(|w| w.stem.clone()).collect();
@@ -1357,25 +1611,43 @@ impl<'a> Alignment<'a> {
                     sentence: Some(k),
                 },
                 None => {
-                    // Only when the rest of the claim is plainly there is the place what it adds.
-                    let Some(k) = self
-                        .best_sentence_without(&leave)
-                        .filter(|&k| self.coverage_without(k, &leave) >= STATED)
+                    // When the page states the rest of the claim, the place is what it adds.
+                    let Some((w, _)) = self
+                        .best_window(&leave)
+                        .filter(|(_, held)| *held >= MIN_ALIGNMENT)
                     else {
                         continue;
                     };
+                    let k = self.windows[w].first().copied();
                     Finding {
                         element: ClaimElement::Place,
                         contradiction: false,
                         problem: format!("The source does not mention {shown}"),
-                        correction: Some(self.said(k)),
-                        sentence: Some(k),
+                        correction: k.map(|k| self.said(k)),
+                        sentence: k,
                     }
                 }
             });
             break;
         }
         out
+    }
+
+    /// Whether the page names `word` (lower-case), or a word made from it: a place by its
+    /// adjective ("England", "English"; "Italy", "Italian"), sharing its first four letters and
+    /// capitalized.
+    fn page_names(&self, word: &str) -> bool {
+        if self.index.contains(&retrieve::stem(word)) {
+            return true;
+        }
+        let prefix: String = word.chars().take(4).collect();
+        if prefix.chars().count() < 4 {
+            return false;
+        }
+        self.source_text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.starts_with(char::is_uppercase))
+            .any(|w| w.to_lowercase().starts_with(&prefix))
     }
 
     fn unsupported(&self, element: ClaimElement, problem: String) -> Finding {
@@ -1838,7 +2110,7 @@ mod tests {
 
     fn findings(claim: &str, source: &str) -> Vec<Finding> {
         let index = SourceIndex::new(source);
-        let all: Vec<usize> = (0..index.sentences.len()).collect();
+        let all = [0..index.sentences.len()];
         let a = Alignment::new(claim, parse_figures(claim), source, &index, &all, 0.1, 0.2);
         a.findings()
     }
@@ -1959,5 +2231,96 @@ mod tests {
         let source = "The chain opened its first store in York in 1987.";
         let got = elements("The chain opened its first store in Leeds in 1987.", source);
         assert_eq!(got, [(ClaimElement::Place, false)]);
+    }
+
+    /// Rules that read a passage of several sentences, not one aligned clause.
+    fn windows(claim: &str, source: &str, windows: &[Range<usize>]) -> Vec<(ClaimElement, bool)> {
+        let index = SourceIndex::new(source);
+        let a = Alignment::new(
+            claim,
+            parse_figures(claim),
+            source,
+            &index,
+            windows,
+            0.1,
+            0.2,
+        );
+        a.findings()
+            .into_iter()
+            .map(|f| (f.element, f.contradiction))
+            .collect()
+    }
+
+    #[test]
+    fn a_slot_changed_in_a_sentence_the_claim_follows_is_found() {
+        let source = "Wang joined the museum in 2009. \
+                      She is the Melvin Seiden Curator of Chinese Art. \
+                      Her exhibitions have toured Asia.";
+        let got = elements("She is the Melvin Yale Curator of Chinese Art.", source);
+        assert!(got.contains(&(ClaimElement::Name, true)), "{got:?}");
+        let source = "The novel was first published in December of 1865 by a London house.";
+        let got = elements(
+            "The novel was first published in December of 1864 by a London house.",
+            source,
+        );
+        assert!(got.contains(&(ClaimElement::Date, true)), "{got:?}");
+        // The same words said otherwise change nothing.
+        assert!(
+            elements(
+                "The novel was first published by a London house in December of 1865.",
+                source
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_negation_the_stating_sentence_lacks_contradicts_it() {
+        let source = "Children under five can receive the vaccine at any clinic in the region.";
+        let got = elements(
+            "The vaccine is not available to children under five at clinics in the region.",
+            source,
+        );
+        assert!(got.contains(&(ClaimElement::Negation, true)), "{got:?}");
+        // A sentence that negates part of the claim itself speaks to its polarity.
+        let source = "Children under five cannot receive the vaccine at clinics in the region.";
+        let got = elements(
+            "The vaccine is not available to children under five at clinics in the region.",
+            source,
+        );
+        assert!(!got.contains(&(ClaimElement::Negation, true)), "{got:?}");
+    }
+
+    #[test]
+    fn a_year_the_passage_never_gives_is_unsupported() {
+        let source = "The museum reopened after a long renovation of its east wing, the city said.";
+        let got = elements(
+            "The museum reopened in 2019 after a long renovation of its east wing.",
+            source,
+        );
+        assert_eq!(got, [(ClaimElement::Date, false)]);
+    }
+
+    #[test]
+    fn a_place_named_by_its_adjective_is_stated() {
+        let source = "The Italian festival drew thousands of visitors to its opening weekend.";
+        let got = elements(
+            "The festival in Italy drew thousands of visitors to its opening weekend.",
+            source,
+        );
+        assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn a_direction_is_read_across_the_passage_that_states_the_claim() {
+        let source = "The transit agency published its annual report on Monday. \
+                      Passenger numbers on the buses declined over the year. \
+                      The agency blamed the strikes.";
+        let claim = "Passenger numbers on the transit agency's buses grew over the year, its annual report says.";
+        let got = windows(claim, source, &[0..3]);
+        assert!(got.contains(&(ClaimElement::Direction, true)), "{got:?}");
+        let agreeing = "Passenger numbers on the transit agency's buses declined over the year, its annual report says.";
+        let got = windows(agreeing, source, &[0..3]);
+        assert!(!got.iter().any(|(_, c)| *c), "{got:?}");
     }
 }

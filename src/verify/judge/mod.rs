@@ -51,6 +51,7 @@ pub mod quotes;
 pub mod retrieve;
 pub mod review;
 pub mod score;
+pub mod substitute;
 
 pub use credibility::{Credibility, CredibilityLevel, CredibilityLists};
 
@@ -402,13 +403,13 @@ pub fn judge_with<'a>(
     let rated_true = rated.is_some();
 
     // The claim against the clauses that state it.
-    let sentences: Vec<usize> = passages.iter().flat_map(|p| p.first..p.last).collect();
+    let windows: Vec<std::ops::Range<usize>> = passages.iter().map(|p| p.first..p.last).collect();
     let alignment = align::Alignment::new(
         &text,
         claim_figures.clone(),
         source_text,
         &index,
-        &sentences,
+        &windows,
         settings.figure_medium_tolerance,
         settings.figure_high_tolerance,
     );
