@@ -378,6 +378,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 accuracy_score: 0.0,
                 citations_checked: 1,
                 citations_working: 1,
+                cited_statements_checked: 1,
                 severity_counts: SeverityCounts::of(&issues),
             },
             issues,

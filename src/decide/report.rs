@@ -29,6 +29,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
     let mut claims = Vec::with_capacity(check.claims.len());
     let mut verification = VerificationResults::default();
     let mut sourced = 0u32;
+    let mut cited_checked = 0u32;
     let mut missing_checks = 0usize;
 
     for claim in check.claims {
@@ -61,6 +62,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
         let deciding = deciding_result(&own);
         if !claim.citations.is_empty() {
             sourced += 1;
+            cited_checked += u32::from(own.iter().any(|r| r.fetch_status.is_ok()));
             match deciding.map(|r| r.verdict) {
                 Some(Verdict::Supported) => verification.verified_true += 1,
                 Some(Verdict::Refuted) => verification.verified_false += 1,
@@ -127,6 +129,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
         accuracy_score,
         citations_checked: (results.len() + check.unfinished.len()) as u32,
         citations_working: results.iter().filter(|r| r.fetch_status.is_ok()).count() as u32,
+        cited_statements_checked: cited_checked,
         severity_counts: SeverityCounts::of(&issues),
     };
     let verification_details = VerificationDetails {

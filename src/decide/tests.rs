@@ -145,6 +145,7 @@ fn a_supported_claim_passes_with_full_accuracy() {
     assert_eq!(d.report.summary.verification_results.verified_true, 1);
     assert_eq!(d.report.summary.accuracy_score, 100.0);
     assert_eq!(d.report.summary.citations_working, 1);
+    assert_eq!(d.report.summary.cited_statements_checked, 1);
     assert_eq!(d.report.claims[0].verdict, Some(Verdict::Supported));
 }
 
@@ -248,6 +249,8 @@ fn a_source_left_unjudged_blocks_even_when_lenient() {
     assert_eq!(d.outcome, Outcome::Block);
     assert_eq!(d.reasons, vec![DecisionReason::SourceUnjudgeable]);
     assert_eq!(d.report.summary.verification_results.unverifiable, 1);
+    // A cited statement whose source was never read was not checked.
+    assert_eq!(d.report.summary.cited_statements_checked, 0);
 }
 
 #[test]

@@ -127,6 +127,10 @@ pub struct Summary {
     pub citations_checked: u32,
     /// Checks whose source was fetched and read (`fetch_status` ok).
     pub citations_working: u32,
+    /// Cited statements (sourced claims) judged against at least one source that was read.
+    /// Absent from reports written before it was counted.
+    #[serde(default)]
+    pub cited_statements_checked: u32,
     pub severity_counts: SeverityCounts,
 }
 
@@ -201,6 +205,7 @@ impl Report {
                 accuracy_score: 0.0,
                 citations_checked: 0,
                 citations_working: 0,
+                cited_statements_checked: 0,
                 severity_counts: SeverityCounts::of(&issues),
             },
             top_priorities: issues
