@@ -37,9 +37,6 @@ pub fn build(settings: &Arc<FetchSettings>) -> Result<reqwest::Client, FetchErro
         .no_proxy()
         .dns_resolver(PolicyResolver::new(Arc::clone(settings)))
         .connect_timeout(settings.connect_timeout)
-        .gzip(false)
-        .brotli(false)
-        .deflate(false)
         .build()
         .map_err(FetchError::BuildClient)
 }
