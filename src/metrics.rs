@@ -13,12 +13,15 @@
 //! | `factgate_judge_duration_seconds` | the verifier |
 //! | `factgate_verifications_total{verdict}` | the verify role, as it publishes a result |
 //! | `factgate_llm_votes_total{voter,vote}` | the LLM judge, as each voter answers |
-//! | `factgate_decisions_total{outcome,reason}`, `factgate_decision_latency_seconds{outcome}` | the pipeline, as it publishes a decision |
+//! | `factgate_decisions_total{outcome}`, `factgate_decision_reasons_total{reason}`, `factgate_decision_latency_seconds{outcome}` | the pipeline, as it publishes a decision |
 //! | `factgate_join_in_flight_articles`, `factgate_join_paused{input}` | the join role |
-//! | `factgate_consumer_lag_messages{role,topic,partition}` | each role consumer's statistics callback |
+//! | `factgate_consumer_lag_messages{role,group,topic,partition}` | each role consumer's statistics callback |
+//! | `factgate_build_info{version}` | set once, to 1, when the registry is created |
+//! | `process_*` (CPU seconds, resident memory, open file descriptors, start time; Linux) | the prometheus crate's process collector, read at each scrape |
 //!
 //! Labels are low-cardinality by construction: every label value comes from a closed enum
-//! (mapped here) except `topic` and `partition`, which are the configured topics' partitions.
+//! (mapped here) except `topic`, `partition` and `group`, which are the configured topics, their
+//! partitions and the configured consumer groups.
 //! Labelled counters are created at zero for every known label value, so a dashboard's `rate()`
 //! has a series before the first event.
 //!
@@ -95,9 +98,12 @@ pub struct Metrics {
     pub fetch_duration: Histogram,
     /// `factgate_judge_duration_seconds`: judging one claim against its fetched source.
     pub judge_duration: Histogram,
-    /// `factgate_decisions_total{outcome,reason}`: use [`Metrics::decision_published`].
+    /// `factgate_decisions_total{outcome}`: once per decision; use [`Metrics::decision_published`].
     pub decisions: IntCounterVec,
-    /// `factgate_decision_latency_seconds{outcome}`.
+    /// `factgate_decision_reasons_total{reason}`: once per reason of a block; use
+    /// [`Metrics::decision_published`].
+    pub decision_reasons: IntCounterVec,
+    /// `factgate_decision_latency_seconds{outcome}`: every decision.
     pub decision_latency: HistogramVec,
     /// `factgate_join_in_flight_articles`.
     pub join_in_flight: IntGauge,
@@ -108,8 +114,11 @@ pub struct Metrics {
     pub dead_letters: IntCounter,
     /// `factgate_llm_votes_total{voter,vote}`: label with [`VoterRole::as_str`] and [`vote`].
     pub llm_votes: IntCounterVec,
-    /// `factgate_consumer_lag_messages{role,topic,partition}`.
+    /// `factgate_consumer_lag_messages{role,group,topic,partition}`.
     pub consumer_lag: IntGaugeVec,
+    /// `factgate_build_info{version}`: always 1; says which version answers the scrape, and is
+    /// the series `FactgateDown` knows a factgate instance by, whatever its scrape job is called.
+    pub build_info: IntGaugeVec,
 }
 
 /// The process's metrics.
@@ -191,13 +200,19 @@ impl Metrics {
             decisions: counter_vec(
                 &registry,
                 "factgate_decisions_total",
-                "Decisions published, by outcome and reason (once per reason of a block).",
-                &["outcome", "reason"],
+                "Decisions published, by outcome (each decision once).",
+                &["outcome"],
+            ),
+            decision_reasons: counter_vec(
+                &registry,
+                "factgate_decision_reasons_total",
+                "Reasons of the blocks published (a block with two reasons counts under each).",
+                &["reason"],
             ),
             decision_latency: histogram_vec(
                 &registry,
                 "factgate_decision_latency_seconds",
-                "Time from the draft's published_at to its decision.",
+                "Time from the draft's publication (published_at, else the record's timestamp) to its decision.",
                 &["outcome"],
                 DECISION_LATENCY_BUCKETS,
             ),
@@ -226,11 +241,21 @@ impl Metrics {
             consumer_lag: gauge_vec(
                 &registry,
                 "factgate_consumer_lag_messages",
-                "Consumer lag from librdkafka statistics.",
-                &["role", "topic", "partition"],
+                "Consumer lag from librdkafka statistics, by role, consumer group, topic and partition.",
+                &["role", "group", "topic", "partition"],
+            ),
+            build_info: gauge_vec(
+                &registry,
+                "factgate_build_info",
+                "Always 1: the version of factgate answering the scrape.",
+                &["version"],
             ),
             registry,
         };
+        m.build_info
+            .with_label_values(&[env!("CARGO_PKG_VERSION")])
+            .set(1);
+        register_process_collector(&m.registry);
         m.create_known_series();
         m
     }
@@ -246,13 +271,12 @@ impl Metrics {
         for status in FETCH_STATUSES {
             self.fetches.with_label_values(&[status]);
         }
-        self.decisions
-            .with_label_values(&[outcome(Outcome::Pass), NO_REASON]);
         for reason in ALL_DECISION_REASONS {
-            self.decisions
-                .with_label_values(&[outcome(Outcome::Block), decision_reason(reason)]);
+            self.decision_reasons
+                .with_label_values(&[decision_reason(reason)]);
         }
         for o in [Outcome::Pass, Outcome::Block] {
+            self.decisions.with_label_values(&[outcome(o)]);
             self.decision_latency.with_label_values(&[outcome(o)]);
         }
         for voter in VoterRole::ALL {
@@ -265,28 +289,25 @@ impl Metrics {
         }
     }
 
-    /// Counts a published decision: once per reason (`reason="none"` for a pass), and its
-    /// latency when the draft's `published_at` is known.
+    /// Counts a published decision once under its outcome, each of its reasons once in
+    /// `factgate_decision_reasons_total`, and its latency (every decision has one: from the
+    /// draft's `published_at`, or from the record's timestamp for a draft that could not be read).
     pub fn decision_published(
         &self,
         decision_outcome: Outcome,
         reasons: &[DecisionReason],
-        latency: Option<std::time::Duration>,
+        latency: std::time::Duration,
     ) {
         let o = outcome(decision_outcome);
-        if reasons.is_empty() {
-            self.decisions.with_label_values(&[o, NO_REASON]).inc();
-        }
+        self.decisions.with_label_values(&[o]).inc();
         for reason in reasons {
-            self.decisions
-                .with_label_values(&[o, decision_reason(*reason)])
+            self.decision_reasons
+                .with_label_values(&[decision_reason(*reason)])
                 .inc();
         }
-        if let Some(latency) = latency {
-            self.decision_latency
-                .with_label_values(&[o])
-                .observe(latency.as_secs_f64());
-        }
+        self.decision_latency
+            .with_label_values(&[o])
+            .observe(latency.as_secs_f64());
     }
 
     fn render(&self) -> String {
@@ -298,6 +319,19 @@ impl Metrics {
         }
     }
 }
+
+/// Registers the `process_*` families (CPU, memory, file descriptors, start time), read from
+/// `/proc` at each scrape. Linux only: elsewhere the families are absent.
+#[cfg(target_os = "linux")]
+fn register_process_collector(registry: &Registry) {
+    // Fails only if registered twice, which `Metrics::new`, run once, cannot do.
+    let _ = registry.register(Box::new(
+        prometheus::process_collector::ProcessCollector::for_self(),
+    ));
+}
+
+#[cfg(not(target_os = "linux"))]
+fn register_process_collector(_registry: &Registry) {}
 
 // Construction fails only on an invalid name or a name registered twice: a defect the unit test
 // below catches, never something input or configuration can cause.
@@ -358,9 +392,6 @@ fn histogram_vec(
 // ---------------------------------------------------------------------------------------------
 // Label values. Exhaustive matches, so a new variant cannot ship without its label; the names
 // are the variants' serde names (a test checks), as in the events.
-
-/// The `reason` of a pass in `factgate_decisions_total`.
-pub const NO_REASON: &str = "none";
 
 const ALL_CLAIM_KINDS: [ClaimKind; 11] = [
     ClaimKind::Percentage,
@@ -496,7 +527,12 @@ mod tests {
         (
             "factgate_decisions_total",
             MetricType::COUNTER,
-            &["outcome", "reason"],
+            &["outcome"],
+        ),
+        (
+            "factgate_decision_reasons_total",
+            MetricType::COUNTER,
+            &["reason"],
         ),
         (
             "factgate_decision_latency_seconds",
@@ -514,8 +550,9 @@ mod tests {
         (
             "factgate_consumer_lag_messages",
             MetricType::GAUGE,
-            &["role", "topic", "partition"],
+            &["role", "group", "topic", "partition"],
         ),
+        ("factgate_build_info", MetricType::GAUGE, &["version"]),
     ];
 
     /// One representative event per family, through the same calls the event sites make.
@@ -542,7 +579,7 @@ mod tests {
                 DecisionReason::HighSeverityIssue,
                 DecisionReason::DeadlineExceeded,
             ],
-            Some(Duration::from_secs(3)),
+            Duration::from_secs(3),
         );
         m.join_in_flight.set(2);
         m.join_paused.with_label_values(&["manifests"]).set(1);
@@ -554,7 +591,7 @@ mod tests {
             .with_label_values(&[VoterRole::Skeptic.as_str(), vote(&abstained)])
             .inc();
         m.consumer_lag
-            .with_label_values(&["verify", "claims.verify", "0"])
+            .with_label_values(&["verify", "factgate-verify", "claims.verify", "0"])
             .set(7);
     }
 
@@ -593,22 +630,80 @@ mod tests {
             .gather()
             .iter()
             .map(|f| f.name().to_owned())
+            .filter(|name| name.starts_with("factgate_"))
             .collect();
         assert_eq!(
             families.len(),
             CONTRACT.len(),
             "a family outside the contract: {families:?}"
         );
-        // A block with two reasons counts once under each.
         for reason in ["high_severity_issue", "deadline_exceeded"] {
-            let series =
-                format!("factgate_decisions_total{{outcome=\"block\",reason=\"{reason}\"}}");
+            let series = format!("factgate_decision_reasons_total{{reason=\"{reason}\"}}");
             assert!(text.contains(&series), "{series} missing");
         }
+        assert!(text.contains(&format!(
+            "factgate_build_info{{version=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION")
+        )));
         assert!(
             text.contains("factgate_decision_latency_seconds_bucket{outcome=\"block\",le=\"300\"}")
         );
         assert!(text.contains("factgate_rate_limit_wait_seconds_bucket{le=\"60\"}"));
+    }
+
+    #[test]
+    fn a_decision_counts_once_and_each_of_its_reasons_once_in_their_own_family() {
+        // A registry of its own, so other tests' decisions do not mix in.
+        let m = Metrics::new();
+        m.decision_published(
+            Outcome::Block,
+            &[
+                DecisionReason::HighSeverityIssue,
+                DecisionReason::DeadlineExceeded,
+            ],
+            Duration::from_millis(1500),
+        );
+        m.decision_published(
+            Outcome::Block,
+            &[DecisionReason::DraftUnreadable],
+            Duration::ZERO,
+        );
+        m.decision_published(Outcome::Pass, &[], Duration::from_millis(200));
+        let decisions = |o: &str| m.decisions.with_label_values(&[o]).get();
+        let reason = |r: &str| m.decision_reasons.with_label_values(&[r]).get();
+        let latencies = |o: &str| {
+            m.decision_latency
+                .with_label_values(&[o])
+                .get_sample_count()
+        };
+        assert_eq!((decisions("block"), decisions("pass")), (2, 1));
+        assert_eq!(reason("high_severity_issue"), 1);
+        assert_eq!(reason("deadline_exceeded"), 1);
+        assert_eq!(reason("draft_unreadable"), 1);
+        assert_eq!(reason("superseded"), 0);
+        assert_eq!((latencies("block"), latencies("pass")), (2, 1));
+        let text = m.render();
+        assert!(
+            text.contains("factgate_decisions_total{outcome=\"block\"} 2"),
+            "{text}"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn process_metrics_are_exported() {
+        let text = render();
+        for family in [
+            "process_cpu_seconds_total",
+            "process_resident_memory_bytes",
+            "process_open_fds",
+            "process_start_time_seconds",
+        ] {
+            assert!(
+                text.contains(&format!("# TYPE {family} ")),
+                "{family} missing"
+            );
+        }
     }
 
     #[test]
@@ -620,8 +715,8 @@ mod tests {
                 "{status}"
             );
         }
-        assert!(text.contains("factgate_decisions_total{outcome=\"pass\",reason=\"none\"}"));
-        assert!(text.contains("factgate_decisions_total{outcome=\"block\",reason=\"superseded\"}"));
+        assert!(text.contains("factgate_decisions_total{outcome=\"pass\"}"));
+        assert!(text.contains("factgate_decision_reasons_total{reason=\"superseded\"}"));
         assert!(
             text.contains("factgate_llm_votes_total{vote=\"abstained\",voter=\"numbers_auditor\"}")
         );

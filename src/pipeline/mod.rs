@@ -146,7 +146,13 @@ impl Services {
             .await?;
         // A clock ahead of the CMS's would make it negative: count that as immediate.
         let latency = published_at.map(|at| (Utc::now() - at).to_std().unwrap_or_default());
-        crate::metrics::metrics().decision_published(decision.outcome, &decision.reasons, latency);
+        // A decision with no known publication time (a record without a timestamp) counts as
+        // immediate, so the histogram still counts every decision.
+        crate::metrics::metrics().decision_published(
+            decision.outcome,
+            &decision.reasons,
+            latency.unwrap_or_default(),
+        );
         info!(
             article_id = %decision.article_id,
             revision = ?decision.revision,
