@@ -24,12 +24,14 @@ use serde_json::{Value, json};
 use support::schema::{errors, read_json, schema, schemas_dir, validator};
 
 /// The event schemas, by file stem; each has an example of the same name.
-const EVENTS: [&str; 5] = [
+const EVENTS: [&str; 6] = [
     "draft.v1",
     "verify_request.v1",
     "claim_result.v1",
     "manifest.v1",
     "decision.v1",
+    // The headers of a dead-lettered record (its payload is the draft as received).
+    "dead_letter.v1",
 ];
 
 fn example(stem: &str) -> Value {

@@ -77,7 +77,7 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
                 error = %err,
                 "draft unreadable: dead-lettered"
             );
-            dead_letter(services, message, trace.as_ref()).await?;
+            dead_letter(services, message, &err, trace.as_ref()).await?;
             if let Some(id) = recover_article_id(payload) {
                 let decision = decide_not_checked(
                     &id.article_id,
@@ -88,9 +88,11 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
                     None,
                     Utc::now(),
                 );
-                // The draft's published_at is in the part that could not be read: no latency.
+                // The draft's published_at is in the part that could not be read: the record's
+                // timestamp stands in for it.
+                let published = kafka::dead_letter::record_time(message);
                 services
-                    .publish_decision(&decision, None, trace.as_ref())
+                    .publish_decision(&decision, published, trace.as_ref())
                     .await?;
             }
             Ok(())
@@ -227,17 +229,24 @@ fn read_body(
     }
 }
 
-/// Sends the draft, exactly as received, to the dead-letter topic.
+/// Sends the draft, exactly as received, to the dead-letter topic, with why and where it was read
+/// in its headers.
 async fn dead_letter(
     services: &Services,
     message: &OwnedMessage,
+    error: &crate::events::DraftError,
     trace: Option<&TraceParent>,
 ) -> Result<(), KafkaError> {
     let key = message
         .key()
         .and_then(|k| std::str::from_utf8(k).ok())
         .unwrap_or("");
-    let headers = EventHeaders::new(DEAD_LETTER_SCHEMA, trace);
+    let headers = kafka::dead_letter::with_cause(
+        EventHeaders::new(DEAD_LETTER_SCHEMA, trace),
+        "extract",
+        message,
+        error,
+    );
     services
         .producer
         .produce(
