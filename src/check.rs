@@ -33,6 +33,21 @@ pub struct Checked {
     pub decision: Decision,
 }
 
+/// What a long check reports as it goes, for a progress display: `factgate check` shows each
+/// article and each source as they are done. Every method does nothing by default.
+pub trait CheckProgress: Sync {
+    /// The article's claims were extracted: `checks` (claim, source) pairs are to be verified.
+    fn extracted(&self, _article_id: &str, _extraction: &Extraction, _checks: usize) {}
+    /// One check finished.
+    fn checked(&self, _article_id: &str, _result: &ClaimResult) {}
+}
+
+/// A [`CheckProgress`] that reports nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl CheckProgress for NoProgress {}
+
 /// Checks `body` as article `article_id`, revision `revision`.
 pub async fn check_article(
     article_id: &str,
@@ -41,6 +56,28 @@ pub async fn check_article(
     format: BodyFormat,
     verifier: &Verifier,
     options: &CheckOptions,
+) -> Checked {
+    check_article_with_progress(
+        article_id,
+        revision,
+        body,
+        format,
+        verifier,
+        options,
+        &NoProgress,
+    )
+    .await
+}
+
+/// [`check_article`], telling `progress` of each step.
+pub async fn check_article_with_progress(
+    article_id: &str,
+    revision: u64,
+    body: &str,
+    format: BodyFormat,
+    verifier: &Verifier,
+    options: &CheckOptions,
+    progress: &dyn CheckProgress,
 ) -> Checked {
     let started: DateTime<Utc> = Utc::now();
     let digest = content_digest(format!("{format}\n{body}").as_bytes());
@@ -64,8 +101,17 @@ pub async fn check_article(
         }
     };
     let keys = check_keys(&extraction);
-    let (results, unfinished) =
-        run_checks(article_id, revision, &extraction, &keys, verifier, options).await;
+    progress.extracted(article_id, &extraction, keys.len());
+    let (results, unfinished) = run_checks(
+        article_id,
+        revision,
+        &extraction,
+        &keys,
+        verifier,
+        options,
+        progress,
+    )
+    .await;
     let check = ArticleCheck {
         article_id,
         revision,
@@ -109,6 +155,7 @@ async fn run_checks(
     keys: &[CheckKey],
     verifier: &Verifier,
     options: &CheckOptions,
+    progress: &dyn CheckProgress,
 ) -> (Vec<ClaimResult>, Vec<CheckKey>) {
     let claim_of = |id: &str| extraction.claims.iter().find(|c| c.id == id);
     let mut pending = futures::stream::iter(keys.iter().filter_map(|key| {
@@ -126,7 +173,10 @@ async fn run_checks(
     loop {
         tokio::select! {
             next = pending.next() => match next {
-                Some(result) => results.push(result),
+                Some(result) => {
+                    progress.checked(article_id, &result);
+                    results.push(result);
+                }
                 None => break,
             },
             () = &mut deadline => break,

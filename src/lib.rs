@@ -20,7 +20,10 @@
 //!   judges at once what needs no fetch. Pure: no I/O.
 //! - [`decide`]: the policy (strictness) and the report: pass or block, and why.
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
-//! - [`render`]: a decision as text for a person.
+//! - [`inputs`]: what `factgate check` reads: files, directories, globs, standard input; bodies
+//!   and draft events.
+//! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF.
+//! - [`progress`]: `factgate check`'s progress lines on stderr.
 //! - [`http`]: health, readiness, decisions and metrics over HTTP.
 //! - [`metrics`]: the Prometheus metrics, bumped where their events happen.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
@@ -39,11 +42,13 @@ pub mod demo;
 pub mod events;
 pub mod extract;
 pub mod http;
+pub mod inputs;
 pub mod join;
 pub mod kafka;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
+pub mod progress;
 pub mod render;
 pub mod telemetry;
 pub mod verify;
