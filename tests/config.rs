@@ -560,3 +560,25 @@ fn recheck_file_replays_the_drafts_beside_the_live_deployment() {
     }
     assert_ne!(recheck.http.listen, live.http.listen);
 }
+
+/// Every configuration file the README tells a reader to pass (`--config FILE`, `config/….toml`)
+/// exists and loads, config/local.toml among them.
+#[test]
+fn configuration_files_named_in_the_readme_exist_and_load() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let named = regex::Regex::new(r"(?:--config |-c )([\w./-]+\.toml)|\b(config/[\w.-]+\.toml)")
+        .unwrap();
+    let mut files = BTreeSet::new();
+    for capture in named.captures_iter(&readme) {
+        let file = capture.get(1).or_else(|| capture.get(2)).unwrap().as_str();
+        files.insert(file.to_owned());
+    }
+    assert!(files.contains("config/local.toml"), "{files:?}");
+    for file in files {
+        let path = root.join(&file);
+        assert!(path.is_file(), "README names {file}, which does not exist");
+        Config::load_with_env(Some(&path), Vec::new())
+            .unwrap_or_else(|e| panic!("README names {file}, which does not load: {e}"));
+    }
+}
