@@ -246,6 +246,19 @@ fn dockerfile_builds_in_one_stage_and_runs_factgate_unprivileged_in_another() {
             assert!(repo().join(source).exists(), "COPY source {source} missing");
         }
     }
+    // The image ships a stripped binary and the OpenSSL librdkafka links; profiling builds keep
+    // their symbols and line tables.
+    assert!(text.contains("strip --strip-all"), "the binary is stripped");
+    assert!(text.contains("libssl3"), "the runtime has OpenSSL");
+    let manifest: toml::Value =
+        toml::from_str(&read(&repo().join("Cargo.toml"))).expect("Cargo.toml");
+    let profiles = &manifest["profile"];
+    assert!(
+        profiles["release"].get("debug").is_none(),
+        "no debug info in the release build"
+    );
+    assert_eq!(profiles["profiling"]["inherits"].as_str(), Some("release"));
+    assert!(profiles["profiling"].get("debug").is_some());
     assert!(
         text.contains("COPY config/factgate.toml /etc/factgate/factgate.toml")
             && text.contains("CMD [\"run\", \"--config\", \"/etc/factgate/factgate.toml\"]"),
@@ -935,4 +948,97 @@ fn dashboard_queries_are_valid_promql() {
         out.contains(&format!("SUCCESS: {} rules found", rules.len())),
         "{out}"
     );
+}
+
+// --- secured Kafka and the Prometheus Operator ----------------------------------------------------
+
+#[test]
+fn the_secured_kafka_overlay_gives_every_role_a_configuration_that_loads_with_its_secrets() {
+    let overlay = yaml(&deploy().join("docker-compose.secured-kafka.yml"));
+    let services = map(&overlay["services"], "services");
+    let base = compose();
+    let roles: BTreeSet<&String> = base
+        .services
+        .keys()
+        .filter(|name| name.starts_with("factgate-"))
+        .collect();
+    let covered: BTreeSet<String> = services
+        .keys()
+        .map(|k| str_of(k, "service name").to_owned())
+        .collect();
+    assert_eq!(
+        roles.into_iter().cloned().collect::<BTreeSet<_>>(),
+        covered,
+        "every role"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let password = dir.path().join("kafka-password");
+    std::fs::write(&password, "from-the-secret-file\n").expect("write");
+    for (name, service) in services {
+        let name = str_of(name, "service name");
+        let secrets = strings(&service["secrets"], "secrets");
+        assert!(secrets.contains(&"kafka-password".to_owned()), "{name}");
+        let env: Vec<(String, String)> = map(&service["environment"], "environment")
+            .iter()
+            .map(|(k, v)| {
+                let value = scalar(v)
+                    .replace("/run/secrets/kafka-password", &password.display().to_string());
+                // ${VAR:?message} is compose's own substitution, filled in by the operator.
+                let value = if value.starts_with("${") {
+                    "broker-1:9096".to_owned()
+                } else {
+                    value
+                };
+                (scalar(k), value)
+            })
+            .collect();
+        let config = Config::load_with_env(None, env)
+            .unwrap_or_else(|e| panic!("{name}: the overlay's settings do not load: {e}"));
+        let p = &config.kafka.properties;
+        assert_eq!(p["security.protocol"], "SASL_SSL", "{name}");
+        assert_eq!(p["sasl.password"], "from-the-secret-file", "{name}");
+        assert!(!format!("{config:?}").contains("from-the-secret-file"));
+    }
+    let files = map(&overlay["secrets"], "secrets");
+    assert!(files.keys().any(|k| scalar(k) == "kafka-password"));
+}
+
+#[test]
+fn the_pod_monitor_scrapes_every_role_on_its_http_port() {
+    let dir = deploy().join("k8s/prometheus-operator");
+    let kustomization = yaml(&dir.join("kustomization.yml"));
+    let listed = strings(&kustomization["resources"], "resources");
+    assert_eq!(listed, ["podmonitor.yml"]);
+    let monitor = yaml(&dir.join("podmonitor.yml"));
+    assert_eq!(str_of(&monitor["kind"], "kind"), "PodMonitor");
+    let selector = map(&monitor["spec"]["selector"]["matchLabels"], "matchLabels");
+    let endpoint = &seq(&monitor["spec"]["podMetricsEndpoints"], "endpoints")[0];
+    assert_eq!(str_of(&endpoint["path"], "path"), "/metrics");
+    let port = str_of(&endpoint["port"], "port");
+    for deployment in of_kind("Deployment") {
+        let name = str_of(&deployment["metadata"]["name"], "name");
+        let labels = map(&deployment["spec"]["template"]["metadata"]["labels"], "labels");
+        for (key, value) in selector {
+            assert_eq!(labels.get(key), Some(value), "{name} is not selected");
+        }
+        let ports = seq(
+            &deployment["spec"]["template"]["spec"]["containers"][0]["ports"],
+            "ports",
+        );
+        assert!(
+            ports.iter().any(|p| p["name"].as_str() == Some(port)),
+            "{name} has no port {port}"
+        );
+        // The SASL password comes from a Secret, never from the ConfigMap.
+        let env = seq(
+            &deployment["spec"]["template"]["spec"]["containers"][0]["env"],
+            "env",
+        );
+        assert!(
+            env.iter().any(|e| e["name"].as_str()
+                == Some("FACTGATE_KAFKA__PROPERTIES__SASL_PASSWORD")
+                && e["valueFrom"]["secretKeyRef"]["name"].as_str() == Some("factgate-kafka")),
+            "{name}"
+        );
+    }
 }

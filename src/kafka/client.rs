@@ -303,6 +303,20 @@ mod tests {
     }
 
     #[test]
+    fn librdkafka_is_built_with_tls_and_sasl() {
+        let native = ClientConfig::new()
+            .create_native_config()
+            .expect("a native configuration");
+        let features = native
+            .get("builtin.features")
+            .expect("librdkafka reports its features");
+        let features: Vec<&str> = features.split(',').collect();
+        for wanted in ["ssl", "sasl_plain", "sasl_scram", "sasl_oauthbearer"] {
+            assert!(features.contains(&wanted), "{wanted} missing: {features:?}");
+        }
+    }
+
+    #[test]
     fn group_id_follows_the_documented_prefix() {
         let config = KafkaConfig::default();
         assert_eq!(group_id(&config, "extract"), "factgate-extract");
