@@ -54,10 +54,11 @@ if ! command -v tansu >/dev/null 2>&1; then
   cargo install tansu --version '~0.6' --features dynostore
 fi
 
-# cargo-deny checks the dependency tree's licences and bans (deny.toml). A build from source,
-# about 4 minutes on 2 cores the first time (see README, "Dependencies"); kept in ~/.cargo/bin.
+# cargo-deny checks the dependency tree's licences and bans (deny.toml). A build from source the
+# first time: 11 minutes measured on a shared, loaded 2-core machine (README, "Dependencies");
+# kept in ~/.cargo/bin, so later runs skip it. The check itself takes about 4 seconds.
 if ! cargo deny --version >/dev/null 2>&1; then
-  log "cargo install cargo-deny --locked (a build of about 4 minutes on 2 cores)"
+  log "cargo install cargo-deny --locked (a build of up to about 11 minutes on 2 cores)"
   cargo install cargo-deny --locked
 fi
 
