@@ -227,11 +227,23 @@ async fn a_directory_and_a_pattern_check_every_article_once() {
         dir.path(),
     )
     .await;
-    assert_eq!(out.status.code(), Some(0), "only the passing article matches");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "only the passing article matches"
+    );
     assert_eq!(json_lines(&out.stdout).len(), 1);
 
-    let out = factgate(args(&["check", "articles/*.rst", "-c", &config]), dir.path()).await;
-    assert_eq!(out.status.code(), Some(2), "a pattern matching nothing is an error");
+    let out = factgate(
+        args(&["check", "articles/*.rst", "-c", &config]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a pattern matching nothing is an error"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("articles/*.rst: no file to check"), "{err}");
 }
@@ -250,7 +262,10 @@ async fn draft_events_as_json_lines_on_stdin_are_checked_as_drafts() {
                  according to [the survey](http://127.0.0.1:{port}/study)."
             )
         ),
-        draft_event("cms-pilot", "Our pilot with 500 students showed 73% improvement."),
+        draft_event(
+            "cms-pilot",
+            "Our pilot with 500 students showed 73% improvement."
+        ),
         // Its id can be read, not its revision's body: blocked as unreadable, as the pipeline does.
         r#"{"schema_version":"factgate.draft.v1","article_id":"cms-broken","revision":2}"#,
     );
@@ -319,7 +334,10 @@ async fn the_repository_draft_files_are_read_as_draft_events() {
     let draft = write(
         dir.path(),
         "draft.json",
-        &draft_event("file-draft", "Our pilot with 500 students showed 73% improvement."),
+        &draft_event(
+            "file-draft",
+            "Our pilot with 500 students showed 73% improvement.",
+        ),
     );
     let out = factgate(args(&["check", &draft, "--json"]), dir.path()).await;
     let decision: Value = serde_json::from_slice(&out.stdout).expect("one decision");
@@ -335,7 +353,8 @@ async fn the_repository_draft_files_are_read_as_draft_events() {
 
 /// A validator for SARIF 2.1.0, from the OASIS schema vendored in tests/fixtures/sarif/.
 fn sarif_validator() -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sarif/sarif-schema-2.1.0.json");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sarif/sarif-schema-2.1.0.json");
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("the vendored schema"))
             .expect("the schema is JSON");
@@ -383,8 +402,7 @@ async fn sarif_output_is_valid_sarif_2_1_0_and_locates_the_claim() {
     let pilot: Vec<&Value> = results
         .iter()
         .filter(|r| {
-            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-                == "articles/pilot.md"
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "articles/pilot.md"
         })
         .collect();
     assert!(!pilot.is_empty(), "{results:#?}");
@@ -393,8 +411,10 @@ async fn sarif_output_is_valid_sarif_2_1_0_and_locates_the_claim() {
     let region = &pilot[0]["locations"][0]["physicalLocation"]["region"];
     assert_eq!(region["startLine"], 4, "{region}");
     assert!(
-        results.iter().all(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-            != "articles/good.md"),
+        results.iter().all(
+            |r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                != "articles/good.md"
+        ),
         "a passing article has no result"
     );
 }
@@ -417,7 +437,9 @@ async fn junit_output_has_a_test_case_per_article_and_a_failure_per_block() {
     let mut cases: Vec<(String, bool)> = Vec::new();
     let mut suites = Vec::new();
     loop {
-        let event = reader.read_event().unwrap_or_else(|e| panic!("invalid XML: {e}\n{xml}"));
+        let event = reader
+            .read_event()
+            .unwrap_or_else(|e| panic!("invalid XML: {e}\n{xml}"));
         let (start, empty) = match &event {
             Event::Start(e) => (Some(e.clone()), false),
             Event::Empty(e) => (Some(e.clone()), true),
@@ -487,7 +509,10 @@ async fn markdown_output_tables_every_article() {
     )
     .await;
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("# factgate: 1 of 2 articles blocked"), "{text}");
+    assert!(
+        text.starts_with("# factgate: 1 of 2 articles blocked"),
+        "{text}"
+    );
     assert!(text.contains("| articles/good.md | **PASS** |"), "{text}");
     assert!(text.contains("## BLOCK `articles/pilot.md`"), "{text}");
 }
@@ -500,26 +525,51 @@ async fn progress_goes_to_stderr_without_colour_and_quiet_silences_it() {
 
     let out = factgate(args(&["check", "articles", "-c", &config]), dir.path()).await;
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("[1/2] articles/good.md: extracting claims"), "{err}");
-    assert!(err.contains("1 claim, 1 source, 1 check to run"), "{err}");
     assert!(
-        err.contains(&format!("[1/1] http://127.0.0.1:{port}/study supported (ok)")),
+        err.contains("[1/2] articles/good.md: extracting claims"),
         "{err}"
     );
-    assert!(err.contains("[2/2] articles/pilot.md: BLOCK (high_severity_issue)"), "{err}");
-    assert!(err.ends_with("2 articles checked: 1 passed, 1 blocked\n"), "{err}");
-    assert!(!err.contains('\x1b'), "ANSI colour on a stderr that is no terminal: {err:?}");
+    assert!(err.contains("1 claim, 1 source, 1 check to run"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "[1/1] http://127.0.0.1:{port}/study supported (ok)"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("[2/2] articles/pilot.md: BLOCK (high_severity_issue)"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("2 articles checked: 1 passed, 1 blocked\n"),
+        "{err}"
+    );
+    assert!(
+        !err.contains('\x1b'),
+        "ANSI colour on a stderr that is no terminal: {err:?}"
+    );
     let report = String::from_utf8_lossy(&out.stdout);
-    assert!(!report.contains("extracting claims"), "progress on stdout: {report}");
+    assert!(
+        !report.contains("extracting claims"),
+        "progress on stdout: {report}"
+    );
 
-    let out = factgate(args(&["check", &good, "-c", &config, "--no-progress"]), dir.path()).await;
+    let out = factgate(
+        args(&["check", &good, "-c", &config, "--no-progress"]),
+        dir.path(),
+    )
+    .await;
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "1 article checked: 1 passed, 0 blocked\n"
     );
     let out = factgate(args(&["check", &good, "-c", &config, "-q"]), dir.path()).await;
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[tokio::test]
@@ -566,7 +616,9 @@ async fn the_body_format_is_input_format_and_format_names_the_report() {
     .await;
     assert_eq!(out.status.code(), Some(1));
     let decision: Value = serde_json::from_slice(&out.stdout).expect("one decision");
-    let claim = decision["report"]["claims"][0]["text"].as_str().unwrap_or("");
+    let claim = decision["report"]["claims"][0]["text"]
+        .as_str()
+        .unwrap_or("");
     assert!(!claim.contains("<p>"), "read as HTML: {claim}");
 
     let out = factgate(args(&["check", &html, "--format", "html"]), dir.path()).await;

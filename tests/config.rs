@@ -567,8 +567,8 @@ fn recheck_file_replays_the_drafts_beside_the_live_deployment() {
 fn configuration_files_named_in_the_readme_exist_and_load() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let named = regex::Regex::new(r"(?:--config |-c )([\w./-]+\.toml)|\b(config/[\w.-]+\.toml)")
-        .unwrap();
+    let named =
+        regex::Regex::new(r"(?:--config |-c )([\w./-]+\.toml)|\b(config/[\w.-]+\.toml)").unwrap();
     let mut files = BTreeSet::new();
     for capture in named.captures_iter(&readme) {
         let file = capture.get(1).or_else(|| capture.get(2)).unwrap().as_str();

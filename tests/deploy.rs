@@ -981,8 +981,10 @@ fn the_secured_kafka_overlay_gives_every_role_a_configuration_that_loads_with_it
         let env: Vec<(String, String)> = map(&service["environment"], "environment")
             .iter()
             .map(|(k, v)| {
-                let value = scalar(v)
-                    .replace("/run/secrets/kafka-password", &password.display().to_string());
+                let value = scalar(v).replace(
+                    "/run/secrets/kafka-password",
+                    &password.display().to_string(),
+                );
                 // ${VAR:?message} is compose's own substitution, filled in by the operator.
                 let value = if value.starts_with("${") {
                     "broker-1:9096".to_owned()
@@ -1017,7 +1019,10 @@ fn the_pod_monitor_scrapes_every_role_on_its_http_port() {
     let port = str_of(&endpoint["port"], "port");
     for deployment in of_kind("Deployment") {
         let name = str_of(&deployment["metadata"]["name"], "name");
-        let labels = map(&deployment["spec"]["template"]["metadata"]["labels"], "labels");
+        let labels = map(
+            &deployment["spec"]["template"]["metadata"]["labels"],
+            "labels",
+        );
         for (key, value) in selector {
             assert_eq!(labels.get(key), Some(value), "{name} is not selected");
         }
