@@ -1,17 +1,19 @@
 //! One article checked in one process: extract, verify every (claim, cited source) pair, decide.
 //! What `factgate check` runs, and the same stages the stream processor runs apart.
 //!
-//! Fail closed: an article that cannot be read is blocked (`extraction_failed`); checks still
+//! Fail closed: an article that cannot be read is blocked (`extraction_failed`), one over a
+//! per-article limit too (`limit_exceeded`, the limits `factgate run` enforces); checks still
 //! running at the deadline are abandoned and the article blocked (`deadline_exceeded`), listing
 //! them.
 
 use crate::decide::{self, ArticleCheck, Strictness};
 use crate::events::{CheckKey, ClaimResult, Decision, DecisionReason, content_digest};
-use crate::extract::{self, Extraction};
+use crate::extract::{self, ExtractError, ExtractLimits, Extraction};
 use crate::model::BodyFormat;
 use crate::verify::Verifier;
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
+use std::io::Read as _;
 use std::time::Duration;
 
 /// How an article is checked.
@@ -22,6 +24,22 @@ pub struct CheckOptions {
     pub deadline: Duration,
     /// Checks run at once (the fetcher's per-host limits apply within this).
     pub concurrency: usize,
+    /// The per-article limits (`[extract]`), the same `factgate run` enforces.
+    pub limits: ExtractLimits,
+}
+
+/// Reads at most `max_bytes + 1` bytes from `input`: enough to tell an article over
+/// `extract.max_body_bytes` from one at the limit, whatever the input (a 50 MB file,
+/// `/dev/zero`), in bounded time and memory.
+///
+/// # Errors
+/// The reader's error.
+pub fn read_capped(input: impl std::io::Read, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    input
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// What checking one article produced.
@@ -44,14 +62,18 @@ pub async fn check_article(
 ) -> Checked {
     let started: DateTime<Utc> = Utc::now();
     let digest = content_digest(format!("{format}\n{body}").as_bytes());
-    let extraction = match extract::extract(body, format) {
+    let extraction = match extract::extract_within(body, format, &options.limits) {
         Ok(extraction) => extraction,
         Err(err) => {
+            let reason = match err {
+                ExtractError::Limit(_) => DecisionReason::LimitExceeded,
+                _ => DecisionReason::ExtractionFailed,
+            };
             let decision = decide::decide_not_checked(
                 article_id,
                 Some(revision),
                 &digest,
-                DecisionReason::ExtractionFailed,
+                reason,
                 &err.to_string(),
                 Some(started),
                 Utc::now(),
