@@ -165,3 +165,51 @@ async fn run_checks(
         .collect();
     (results, unfinished)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::fetch::{FetchSettings, Fetcher};
+
+    #[test]
+    fn an_endless_input_is_read_only_to_just_past_the_limit() {
+        let zero = std::fs::File::open("/dev/zero").expect("/dev/zero opens");
+        let bytes = read_capped(zero, 1024).expect("reads");
+        assert_eq!(bytes.len(), 1025);
+        let small = read_capped(&b"Prices rose 4%."[..], 1024).expect("reads");
+        assert_eq!(small, b"Prices rose 4%.");
+    }
+
+    #[tokio::test]
+    async fn an_article_over_a_limit_is_blocked_as_run_blocks_it() {
+        let verifier = Verifier::new(
+            Fetcher::new(FetchSettings::default()).expect("a fetcher"),
+            Default::default(),
+            None,
+        );
+        let options = CheckOptions {
+            strictness: Strictness::Normal,
+            deadline: Duration::from_secs(5),
+            concurrency: 1,
+            limits: ExtractLimits {
+                max_links: 2,
+                ..ExtractLimits::default()
+            },
+        };
+        let body = "Sales rose 4% [a](https://a.example/) [b](https://b.example/) [c](https://c.example/).";
+        let checked =
+            check_article("a-1", 1, body, BodyFormat::Markdown, &verifier, &options).await;
+        assert_eq!(
+            checked.decision.reasons,
+            vec![DecisionReason::LimitExceeded]
+        );
+        assert!(
+            checked.decision.report.issues[0]
+                .evidence
+                .contains("extract.max_links_per_article"),
+            "{:?}",
+            checked.decision.report.issues
+        );
+        assert!(checked.results.is_empty(), "nothing was fetched");
+    }
+}

@@ -1142,3 +1142,69 @@ async fn a_revision_published_again_with_other_content_is_decided_on_the_content
     }
     roles.stop().await;
 }
+
+// ---------------------------------------------------------------------------------------------
+// 10. A draft whose outputs the broker refuses
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_whose_outputs_the_broker_refuses_is_blocked_and_dead_lettered_and_reading_goes_on()
+{
+    let (broker, config, origin) = setup().await;
+    let decisions = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let dead_letters = outside_reader(&config, &config.kafka.topics.dead_letter, "ops");
+    let producer = producer(&config);
+    let refused = draft(Kind::Unsourced, "refused-by-broker", &origin, false);
+    publish_draft(&producer, &config, &refused.article_id, &refused.payload).await;
+    // The next record the broker is sent, the draft's manifest, is refused as too large: a
+    // fault of the record, which no retry can mend.
+    broker
+        .inject_request_errors(
+            RDKafkaApiKey::Produce,
+            &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE],
+        )
+        .expect("inject on Produce");
+    let roles = start_roles(&config, &Role::ALL).await;
+
+    let letter = timeout(ALL_DECIDED_WITHIN, dead_letters.recv())
+        .await
+        .expect("the draft is dead-lettered in time")
+        .expect("dead letter read");
+    assert_eq!(letter.key(), Some(refused.article_id.as_bytes()));
+    assert_eq!(letter.payload(), Some(refused.payload.as_slice()));
+    let mut seen = Seen::default();
+    let blocked = decisions_on(
+        &decisions,
+        &mut seen,
+        &refused.article_id,
+        1,
+        ALL_DECIDED_WITHIN,
+    )
+    .await;
+    assert_eq!(blocked.len(), 1, "{blocked:?}");
+    assert_eq!(blocked[0].outcome, Outcome::Block);
+    assert_eq!(blocked[0].reasons, vec![DecisionReason::InternalError]);
+    assert!(
+        blocked[0].report.issues[0].evidence.contains("refused"),
+        "{:?}",
+        blocked[0].report.issues
+    );
+
+    // The role read on: the next draft is decided as its content calls for.
+    let next = draft(Kind::Clean, "after-the-refusal", &origin, false);
+    publish_draft(&producer, &config, &next.article_id, &next.payload).await;
+    let passed = decisions_on(
+        &decisions,
+        &mut seen,
+        &next.article_id,
+        1,
+        ALL_DECIDED_WITHIN,
+    )
+    .await;
+    assert_eq!(
+        passed.first().map(|d| d.outcome),
+        Some(Outcome::Pass),
+        "{passed:?}"
+    );
+    assert!(!roles.is_finished(), "the pipeline is still running");
+    roles.stop().await;
+}

@@ -206,6 +206,14 @@ fn hostile(origin: &str) -> Vec<Draft> {
         Expect::Exactly(Outcome::Block, vec![DecisionReason::ExtractionFailed]),
     ));
 
+    // An input the extractor's fuzzing once crashed on: an unsourced figure.
+    drafts.push(readable(
+        "fuzz-regression",
+        ":84".into(),
+        "text",
+        Expect::Exactly(Outcome::Block, vec![DecisionReason::HighSeverityIssue]),
+    ));
+
     // Each per-draft limit, just past it.
     drafts.push(limit(
         "body-too-large",
