@@ -28,8 +28,19 @@
 //! - **Unreadable manifests.** A manifest that cannot be decoded but names its article and
 //!   revision blocks that revision at once (`internal_error`), superseding an older pending one,
 //!   so its draft is never left undecided.
-//! - **Replays.** Decided (article, revision)s are remembered (bounded; see `decided`), and a
-//!   manifest or result for one is ignored.
+//! - **Publications.** A manifest names the publication it comes from (the draft's position on
+//!   the drafts topic), and results echo it, so a replay is told from a new publication of the
+//!   same revision. Decided (article, revision)s are remembered with the content and publication
+//!   they were decided on (bounded; see `decided`): a replay of a manifest or result changes
+//!   nothing; the same content published again is checked again when its decision was a block
+//!   that could not complete ([`crate::events::DecisionReason::is_retryable`]), else only noted
+//!   ([`JoinNote`]); other content is decided again. While a revision is in flight, the same
+//!   content published again shares its check, and other content replaces it (only the content
+//!   published last is decided). Results count only for their own publication or a repeat of
+//!   it; a result of a later publication waits for its manifest.
+//! - **Split manifests.** A manifest too large for one message comes in parts
+//!   ([`crate::events::ManifestPart`]); the article waits for all of them, and a part missing at
+//!   the deadline blocks it (`deadline_exceeded`), never a pass on the claims that came.
 //! - **Bounded, with back-pressure.** Nothing given to the state is dropped for lack of room;
 //!   instead [`JoinState::backpressure`] says which input to pause: manifests when
 //!   `join.max_in_flight_articles` articles await results, results when the cap on results
@@ -51,8 +62,8 @@
 //!   article's trace. It is freed with the article.
 //! - **Partitions.** The manifest and the results of one article must reach the same join
 //!   instance: their two topics (they must differ) are keyed by article and co-partitioned. When
-//!   a partition is revoked, [`JoinState::revoke`] drops what it held; its new owner reads it
-//!   again.
+//!   a partition is revoked, [`JoinState::revoke`] drops what it held (and what was decided
+//!   there); its new owner reads it again from the committed offset.
 
 mod article;
 mod decided;

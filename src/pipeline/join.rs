@@ -8,6 +8,10 @@
 //! alone, as [`JoinState::backpressure`] asks (see `crate::join`); ticks go on, so deadlines
 //! make room too. The pause is asserted again on every tick, since a rebalance hands out
 //! partitions unpaused.
+//!
+//! Partitions revoked by a rebalance are dropped from the state before anything else is read
+//! (see [`crate::kafka::RoleContext::take_revoked`]): their articles are decided by the new
+//! owner only.
 
 use super::offsets::store_next_offset;
 use super::{PipelineError, Role, Services, stopped};

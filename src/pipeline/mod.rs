@@ -17,6 +17,11 @@
 //! Each role is its own consumer group and stores a message's offset only after everything it
 //! produced for that message is acknowledged (the join: only up to its earliest undecided
 //! article), so a crash or a shutdown in the middle of work means the work is done again.
+//!
+//! No one message stops a role: what it produces is sized to the broker's message limit
+//! ([`crate::events::fit`]), and a message whose outputs the broker refuses for their own sake
+//! ([`crate::kafka::is_message_fault`]) is answered (a block, a dead letter) and its offset
+//! stored. Only a fault of the broker or the process stops a role, and with it the process.
 
 mod board;
 mod extract;
