@@ -10,6 +10,11 @@
 //!   file, or standard input, whose content opens with `{` or `[` is read as drafts; a draft
 //!   names its own article id, revision and body format.
 //!
+//! Reading is bounded: a body is read up to `extract.max_body_bytes` and one byte more (a larger
+//! one is then blocked as `limit_exceeded`, as `factgate run` blocks it, without reading the
+//! rest), and a file of draft events up to [`MAX_DRAFTS_INPUT_BYTES`] (an error beyond it: split
+//! the export). `factgate check /dev/zero` reads a few megabytes and blocks.
+//!
 //! Nothing is skipped silently: a draft event that cannot be read is blocked
 //! (`draft_unreadable`) when its article id can be recovered, as the stream processor does, and is
 //! an input error otherwise; a path that does not exist or a pattern matching nothing is an
@@ -25,6 +30,10 @@ use crate::model::BodyFormat;
 pub const DIRECTORY_EXTENSIONS: [&str; 9] = [
     "md", "markdown", "html", "htm", "txt", "text", "json", "jsonl", "ndjson",
 ];
+
+/// Most bytes read from one file, or standard input, holding draft events: an export larger than
+/// this is an input error, and is checked in several files.
+pub const MAX_DRAFTS_INPUT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// One article to check.
 #[derive(Debug, Clone)]
@@ -69,6 +78,9 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
+    /// A file of draft events larger than [`MAX_DRAFTS_INPUT_BYTES`].
+    #[error("{path} holds more than {limit} bytes of draft events: split it into several files")]
+    TooLarge { path: String, limit: u64 },
     /// A glob pattern is malformed.
     #[error("invalid pattern {pattern}: {reason}")]
     Pattern { pattern: String, reason: String },
@@ -81,30 +93,30 @@ pub enum InputError {
 }
 
 /// Reads every input, in order: articles to check, and the inputs that gave none. `stdin` is read
-/// when an input is `-`; `format` is `--input-format`, for bodies only.
+/// when an input is `-`; `format` is `--input-format`, for bodies only; `max_body_bytes` is
+/// `extract.max_body_bytes`.
 pub fn collect(
     inputs: &[String],
     format: Option<BodyFormat>,
     stdin: &mut dyn Read,
+    max_body_bytes: u64,
 ) -> (Vec<Article>, Vec<InputError>) {
     let mut articles = Vec::new();
     let mut errors = Vec::new();
     for input in inputs {
         if input == "-" {
-            let mut bytes = Vec::new();
-            match stdin.read_to_end(&mut bytes) {
-                Ok(_) => read_content("-", None, &bytes, true, format, &mut articles, &mut errors),
-                Err(source) => errors.push(InputError::Read {
-                    path: "standard input".to_owned(),
-                    source,
-                }),
+            match read_bounded(stdin, true, max_body_bytes) {
+                Ok(bytes) => {
+                    read_content("-", None, &bytes, true, format, &mut articles, &mut errors)
+                }
+                Err(err) => errors.push(err.into_input_error("standard input")),
             }
             continue;
         }
         match files_of(input) {
             Ok(files) => {
                 for file in files {
-                    read_file(&file, format, &mut articles, &mut errors);
+                    read_file(&file, format, max_body_bytes, &mut articles, &mut errors);
                 }
             }
             Err(err) => errors.push(err),
@@ -184,19 +196,79 @@ fn extension(path: &Path) -> Option<String> {
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
 }
 
+/// Why a bounded read gave nothing.
+enum ReadError {
+    Io(std::io::Error),
+    TooLarge,
+}
+
+impl ReadError {
+    fn into_input_error(self, path: &str) -> InputError {
+        match self {
+            ReadError::Io(source) => InputError::Read {
+                path: path.to_owned(),
+                source,
+            },
+            ReadError::TooLarge => InputError::TooLarge {
+                path: path.to_owned(),
+                limit: MAX_DRAFTS_INPUT_BYTES,
+            },
+        }
+    }
+}
+
+/// Reads a body up to `max_body_bytes + 1` bytes (the one more tells the check it is over the
+/// limit); content that may hold draft events and opens as JSON is read on, up to
+/// [`MAX_DRAFTS_INPUT_BYTES`].
+fn read_bounded(
+    reader: &mut dyn Read,
+    may_hold_drafts: bool,
+    max_body_bytes: u64,
+) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    let first = max_body_bytes.saturating_add(1);
+    reader
+        .take(first)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    let opens_as_json = matches!(
+        bytes.iter().find(|b| !b.is_ascii_whitespace()),
+        Some(b'{' | b'[')
+    );
+    if (bytes.len() as u64) < first || !(may_hold_drafts && opens_as_json) {
+        return Ok(bytes);
+    }
+    reader
+        .take(
+            MAX_DRAFTS_INPUT_BYTES
+                .saturating_sub(first)
+                .saturating_add(1),
+        )
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > MAX_DRAFTS_INPUT_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(bytes)
+}
+
 fn read_file(
     path: &Path,
     format: Option<BodyFormat>,
+    max_body_bytes: u64,
     articles: &mut Vec<Article>,
     errors: &mut Vec<InputError>,
 ) {
     let name = path.display().to_string();
-    match std::fs::read(path) {
+    let may_hold_drafts = matches!(
+        extension(path).as_deref(),
+        Some("json" | "jsonl" | "ndjson") | None
+    );
+    let read = std::fs::File::open(path)
+        .map_err(ReadError::Io)
+        .and_then(|mut file| read_bounded(&mut file, may_hold_drafts, max_body_bytes));
+    match read {
         Ok(bytes) => {
-            let may_hold_drafts = matches!(
-                extension(path).as_deref(),
-                Some("json" | "jsonl" | "ndjson") | None
-            );
             read_content(
                 &name,
                 Some(path),
@@ -207,7 +279,7 @@ fn read_file(
                 errors,
             );
         }
-        Err(source) => errors.push(InputError::Read { path: name, source }),
+        Err(err) => errors.push(err.into_input_error(&name)),
     }
 }
 
@@ -317,7 +389,37 @@ mod tests {
     }
 
     fn collect_stdin(input: &str) -> (Vec<Article>, Vec<InputError>) {
-        collect(&["-".to_owned()], None, &mut input.as_bytes())
+        collect(&["-".to_owned()], None, &mut input.as_bytes(), 1 << 20)
+    }
+
+    #[test]
+    fn a_body_is_read_one_byte_past_the_limit_and_no_further() {
+        let mut endless = std::io::repeat(b'a');
+        let (articles, errors) = collect(&["-".to_owned()], None, &mut endless, 1000);
+        assert!(errors.is_empty(), "{errors:?}");
+        match &articles[0].content {
+            Content::Body { body, .. } => assert_eq!(body.len(), 1001),
+            other => panic!("expected a body, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn drafts_are_read_past_the_body_limit_but_not_without_end() {
+        let text = format!(
+            "{}\n{}\n",
+            draft("a-1", &"x".repeat(600)),
+            draft("a-2", "Two.")
+        );
+        let (articles, errors) = collect(&["-".to_owned()], None, &mut text.as_bytes(), 700);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(articles.len(), 2);
+        let mut endless = std::io::Read::chain(&b"[ "[..], std::io::repeat(b' '));
+        let (articles, errors) = collect(&["-".to_owned()], None, &mut endless, 700);
+        assert!(articles.is_empty());
+        assert!(
+            matches!(errors.as_slice(), [InputError::TooLarge { .. }]),
+            "{errors:?}"
+        );
     }
 
     #[test]
@@ -400,7 +502,7 @@ mod tests {
         let md = dir.path().join("braces.md");
         std::fs::write(&md, "{curly} text that is Markdown.").unwrap();
         let inputs = [json.display().to_string(), md.display().to_string()];
-        let (articles, errors) = collect(&inputs, None, &mut std::io::empty());
+        let (articles, errors) = collect(&inputs, None, &mut std::io::empty(), 1 << 20);
         assert!(errors.is_empty(), "{errors:?}");
         assert!(matches!(
             &articles[0].content,

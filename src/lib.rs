@@ -18,6 +18,8 @@
 //! - [`config`]: configuration from `config/factgate.toml` and `FACTGATE_…` overrides, validated.
 //! - [`extract`]: turns a draft body (Markdown, HTML, text) into claims mapped to citations, and
 //!   judges at once what needs no fetch. Pure: no I/O.
+//! - [`markup`]: bounded HTML and Markdown parsing shared by drafts and sources: a linear
+//!   nesting-depth scan before any tree is built, and a parse that stops when its time is up.
 //! - [`decide`]: the policy (strictness) and the report: pass or block, and why.
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
 //! - [`inputs`]: what `factgate check` reads: files, directories, globs, standard input; bodies
@@ -45,6 +47,7 @@ pub mod http;
 pub mod inputs;
 pub mod join;
 pub mod kafka;
+pub mod markup;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;

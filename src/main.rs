@@ -15,7 +15,7 @@ use factgate::render::{self, CheckedArticle, Format};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
 use factgate::verify::llm::LlmJudge;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -154,16 +154,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn read_input(file: &PathBuf) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+/// Reads the article, at most `max_bytes + 1` bytes of it (see [`factgate::check::read_capped`]).
+fn read_input(file: &PathBuf, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
     if file.as_os_str() == "-" {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("reading standard input")?;
+        factgate::check::read_capped(std::io::stdin(), max_bytes).context("reading standard input")
     } else {
-        bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+        let opened =
+            std::fs::File::open(file).with_context(|| format!("reading {}", file.display()))?;
+        factgate::check::read_capped(opened, max_bytes)
+            .with_context(|| format!("reading {}", file.display()))
     }
-    Ok(bytes)
 }
 
 fn run_extract(
@@ -171,7 +171,14 @@ fn run_extract(
     format: Option<BodyFormat>,
     compact: bool,
 ) -> anyhow::Result<ExitCode> {
-    let bytes = read_input(file)?;
+    let max_bytes = factgate::config::DEFAULT_EXTRACT_MAX_BODY_BYTES;
+    let bytes = read_input(file, max_bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        anyhow::bail!(
+            "{} is larger than {max_bytes} bytes, the default extract.max_body_bytes",
+            file.display()
+        );
+    }
     let extraction = extract::extract_bytes(&bytes, format)
         .with_context(|| format!("cannot extract claims from {}", file.display()))?;
     let json = if compact {
@@ -277,6 +284,7 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         &args.inputs,
         args.input_format,
         &mut std::io::stdin().lock(),
+        config.extract.max_body_bytes,
     );
     let progress = Progress::new(
         std::io::stderr(),
@@ -306,6 +314,7 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         strictness: args.strictness.unwrap_or(config.policy.strictness),
         deadline: config.join.deadline(),
         concurrency: CHECK_CONCURRENCY,
+        limits: config.extract.limits(),
     };
     let mut done: Vec<Done> = Vec::with_capacity(articles.len());
     for article in articles {
@@ -400,6 +409,10 @@ fn run_pipeline(
                 println!(
                     "embedded Kafka broker: bootstrap.servers={}",
                     running.bootstrap
+                );
+                println!(
+                    "the embedded broker keeps everything in memory: drafts in flight are lost when \
+                     this process stops; for production set kafka.bootstrap_servers to a Kafka cluster"
                 );
             } else {
                 println!("Kafka brokers: {}", running.bootstrap);

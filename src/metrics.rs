@@ -18,6 +18,9 @@
 //! | `factgate_consumer_lag_messages{role,group,topic,partition}` | each role consumer's statistics callback |
 //! | `factgate_build_info{version}` | set once, to 1, when the registry is created |
 //! | `process_*` (CPU seconds, resident memory, open file descriptors, start time; Linux) | the prometheus crate's process collector, read at each scrape |
+//! | `factgate_limits_exceeded_total{limit}`, `factgate_outputs_shortened_total{event}` | extract (limits, split manifests), the pipeline (shortened decisions), verify (cut results) |
+//! | `factgate_failed_messages_total{role}` | any role, for a message whose handling failed for its own sake |
+//! | `factgate_republished_drafts_total{handling}` | the join, when a revision is published again |
 //!
 //! Labels are low-cardinality by construction: every label value comes from a closed enum
 //! (mapped here) except `topic`, `partition` and `group`, which are the configured topics, their
@@ -119,7 +122,34 @@ pub struct Metrics {
     /// `factgate_build_info{version}`: always 1; says which version answers the scrape, and is
     /// the series `FactgateDown` knows a factgate instance by, whatever its scrape job is called.
     pub build_info: IntGaugeVec,
+    /// `factgate_limits_exceeded_total{limit}`: use [`Metrics::limit_exceeded`].
+    pub limits_exceeded: IntCounterVec,
+    /// `factgate_outputs_shortened_total{event}`: use [`Metrics::output_shortened`].
+    pub outputs_shortened: IntCounterVec,
+    /// `factgate_failed_messages_total{role}`: use [`Metrics::message_failed`].
+    pub failed_messages: IntCounterVec,
+    /// `factgate_republished_drafts_total{handling}`: use [`Metrics::draft_republished`].
+    pub republished_drafts: IntCounterVec,
 }
+
+/// The `limit` label of `factgate_limits_exceeded_total`: each per-draft limit.
+pub const LIMITS: [&str; 6] = [
+    "body_bytes",
+    "nesting_depth",
+    "links",
+    "claims",
+    "checks",
+    "output_bytes",
+];
+/// The `event` label of `factgate_outputs_shortened_total`.
+pub const SHORTENED_OUTPUTS: [&str; 3] = ["manifest_split", "decision", "result"];
+/// The `role` label of `factgate_failed_messages_total` (`decision`: a decision the broker
+/// refused, and the block meant to replace it).
+pub const FAILING_ROLES: [&str; 4] = ["extract", "verify", "join", "decision"];
+/// The `handling` label of `factgate_republished_drafts_total`; see
+/// [`crate::join::Republished`].
+pub const REPUBLISHED_HANDLING: [&str; 4] =
+    ["rechecked", "acknowledged", "in_flight", "new_content"];
 
 /// The process's metrics.
 pub fn metrics() -> &'static Metrics {
@@ -250,6 +280,30 @@ impl Metrics {
                 "Always 1: the version of factgate answering the scrape.",
                 &["version"],
             ),
+            limits_exceeded: counter_vec(
+                &registry,
+                "factgate_limits_exceeded_total",
+                "Drafts blocked for going over a per-draft limit, by limit.",
+                &["limit"],
+            ),
+            outputs_shortened: counter_vec(
+                &registry,
+                "factgate_outputs_shortened_total",
+                "Events split or shortened to fit the broker's message limit, by event.",
+                &["event"],
+            ),
+            failed_messages: counter_vec(
+                &registry,
+                "factgate_failed_messages_total",
+                "Messages whose handling failed for a reason of their own (answered and skipped, never retried), by role.",
+                &["role"],
+            ),
+            republished_drafts: counter_vec(
+                &registry,
+                "factgate_republished_drafts_total",
+                "Revisions published again, by how the join handled them.",
+                &["handling"],
+            ),
             registry,
         };
         m.build_info
@@ -287,6 +341,39 @@ impl Metrics {
         for input in JOIN_INPUTS {
             self.join_paused.with_label_values(&[input]).set(0);
         }
+        for limit in LIMITS {
+            self.limits_exceeded.with_label_values(&[limit]);
+        }
+        for event in SHORTENED_OUTPUTS {
+            self.outputs_shortened.with_label_values(&[event]);
+        }
+        for role in FAILING_ROLES {
+            self.failed_messages.with_label_values(&[role]);
+        }
+        for handling in REPUBLISHED_HANDLING {
+            self.republished_drafts.with_label_values(&[handling]);
+        }
+    }
+
+    /// A draft went over the per-draft limit `limit` (one of [`LIMITS`]).
+    pub fn limit_exceeded(&self, limit: &'static str) {
+        self.limits_exceeded.with_label_values(&[limit]).inc();
+    }
+
+    /// An event was split or shortened to fit the broker (`event`: one of [`SHORTENED_OUTPUTS`]).
+    pub fn output_shortened(&self, event: &'static str) {
+        self.outputs_shortened.with_label_values(&[event]).inc();
+    }
+
+    /// A message of `role` (one of [`FAILING_ROLES`]) failed for a reason of its own.
+    pub fn message_failed(&self, role: &'static str) {
+        self.failed_messages.with_label_values(&[role]).inc();
+    }
+
+    /// A revision was published again and handled as `handling` (one of
+    /// [`REPUBLISHED_HANDLING`]).
+    pub fn draft_republished(&self, handling: &'static str) {
+        self.republished_drafts.with_label_values(&[handling]).inc();
     }
 
     /// Counts a published decision once under its outcome, each of its reasons once in
@@ -407,7 +494,7 @@ const ALL_CLAIM_KINDS: [ClaimKind; 11] = [
     ClaimKind::FirstPersonData,
 ];
 
-const ALL_DECISION_REASONS: [DecisionReason; 9] = [
+const ALL_DECISION_REASONS: [DecisionReason; 10] = [
     DecisionReason::HighSeverityIssue,
     DecisionReason::MediumSeverityIssue,
     DecisionReason::LowSeverityIssue,
@@ -417,6 +504,7 @@ const ALL_DECISION_REASONS: [DecisionReason; 9] = [
     DecisionReason::SourceUnjudgeable,
     DecisionReason::Superseded,
     DecisionReason::InternalError,
+    DecisionReason::LimitExceeded,
 ];
 
 const ALL_VOTES: [&str; 4] = ["supported", "refuted", "not_enough_info", "abstained"];
@@ -469,6 +557,7 @@ pub fn decision_reason(reason: DecisionReason) -> &'static str {
         DecisionReason::SourceUnjudgeable => "source_unjudgeable",
         DecisionReason::Superseded => "superseded",
         DecisionReason::InternalError => "internal_error",
+        DecisionReason::LimitExceeded => "limit_exceeded",
     }
 }
 
@@ -553,6 +642,26 @@ mod tests {
             &["role", "group", "topic", "partition"],
         ),
         ("factgate_build_info", MetricType::GAUGE, &["version"]),
+        (
+            "factgate_limits_exceeded_total",
+            MetricType::COUNTER,
+            &["limit"],
+        ),
+        (
+            "factgate_outputs_shortened_total",
+            MetricType::COUNTER,
+            &["event"],
+        ),
+        (
+            "factgate_failed_messages_total",
+            MetricType::COUNTER,
+            &["role"],
+        ),
+        (
+            "factgate_republished_drafts_total",
+            MetricType::COUNTER,
+            &["handling"],
+        ),
     ];
 
     /// One representative event per family, through the same calls the event sites make.
@@ -593,6 +702,10 @@ mod tests {
         m.consumer_lag
             .with_label_values(&["verify", "factgate-verify", "claims.verify", "0"])
             .set(7);
+        m.limit_exceeded("links");
+        m.output_shortened("decision");
+        m.message_failed("extract");
+        m.draft_republished("rechecked");
     }
 
     #[test]

@@ -30,6 +30,19 @@ pub const DEFAULT_TOPIC_DECISIONS: &str = "decisions";
 /// Default topic of draft events that could not be read.
 pub const DEFAULT_TOPIC_DEAD_LETTER: &str = "drafts.dlq";
 
+/// librdkafka's own default `message.max.bytes`: the largest record the producer sends when
+/// `kafka.properties` does not say otherwise.
+pub const DEFAULT_MESSAGE_MAX_BYTES: u64 = 1_000_000;
+/// The smallest `message.max.bytes` factgate accepts: room for any decision once its report is
+/// shortened, with a 512-byte article id.
+pub const MIN_MESSAGE_MAX_BYTES: u64 = 8_192;
+/// What a record costs beyond its payload, key and headers (record and batch framing), kept
+/// free under `message.max.bytes` so a payload that fits the budget fits the broker.
+const RECORD_OVERHEAD_BYTES: u64 = 512;
+/// The longest key factgate writes (an article id) plus its headers (`traceparent`,
+/// `factgate-schema`), reserved from every payload's budget.
+const KEY_AND_HEADERS_BYTES: u64 = 512 + 256;
+
 /// librdkafka properties factgate sets itself: setting them here would either be overwritten or,
 /// for `enable.auto.offset.store`, break "offsets follow outputs".
 const RESERVED_PROPERTIES: &[(&str, &str)] = &[
@@ -208,7 +221,36 @@ impl TopicsConfig {
 }
 
 impl KafkaConfig {
+    /// The largest record factgate's producer may send: `message.max.bytes` of
+    /// `kafka.properties`, else librdkafka's default. Every output is sized to fit it.
+    pub fn message_max_bytes(&self) -> u64 {
+        self.properties
+            .get("message.max.bytes")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_MESSAGE_MAX_BYTES)
+    }
+
+    /// The largest event payload (JSON) factgate writes: [`KafkaConfig::message_max_bytes`]
+    /// less the room its key, headers and the record framing take.
+    pub fn max_payload_bytes(&self) -> usize {
+        let budget = self
+            .message_max_bytes()
+            .saturating_sub(RECORD_OVERHEAD_BYTES + KEY_AND_HEADERS_BYTES);
+        usize::try_from(budget).unwrap_or(usize::MAX)
+    }
+
     pub(crate) fn check(&self, checks: &mut Checks) {
+        if let Some(value) = self.properties.get("message.max.bytes") {
+            let key = "kafka.properties.\"message.max.bytes\"";
+            match value.trim().parse::<u64>() {
+                Ok(n) if n >= MIN_MESSAGE_MAX_BYTES => {}
+                Ok(n) => checks.fail(
+                    key,
+                    format!("{key} ({n}) must be at least {MIN_MESSAGE_MAX_BYTES}"),
+                ),
+                Err(_) => checks.fail(key, format!("{key} ({value:?}) must be a whole number")),
+            }
+        }
         if let Some(servers) = &self.bootstrap_servers
             && servers.split(',').any(|s| s.trim().is_empty())
         {

@@ -163,6 +163,7 @@ impl Config {
         self.credibility.check(&mut checks);
         self.llm.check(&mut checks);
         self.join.check(&mut checks);
+        self.http.check(&mut checks);
         self.log.check(&mut checks);
         self.trace.check(&mut checks);
 

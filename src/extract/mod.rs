@@ -13,6 +13,8 @@
 //! - `detect`: decides what makes a sentence check-worthy (kinds, quotes, attribution) and
 //!   prejudges claims that cite nothing.
 //! - `figures`: finds the figures a sentence states, normalized to value, unit and scale.
+//! - `limits`: the per-article limits [`extract_within`] enforces (size, nesting, links, claims,
+//!   checks), each before the work it bounds.
 //!
 //! # Which citations back a claim
 //! 1. **Same sentence** ([`CitationRule::SameSentence`]): the citations written in the claim's own
@@ -44,7 +46,10 @@ mod citations;
 pub mod detect;
 mod document;
 pub mod figures;
+mod limits;
 mod segment;
+
+pub use limits::{ExtractLimits, LimitExceeded};
 
 use crate::model::{BodyFormat, Citation, CitationRule, Claim, Location, Span};
 use detect::SentenceFeatures;
@@ -95,6 +100,9 @@ pub enum ExtractError {
     /// The body format named by the draft or the command line is not one factgate reads.
     #[error("unknown body format {0:?}: expected markdown, html or text")]
     UnknownFormat(String),
+    /// The article is over one of the limits [`extract_within`] enforces.
+    #[error(transparent)]
+    Limit(#[from] LimitExceeded),
 }
 
 /// The share of control or U+FFFD replacement characters above which a body is not text: one in
@@ -109,14 +117,40 @@ pub fn extract(body: &str, format: BodyFormat) -> Result<Extraction, ExtractErro
     extract_with(body, format, &detect::analyze)
 }
 
+/// [`extract`] within `limits`: an article over one is refused whole, each limit checked before
+/// the work it bounds (see `limits`). What `factgate run` and `factgate check` both call.
+///
+/// # Errors
+/// [`ExtractError::Limit`] naming the limit, and whatever [`extract`] returns.
+pub fn extract_within(
+    body: &str,
+    format: BodyFormat,
+    limits: &ExtractLimits,
+) -> Result<Extraction, ExtractError> {
+    limits::check_before_parse(body, format, limits)?;
+    extract_limited(body, format, &detect::analyze, limits)
+}
+
 /// [`extract`] with the sentence detector given, so the document side can be tested on its own.
 fn extract_with(
     body: &str,
     format: BodyFormat,
     analyze: &dyn Fn(&str) -> SentenceFeatures,
 ) -> Result<Extraction, ExtractError> {
+    extract_limited(body, format, analyze, &ExtractLimits::UNLIMITED)
+}
+
+/// [`extract_with`], stopping at the first claim or check over `limits`.
+fn extract_limited(
+    body: &str,
+    format: BodyFormat,
+    analyze: &dyn Fn(&str) -> SentenceFeatures,
+    limits: &ExtractLimits,
+) -> Result<Extraction, ExtractError> {
     check_readable(body)?;
     let doc = document::parse(body, format);
+    let mut budget = limits::Budget::new(limits);
+    budget.links(doc.blocks.iter().map(|b| b.markers.len()).sum())?;
     if doc.blocks.is_empty() {
         return Err(ExtractError::Unreadable {
             reason: format!("no visible text in the {format} body once markup is removed"),
@@ -152,6 +186,9 @@ fn extract_with(
 
         let mut cites: Vec<Vec<Citation>> = vec![Vec::new(); sentences.len()];
         let mut dangling: Vec<Vec<String>> = vec![Vec::new(); sentences.len()];
+        // The URLs each sentence cites so far: a set, so a sentence with thousands of links
+        // stays linear.
+        let mut cited: Vec<HashSet<String>> = vec![HashSet::new(); sentences.len()];
         for marker in &block.markers {
             let owner = sentences
                 .partition_point(|s| s.owned.end <= marker.range.start)
@@ -159,7 +196,7 @@ fn extract_with(
             match citations::resolve(marker, &block.text, &doc.references) {
                 citations::Resolved::Cites(found) => {
                     for c in found {
-                        if !cites[owner].iter().any(|have| have.url == c.url) {
+                        if cited[owner].insert(c.url.clone()) {
                             cites[owner].push(c);
                         }
                     }
@@ -246,6 +283,7 @@ fn extract_with(
                     }
                 }
             };
+            budget.claim(out.claims.len() + 1, citations.len())?;
             out.claims.push(Claim {
                 id: claim_id(&text, index, i),
                 text,

@@ -124,8 +124,10 @@ fn set_default(client: &mut ClientConfig, config: &KafkaConfig, key: &str, value
 /// A role's consumer.
 pub type RoleConsumer = StreamConsumer<RoleContext>;
 
-/// The context of a role's consumer: logs rebalances and failed commits, and keeps the consumer
-/// lag of the latest statistics report for metrics and readiness.
+/// The context of a role's consumer: logs rebalances and failed commits, keeps the consumer lag
+/// of the latest statistics report for metrics and readiness, and the partitions revoked since
+/// the role last asked ([`RoleContext::take_revoked`]), so a role with state per partition (the
+/// join) can drop what it no longer owns.
 #[derive(Debug)]
 pub struct RoleContext {
     role: String,
@@ -134,6 +136,7 @@ pub struct RoleContext {
     group: String,
     lag: Mutex<BTreeMap<(String, i32), i64>>,
     health: Arc<ConsumerHealth>,
+    revoked: Mutex<Vec<(String, i32)>>,
 }
 
 /// What readiness needs to know of a consumer, kept current by its callbacks: the partitions
@@ -164,7 +167,16 @@ impl RoleContext {
             group: group.to_owned(),
             lag: Mutex::new(BTreeMap::new()),
             health: Arc::new(ConsumerHealth::default()),
+            revoked: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The (topic, partition)s revoked from this consumer since the last call. Revocation runs
+    /// inside the consumer's poll, between two messages the role reads: a role that calls this
+    /// after every read sees a revocation before any message of the next assignment. The
+    /// offsets stored for them were committed by librdkafka as they were revoked.
+    pub fn take_revoked(&self) -> Vec<(String, i32)> {
+        std::mem::take(&mut *self.revoked.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The consumer's health, shared with whoever reports readiness.
@@ -252,7 +264,16 @@ impl ConsumerContext for RoleContext {
             Rebalance::Revoke(tpl) => {
                 // The eager protocol revokes the whole assignment before the next one.
                 self.health.assigned.store(0, Ordering::Relaxed);
+                let revoked: Vec<(String, i32)> = tpl
+                    .elements()
+                    .iter()
+                    .map(|e| (e.topic().to_owned(), e.partition()))
+                    .collect();
                 info!(role = %self.role, partitions = tpl.count(), "partitions revoked");
+                self.revoked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(revoked);
             }
             Rebalance::Error(err) => warn!(role = %self.role, error = %err, "rebalance failed"),
         }

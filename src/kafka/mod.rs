@@ -30,7 +30,7 @@ pub use headers::{
     EventHeaders, SCHEMA_HEADER, TRACEPARENT_HEADER, TraceParent, TraceParentError, read_schema,
     read_traceparent,
 };
-pub use produce::{Delivered, EventProducer};
+pub use produce::{Delivered, EventProducer, is_message_fault};
 /// The request types and error codes fault injection takes, re-exported so callers need not name
 /// the rdkafka crate.
 pub use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
