@@ -9,12 +9,18 @@ cd "$(dirname "$0")/.."
 log() { printf '\n==> %s\n' "$*"; }
 
 # --- what the tests need ------------------------------------------------------------------------
-# The Rust toolchain (cargo, rustfmt, clippy) comes with the machine. C and C++ compilers build the
-# TLS library reqwest links; check for them rather than assume.
+# The Rust toolchain (cargo, rustfmt, clippy) comes with the machine. C and C++ compilers and make
+# build librdkafka and the TLS library reqwest links; check for them rather than assume.
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
+# librdkafka is built with TLS and SASL against the system's OpenSSL (libssl3), found by
+# pkg-config: the headers are all it needs (seconds to install; no vendored OpenSSL to compile).
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev)
+# The openssl command makes the test certificate of the TLS/SASL test (tests/kafka_secured.rs).
+command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 # kcat: the outside client of the Kafka tests on the embedded broker (tests/kafka.rs).
 command -v kcat >/dev/null 2>&1 || need_apt+=(kcat)
 # promtool (from Debian's prometheus package): checks deploy/prometheus/ and the dashboard's queries
@@ -48,9 +54,22 @@ if ! command -v tansu >/dev/null 2>&1; then
   cargo install tansu --version '~0.6' --features dynostore
 fi
 
+# cargo-deny checks the dependency tree's licences and bans (deny.toml). A build from source the
+# first time: 11 minutes measured on a shared, loaded 2-core machine (README, "Dependencies");
+# kept in ~/.cargo/bin, so later runs skip it. The check itself takes about 4 seconds.
+if ! cargo deny --version >/dev/null 2>&1; then
+  log "cargo install cargo-deny --locked (a build of up to about 11 minutes on 2 cores)"
+  cargo install cargo-deny --locked
+fi
+
 # --- the checks ---------------------------------------------------------------------------------
 log "cargo fmt --check"
 cargo fmt --all -- --check
+
+# Licences and bans only: the advisory database cannot be fetched from CI's network, so
+# advisories are left to the deployment's own pipeline (README, "Dependencies").
+log "cargo deny check licenses bans"
+cargo deny --locked check licenses bans
 
 log "cargo clippy --all-targets"
 cargo clippy --all-targets --locked -- -D warnings

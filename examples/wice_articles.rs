@@ -77,6 +77,7 @@ fn main() -> anyhow::Result<()> {
             strictness,
             deadline: Duration::from_secs(120),
             concurrency: 16,
+            limits: config.extract.limits(),
         };
         let checks = articles.iter().enumerate().map(|(n, (_, picks))| {
             let body = article(n, picks, &supported, &base, &mut Rng::new(seed ^ n as u64));

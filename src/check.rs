@@ -1,17 +1,19 @@
 //! One article checked in one process: extract, verify every (claim, cited source) pair, decide.
 //! What `factgate check` runs, and the same stages the stream processor runs apart.
 //!
-//! Fail closed: an article that cannot be read is blocked (`extraction_failed`); checks still
+//! Fail closed: an article that cannot be read is blocked (`extraction_failed`), one over a
+//! per-article limit too (`limit_exceeded`, the limits `factgate run` enforces); checks still
 //! running at the deadline are abandoned and the article blocked (`deadline_exceeded`), listing
 //! them.
 
 use crate::decide::{self, ArticleCheck, Strictness};
 use crate::events::{CheckKey, ClaimResult, Decision, DecisionReason, content_digest};
-use crate::extract::{self, Extraction};
+use crate::extract::{self, ExtractError, ExtractLimits, Extraction};
 use crate::model::BodyFormat;
 use crate::verify::Verifier;
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
+use std::io::Read as _;
 use std::time::Duration;
 
 /// How an article is checked.
@@ -22,6 +24,22 @@ pub struct CheckOptions {
     pub deadline: Duration,
     /// Checks run at once (the fetcher's per-host limits apply within this).
     pub concurrency: usize,
+    /// The per-article limits (`[extract]`), the same `factgate run` enforces.
+    pub limits: ExtractLimits,
+}
+
+/// Reads at most `max_bytes + 1` bytes from `input`: enough to tell an article over
+/// `extract.max_body_bytes` from one at the limit, whatever the input (a 50 MB file,
+/// `/dev/zero`), in bounded time and memory.
+///
+/// # Errors
+/// The reader's error.
+pub fn read_capped(input: impl std::io::Read, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    input
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// What checking one article produced.
@@ -33,6 +51,21 @@ pub struct Checked {
     pub decision: Decision,
 }
 
+/// What a long check reports as it goes, for a progress display: `factgate check` shows each
+/// article and each source as they are done. Every method does nothing by default.
+pub trait CheckProgress: Sync {
+    /// The article's claims were extracted: `checks` (claim, source) pairs are to be verified.
+    fn extracted(&self, _article_id: &str, _extraction: &Extraction, _checks: usize) {}
+    /// One check finished.
+    fn checked(&self, _article_id: &str, _result: &ClaimResult) {}
+}
+
+/// A [`CheckProgress`] that reports nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl CheckProgress for NoProgress {}
+
 /// Checks `body` as article `article_id`, revision `revision`.
 pub async fn check_article(
     article_id: &str,
@@ -42,16 +75,42 @@ pub async fn check_article(
     verifier: &Verifier,
     options: &CheckOptions,
 ) -> Checked {
+    check_article_with_progress(
+        article_id,
+        revision,
+        body,
+        format,
+        verifier,
+        options,
+        &NoProgress,
+    )
+    .await
+}
+
+/// [`check_article`], telling `progress` of each step.
+pub async fn check_article_with_progress(
+    article_id: &str,
+    revision: u64,
+    body: &str,
+    format: BodyFormat,
+    verifier: &Verifier,
+    options: &CheckOptions,
+    progress: &dyn CheckProgress,
+) -> Checked {
     let started: DateTime<Utc> = Utc::now();
     let digest = content_digest(format!("{format}\n{body}").as_bytes());
-    let extraction = match extract::extract(body, format) {
+    let extraction = match extract::extract_within(body, format, &options.limits) {
         Ok(extraction) => extraction,
         Err(err) => {
+            let reason = match err {
+                ExtractError::Limit(_) => DecisionReason::LimitExceeded,
+                _ => DecisionReason::ExtractionFailed,
+            };
             let decision = decide::decide_not_checked(
                 article_id,
                 Some(revision),
                 &digest,
-                DecisionReason::ExtractionFailed,
+                reason,
                 &err.to_string(),
                 Some(started),
                 Utc::now(),
@@ -64,8 +123,17 @@ pub async fn check_article(
         }
     };
     let keys = check_keys(&extraction);
-    let (results, unfinished) =
-        run_checks(article_id, revision, &extraction, &keys, verifier, options).await;
+    progress.extracted(article_id, &extraction, keys.len());
+    let (results, unfinished) = run_checks(
+        article_id,
+        revision,
+        &extraction,
+        &keys,
+        verifier,
+        options,
+        progress,
+    )
+    .await;
     let check = ArticleCheck {
         article_id,
         revision,
@@ -109,6 +177,7 @@ async fn run_checks(
     keys: &[CheckKey],
     verifier: &Verifier,
     options: &CheckOptions,
+    progress: &dyn CheckProgress,
 ) -> (Vec<ClaimResult>, Vec<CheckKey>) {
     let claim_of = |id: &str| extraction.claims.iter().find(|c| c.id == id);
     let mut pending = futures::stream::iter(keys.iter().filter_map(|key| {
@@ -126,7 +195,10 @@ async fn run_checks(
     loop {
         tokio::select! {
             next = pending.next() => match next {
-                Some(result) => results.push(result),
+                Some(result) => {
+                    progress.checked(article_id, &result);
+                    results.push(result);
+                }
                 None => break,
             },
             () = &mut deadline => break,
@@ -142,4 +214,52 @@ async fn run_checks(
         .cloned()
         .collect();
     (results, unfinished)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::fetch::{FetchSettings, Fetcher};
+
+    #[test]
+    fn an_endless_input_is_read_only_to_just_past_the_limit() {
+        let zero = std::fs::File::open("/dev/zero").expect("/dev/zero opens");
+        let bytes = read_capped(zero, 1024).expect("reads");
+        assert_eq!(bytes.len(), 1025);
+        let small = read_capped(&b"Prices rose 4%."[..], 1024).expect("reads");
+        assert_eq!(small, b"Prices rose 4%.");
+    }
+
+    #[tokio::test]
+    async fn an_article_over_a_limit_is_blocked_as_run_blocks_it() {
+        let verifier = Verifier::new(
+            Fetcher::new(FetchSettings::default()).expect("a fetcher"),
+            Default::default(),
+            None,
+        );
+        let options = CheckOptions {
+            strictness: Strictness::Normal,
+            deadline: Duration::from_secs(5),
+            concurrency: 1,
+            limits: ExtractLimits {
+                max_links: 2,
+                ..ExtractLimits::default()
+            },
+        };
+        let body = "Sales rose 4% [a](https://a.example/) [b](https://b.example/) [c](https://c.example/).";
+        let checked =
+            check_article("a-1", 1, body, BodyFormat::Markdown, &verifier, &options).await;
+        assert_eq!(
+            checked.decision.reasons,
+            vec![DecisionReason::LimitExceeded]
+        );
+        assert!(
+            checked.decision.report.issues[0]
+                .evidence
+                .contains("extract.max_links_per_article"),
+            "{:?}",
+            checked.decision.report.issues
+        );
+        assert!(checked.results.is_empty(), "nothing was fetched");
+    }
 }

@@ -9,11 +9,14 @@
 //!   when the article (or that revision) is unknown.
 //! - `GET /metrics`: the Prometheus metrics of [`crate::metrics`], in text exposition format.
 //!
+//! [`serve`] closes connections that send their headers too slowly or sit idle
+//! (`http.header_read_timeout_ms`, `http.idle_timeout_ms`), so open sockets cannot pile up.
+//!
 //! The [`DecisionBoard`] behind it is fed by whoever sees drafts and decisions (the board
 //! consumer of the stream processor) and holds at most a configured number of articles, newest
 //! kept: an article evicted from it answers 404, never a wrong decision.
 
-use crate::events::{Decision, Outcome};
+use crate::events::{Decision, DraftPosition, Outcome};
 use crate::kafka::ConsumerHealth;
 use axum::Json;
 use axum::Router;
@@ -41,10 +44,19 @@ pub struct DecisionBoard {
     inner: Arc<Mutex<Board>>,
 }
 
+/// One revision on the board: its state, and which publication of it (position on the drafts
+/// topic, content digest) that state is about, when known.
+#[derive(Debug, Clone)]
+struct Slot {
+    state: RevisionState,
+    position: Option<DraftPosition>,
+    digest: Option<String>,
+}
+
 #[derive(Debug)]
 struct Board {
     capacity: usize,
-    articles: HashMap<String, BTreeMap<u64, RevisionState>>,
+    articles: HashMap<String, BTreeMap<u64, Slot>>,
     /// Articles in the order first seen, oldest first, for eviction.
     order: VecDeque<String>,
 }
@@ -70,18 +82,48 @@ impl DecisionBoard {
     /// A draft revision was published: pending until its decision arrives. A decision that
     /// arrived first (replays, ordering across topics) is kept.
     pub fn note_draft(&self, article_id: &str, revision: u64) {
+        self.note_publication(article_id, revision, None, None);
+    }
+
+    /// A draft revision was published at `position` with content `digest`. It is pending until
+    /// its decision arrives; a revision already decided on other content becomes pending again
+    /// (its new content is being checked, so the old decision no longer answers for it), while
+    /// the same content published again leaves the decision in place.
+    pub fn note_publication(
+        &self,
+        article_id: &str,
+        revision: u64,
+        position: Option<DraftPosition>,
+        digest: Option<String>,
+    ) {
         self.with(|b| {
-            b.entry(article_id)
-                .entry(revision)
-                .or_insert(RevisionState::Pending);
+            let revisions = b.entry(article_id);
+            let pending = Slot {
+                state: RevisionState::Pending,
+                position,
+                digest: digest.clone(),
+            };
+            let Some(slot) = revisions.get_mut(&revision) else {
+                revisions.insert(revision, pending);
+                return;
+            };
+            let new_content = match (&slot.digest, &digest) {
+                (Some(known), Some(new)) => known != new,
+                _ => false,
+            };
+            if new_content && later_or_unknown(position, slot.position) {
+                *slot = pending;
+            }
         });
     }
 
     /// A decision was made. A decision without a revision (an unreadable draft) is kept under
-    /// revision 0 only if nothing else is known of the article. A revision already decided keeps
-    /// its decision unless that one passed and the new one blocks: a second decision on a
-    /// revision (a replay decided again, after a restart, on results the first run lacked)
-    /// never turns a block into a pass.
+    /// revision 0 only if nothing else is known of the article. For a revision already known:
+    /// - a decision on a later publication (a retry, corrected content) replaces the one before;
+    ///   one on an earlier publication (a replay arriving late) does not;
+    /// - a second decision on the same publication (a replay decided again, after a restart, on
+    ///   results the first run lacked) never turns a block into a pass;
+    /// - a revision pending on new content is not answered by a decision on older content.
     pub fn record(&self, decision: Decision) {
         self.with(|b| {
             let revisions = b.entry(&decision.article_id);
@@ -90,12 +132,38 @@ impl DecisionBoard {
                 None if revisions.is_empty() => 0,
                 None => return,
             };
-            if let Some(RevisionState::Decided(known)) = revisions.get(&revision)
-                && !(known.outcome == Outcome::Pass && decision.outcome == Outcome::Block)
-            {
-                return;
+            if let Some(slot) = revisions.get(&revision) {
+                let same_publication = match (slot.position, decision.draft_position) {
+                    (Some(known), Some(new)) => known == new,
+                    _ => true,
+                };
+                let keep = match &slot.state {
+                    RevisionState::Decided(known) if same_publication => {
+                        !(known.outcome == Outcome::Pass && decision.outcome == Outcome::Block)
+                    }
+                    RevisionState::Decided(_) => {
+                        !later_or_unknown(decision.draft_position, slot.position)
+                    }
+                    RevisionState::Pending => {
+                        let other_content = match (&slot.digest, &decision.content_digest) {
+                            (Some(pending), Some(decided)) => pending != decided,
+                            _ => false,
+                        };
+                        other_content
+                            && !same_publication
+                            && !later_or_unknown(decision.draft_position, slot.position)
+                    }
+                };
+                if keep {
+                    return;
+                }
             }
-            revisions.insert(revision, RevisionState::Decided(Box::new(decision)));
+            let slot = Slot {
+                position: decision.draft_position,
+                digest: decision.content_digest.clone(),
+                state: RevisionState::Decided(Box::new(decision)),
+            };
+            revisions.insert(revision, slot);
         });
     }
 
@@ -103,17 +171,26 @@ impl DecisionBoard {
     pub fn lookup(&self, article_id: &str, revision: Option<u64>) -> Option<(u64, RevisionState)> {
         self.with(|b| {
             let revisions = b.articles.get(article_id)?;
-            let (rev, state) = match revision {
+            let (rev, slot) = match revision {
                 Some(r) => (r, revisions.get(&r)?),
                 None => revisions.iter().next_back().map(|(r, s)| (*r, s))?,
             };
-            Some((rev, state.clone()))
+            Some((rev, slot.state.clone()))
         })
     }
 }
 
+/// Whether the publication at `new` came after the one at `known`; a position not known on
+/// either side counts as later, so the newest information wins.
+fn later_or_unknown(new: Option<DraftPosition>, known: Option<DraftPosition>) -> bool {
+    match (new, known) {
+        (Some(new), Some(known)) => new.is_after(&known),
+        _ => true,
+    }
+}
+
 impl Board {
-    fn entry(&mut self, article_id: &str) -> &mut BTreeMap<u64, RevisionState> {
+    fn entry(&mut self, article_id: &str) -> &mut BTreeMap<u64, Slot> {
         if !self.articles.contains_key(article_id) {
             while self.articles.len() >= self.capacity {
                 match self.order.pop_front() {
@@ -209,6 +286,191 @@ impl Readiness {
         } else {
             Err(missing)
         }
+    }
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then lets requests in flight finish
+/// (for at most [`GRACEFUL_SHUTDOWN`]).
+///
+/// Unlike `axum::serve`, a connection cannot be held open for free: a client must send a
+/// request's headers within `http.header_read_timeout_ms` of starting it (also while a
+/// keep-alive connection waits for its next request), and a connection with nothing received or
+/// sent for `http.idle_timeout_ms` is closed, whatever it is waiting for (a client that stops
+/// reading its response, an HTTP/2 connection left open).
+///
+/// # Errors
+/// Never in practice: a failed `accept` (too many open files…) is logged and retried.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    config: &crate::config::HttpConfig,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use hyper_util::server::conn::auto::Builder;
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout());
+    builder.http2().timer(TokioTimer::new());
+    let idle = config.idle_timeout();
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    tracing::warn!(error = %err, "accepting an HTTP connection failed");
+                    // Out of file descriptors, usually: give the others time to close.
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        let io = TokioIo::new(IdleTimeout::new(stream, idle));
+        let service = TowerToHyperService::new(router.clone());
+        let connection = builder
+            .serve_connection_with_upgrades(io, service)
+            .into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(%peer, error = %err, "HTTP connection closed with an error");
+            }
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(GRACEFUL_SHUTDOWN, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            timeout_s = GRACEFUL_SHUTDOWN.as_secs(),
+            "HTTP connections still open at shutdown were dropped"
+        );
+    }
+    Ok(())
+}
+
+/// How long requests in flight may take to finish once the server is stopping.
+pub const GRACEFUL_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A connection that fails with `TimedOut` once nothing was received or sent for `idle`: each
+/// read or write that moves bytes starts the wait again, and one that waits past it ends the
+/// connection.
+struct IdleTimeout<S> {
+    inner: S,
+    idle: std::time::Duration,
+    deadline: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl<S> IdleTimeout<S> {
+    fn new(inner: S, idle: std::time::Duration) -> Self {
+        Self {
+            inner,
+            idle,
+            deadline: Box::pin(tokio::time::sleep(idle)),
+        }
+    }
+
+    fn progressed(&mut self) {
+        self.deadline
+            .as_mut()
+            .reset(tokio::time::Instant::now() + self.idle);
+    }
+
+    /// Called when the inner stream has nothing to give: the error once the wait is over.
+    fn check(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Error> {
+        match self.deadline.as_mut().poll(cx) {
+            std::task::Poll::Ready(()) => std::task::Poll::Ready(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "connection idle for longer than http.idle_timeout_ms",
+            )),
+            std::task::Poll::Pending => std::task::Poll::Pending,
+        }
+    }
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for IdleTimeout<S> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        match std::pin::Pin::new(&mut self.inner).poll_read(cx, buf) {
+            std::task::Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    self.progressed();
+                }
+                std::task::Poll::Ready(Ok(()))
+            }
+            std::task::Poll::Ready(Err(err)) => std::task::Poll::Ready(Err(err)),
+            std::task::Poll::Pending => self.check(cx).map(Err),
+        }
+    }
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for IdleTimeout<S> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        match std::pin::Pin::new(&mut self.inner).poll_write(cx, buf) {
+            std::task::Poll::Ready(Ok(n)) => {
+                if n > 0 {
+                    self.progressed();
+                }
+                std::task::Poll::Ready(Ok(n))
+            }
+            std::task::Poll::Ready(Err(err)) => std::task::Poll::Ready(Err(err)),
+            std::task::Poll::Pending => self.check(cx).map(Err),
+        }
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match std::pin::Pin::new(&mut self.inner).poll_flush(cx) {
+            std::task::Poll::Pending => self.check(cx).map(Err),
+            ready => ready,
+        }
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        match std::pin::Pin::new(&mut self.inner).poll_write_vectored(cx, bufs) {
+            std::task::Poll::Ready(Ok(n)) => {
+                if n > 0 {
+                    self.progressed();
+                }
+                std::task::Poll::Ready(Ok(n))
+            }
+            std::task::Poll::Ready(Err(err)) => std::task::Poll::Ready(Err(err)),
+            std::task::Poll::Pending => self.check(cx).map(Err),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
     }
 }
 
@@ -384,6 +646,74 @@ mod tests {
     }
 
     #[test]
+    fn the_decision_on_the_latest_publication_of_a_revision_is_the_one_shown() {
+        let at = |offset| {
+            Some(DraftPosition {
+                partition: 0,
+                offset,
+            })
+        };
+        let published = |reason, digest: &str, offset| {
+            let d = decide_not_checked(
+                "a-1",
+                Some(1),
+                digest,
+                reason,
+                "why",
+                None,
+                chrono::Utc::now(),
+            );
+            d.for_publication(at(offset))
+        };
+        let pass_on = |digest: &str, offset| {
+            crate::decide::decide(
+                &crate::decide::ArticleCheck {
+                    article_id: "a-1",
+                    revision: 1,
+                    content_digest: digest,
+                    published_at: chrono::Utc::now(),
+                    claims: &[],
+                    results: &[],
+                    unfinished: &[],
+                },
+                crate::decide::Strictness::Normal,
+                chrono::Utc::now(),
+            )
+            .for_publication(at(offset))
+        };
+        let shown = |board: &DecisionBoard| match board.lookup("a-1", Some(1)) {
+            Some((_, RevisionState::Decided(d))) => Some((d.outcome, d.draft_position)),
+            Some((_, RevisionState::Pending)) => None,
+            None => panic!("unknown"),
+        };
+
+        // A retry of a block that could not complete, passed: the pass is shown.
+        let board = DecisionBoard::new(10);
+        board.note_publication("a-1", 1, at(5), Some("d1".into()));
+        board.record(published(DecisionReason::SourceUnjudgeable, "d1", 5));
+        board.note_publication("a-1", 1, at(9), Some("d1".into()));
+        assert_eq!(
+            shown(&board),
+            Some((Outcome::Block, at(5))),
+            "the block stands while the same content is checked again"
+        );
+        board.record(pass_on("d1", 9));
+        assert_eq!(shown(&board), Some((Outcome::Pass, at(9))));
+        // A replay of the earlier publication's decision, read late, changes nothing.
+        board.record(published(DecisionReason::SourceUnjudgeable, "d1", 5));
+        assert_eq!(shown(&board), Some((Outcome::Pass, at(9))));
+
+        // New content under a decided revision: pending until it is decided, and a late
+        // decision on the old content does not answer for it.
+        board.note_publication("a-1", 1, at(12), Some("d2".into()));
+        assert_eq!(shown(&board), None, "new content is being checked");
+        board.record(pass_on("d1", 9));
+        assert_eq!(shown(&board), None);
+        board.record(published(DecisionReason::HighSeverityIssue, "d2", 12));
+        assert_eq!(shown(&board), Some((Outcome::Block, at(12))));
+    }
+
+    #[test]
     fn the_board_is_bounded_and_forgets_the_oldest_article() {
         let board = DecisionBoard::new(2);
         board.note_draft("a", 1);
@@ -392,6 +722,96 @@ mod tests {
         assert!(board.lookup("a", None).is_none());
         assert!(board.lookup("b", None).is_some());
         assert!(board.lookup("c", None).is_some());
+    }
+
+    /// Serves the router on a loopback port with short timeouts; returns its address.
+    async fn serve_with_timeouts(header_read_ms: u64, idle_ms: u64) -> std::net::SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("address");
+        let config = crate::config::HttpConfig {
+            listen: addr,
+            header_read_timeout_ms: header_read_ms,
+            idle_timeout_ms: idle_ms,
+        };
+        let app = router(DecisionBoard::new(1), Arc::new(Readiness::default()));
+        tokio::spawn(async move { serve(listener, app, &config, std::future::pending()).await });
+        addr
+    }
+
+    /// Whether the server closes `stream` within `within` (a read that ends or fails).
+    async fn closed_within(
+        stream: &mut tokio::net::TcpStream,
+        within: std::time::Duration,
+    ) -> bool {
+        use tokio::io::AsyncReadExt;
+        let mut buf = [0u8; 4096];
+        let until = tokio::time::Instant::now() + within;
+        loop {
+            match tokio::time::timeout_at(until, stream.read(&mut buf)).await {
+                Ok(Ok(0)) | Ok(Err(_)) => return true,
+                Ok(Ok(_)) => continue,
+                Err(_) => return false,
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn half_sent_requests_and_idle_connections_are_closed() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        // Far longer than the timeouts, so a close within it is the timeout's doing.
+        let bound = std::time::Duration::from_secs(10);
+        let addr = serve_with_timeouts(300, 600).await;
+
+        // Headers begun and never finished, a byte now and then (slowloris).
+        let mut half = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connects");
+        half.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            .await
+            .expect("writes");
+        let trickle = async {
+            for _ in 0..20 {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                if half.write_all(b"X").await.is_err() {
+                    break;
+                }
+            }
+        };
+        trickle.await;
+        assert!(
+            closed_within(&mut half, bound).await,
+            "a request whose headers never end is closed"
+        );
+
+        // Connected, and nothing sent.
+        let mut silent = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connects");
+        assert!(
+            closed_within(&mut silent, bound).await,
+            "a silent connection is closed"
+        );
+
+        // A whole request is answered; the connection, kept alive and then idle, is closed.
+        let mut kept = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connects");
+        kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .expect("writes");
+        let mut response = [0u8; 256];
+        let n = kept.read(&mut response).await.expect("an answer");
+        assert!(
+            String::from_utf8_lossy(&response[..n]).starts_with("HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&response[..n])
+        );
+        assert!(
+            closed_within(&mut kept, bound).await,
+            "an idle keep-alive connection is closed"
+        );
     }
 
     #[tokio::test]

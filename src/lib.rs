@@ -18,9 +18,14 @@
 //! - [`config`]: configuration from `config/factgate.toml` and `FACTGATE_…` overrides, validated.
 //! - [`extract`]: turns a draft body (Markdown, HTML, text) into claims mapped to citations, and
 //!   judges at once what needs no fetch. Pure: no I/O.
+//! - [`markup`]: bounded HTML and Markdown parsing shared by drafts and sources: a linear
+//!   nesting-depth scan before any tree is built, and a parse that stops when its time is up.
 //! - [`decide`]: the policy (strictness) and the report: pass or block, and why.
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
-//! - [`render`]: a decision as text for a person.
+//! - [`inputs`]: what `factgate check` reads: files, directories, globs, standard input; bodies
+//!   and draft events.
+//! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF.
+//! - [`progress`]: `factgate check`'s progress lines on stderr.
 //! - [`http`]: health, readiness, decisions and metrics over HTTP.
 //! - [`metrics`]: the Prometheus metrics, bumped where their events happen.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
@@ -39,11 +44,14 @@ pub mod demo;
 pub mod events;
 pub mod extract;
 pub mod http;
+pub mod inputs;
 pub mod join;
 pub mod kafka;
+pub mod markup;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
+pub mod progress;
 pub mod render;
 pub mod telemetry;
 pub mod verify;

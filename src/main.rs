@@ -2,17 +2,20 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use factgate::check::{CheckOptions, check_article};
+use factgate::check::{CheckOptions, check_article_with_progress};
 use factgate::config::Config;
 use factgate::decide::Strictness;
 use factgate::events::Outcome;
 use factgate::extract::{self, Extraction};
+use factgate::inputs;
 use factgate::model::BodyFormat;
 use factgate::pipeline::Role;
+use factgate::progress::{Progress, Verbosity};
+use factgate::render::{self, CheckedArticle, Format};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
 use factgate::verify::llm::LlmJudge;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,33 +35,20 @@ enum Command {
     Extract {
         /// The article to read, or `-` for standard input.
         file: PathBuf,
-        /// The body format; detected from the content when absent.
-        #[arg(long, value_parser = parse_format)]
+        /// The body format: markdown, html or text; detected from the content when absent.
+        #[arg(long = "input-format", alias = "format", value_parser = parse_format)]
         format: Option<BodyFormat>,
         /// Print compact JSON on one line instead of indented JSON.
         #[arg(long)]
         compact: bool,
     },
-    /// Check an article in one process: extract its claims, verify each against its cited
-    /// sources, and decide.
+    /// Check articles in one process: extract their claims, verify each against its cited
+    /// sources, and decide. For CI and batch use: many inputs, reports CI systems read, progress
+    /// on stderr.
     ///
-    /// Exit status: 0 pass, 1 block, 2 error (unreadable file, invalid configuration).
-    Check {
-        /// The article to check, or `-` for standard input.
-        file: PathBuf,
-        /// The body format; detected from the content when absent.
-        #[arg(long, value_parser = parse_format)]
-        format: Option<BodyFormat>,
-        /// Print the decision (with its report) as JSON instead of a summary.
-        #[arg(long)]
-        json: bool,
-        /// Configuration file; `FACTGATE_…` environment variables override it.
-        #[arg(long, short, env = "FACTGATE_CONFIG")]
-        config: Option<PathBuf>,
-        /// Override `policy.strictness`: lenient, normal or strict.
-        #[arg(long)]
-        strictness: Option<Strictness>,
-    },
+    /// Exit status: 0 when every article passes, 1 when any is blocked, 2 on an error (an input
+    /// that cannot be read, an invalid configuration).
+    Check(CheckArgs),
     /// Run the stream processor: the roles on Kafka, and the HTTP endpoint.
     ///
     /// With no `kafka.bootstrap_servers` configured, an embedded Kafka-protocol broker is started
@@ -81,8 +71,57 @@ enum Command {
     Demo,
 }
 
+/// `factgate check`'s arguments.
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// Articles: files, directories (their .md, .html, .txt and .json files, recursively), glob
+    /// patterns, or `-` for standard input. A .json or .jsonl file, or standard input, holding
+    /// JSON is read as `factgate.draft.v1` draft events (one object, an array, or JSON Lines as
+    /// `kcat` prints them).
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<String>,
+    /// The body format of articles that are not draft events: markdown, html or text; detected
+    /// from the content when absent.
+    #[arg(long, value_parser = parse_format)]
+    input_format: Option<BodyFormat>,
+    /// The report: text, json (decision events, one per line), markdown, junit or sarif.
+    #[arg(long, short, default_value = "text", value_parser = parse_report_format)]
+    format: Format,
+    /// Same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Configuration file; `FACTGATE_…` environment variables override it.
+    #[arg(long, short, env = "FACTGATE_CONFIG")]
+    config: Option<PathBuf>,
+    /// Override `policy.strictness`: lenient, normal or strict.
+    #[arg(long)]
+    strictness: Option<Strictness>,
+    /// Print nothing on standard error but errors (no progress, no summary, only error logs).
+    #[arg(long, short, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also print each check's reason in the progress.
+    #[arg(long, short)]
+    verbose: bool,
+    /// No progress lines on standard error; the closing summary stays.
+    #[arg(long)]
+    no_progress: bool,
+}
+
 fn parse_format(s: &str) -> Result<BodyFormat, String> {
     s.parse()
+}
+
+fn parse_report_format(s: &str) -> Result<Format, String> {
+    s.parse::<Format>().map_err(|err| {
+        if s.parse::<BodyFormat>().is_ok() && s != "markdown" {
+            format!("{err}; the body format is --input-format {s}")
+        } else {
+            err
+        }
+    })
 }
 
 /// Exit status for a failure to run at all (as opposed to a pass or block decision).
@@ -96,13 +135,7 @@ fn main() -> ExitCode {
             format,
             compact,
         } => run_extract(&file, format, compact),
-        Command::Check {
-            file,
-            format,
-            json,
-            config,
-            strictness,
-        } => run_check(&file, format, json, config.as_deref(), strictness),
+        Command::Check(args) => run_check(args),
         Command::Run {
             roles,
             config,
@@ -112,6 +145,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // `factgate check … | head`: the reader has what it wanted.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("factgate: error: {err:#}");
             ExitCode::from(EXIT_ERROR)
@@ -119,16 +154,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn read_input(file: &PathBuf) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+/// Reads the article, at most `max_bytes + 1` bytes of it (see [`factgate::check::read_capped`]).
+fn read_input(file: &PathBuf, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
     if file.as_os_str() == "-" {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("reading standard input")?;
+        factgate::check::read_capped(std::io::stdin(), max_bytes).context("reading standard input")
     } else {
-        bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+        let opened =
+            std::fs::File::open(file).with_context(|| format!("reading {}", file.display()))?;
+        factgate::check::read_capped(opened, max_bytes)
+            .with_context(|| format!("reading {}", file.display()))
     }
-    Ok(bytes)
 }
 
 fn run_extract(
@@ -136,7 +171,14 @@ fn run_extract(
     format: Option<BodyFormat>,
     compact: bool,
 ) -> anyhow::Result<ExitCode> {
-    let bytes = read_input(file)?;
+    let max_bytes = factgate::config::DEFAULT_EXTRACT_MAX_BODY_BYTES;
+    let bytes = read_input(file, max_bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        anyhow::bail!(
+            "{} is larger than {max_bytes} bytes, the default extract.max_body_bytes",
+            file.display()
+        );
+    }
     let extraction = extract::extract_bytes(&bytes, format)
         .with_context(|| format!("cannot extract claims from {}", file.display()))?;
     let json = if compact {
@@ -185,47 +227,167 @@ const EXIT_BLOCK: u8 = 1;
 /// Checks run at once by `factgate check`; the fetcher's per-host limits apply within this.
 const CHECK_CONCURRENCY: usize = 16;
 
-fn run_check(
-    file: &PathBuf,
-    format: Option<BodyFormat>,
-    json: bool,
-    config_path: Option<&std::path::Path>,
-    strictness: Option<Strictness>,
-) -> anyhow::Result<ExitCode> {
-    let config = Config::load(config_path).context("loading the configuration")?;
+/// Whether `err` is a write to a closed pipe: the reader (`head`, `grep -q`) is done, which is
+/// not a failure.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// One article's outcome, kept for the reports written at the end.
+struct Done {
+    article: inputs::Article,
+    decision: factgate::events::Decision,
+    extraction: Option<Extraction>,
+    seconds: f64,
+}
+
+impl Done {
+    fn view(&self) -> CheckedArticle<'_> {
+        let body = match &self.article.content {
+            inputs::Content::Body { body, .. } => Some(body.as_str()),
+            inputs::Content::UnreadableDraft { .. } => None,
+        };
+        CheckedArticle {
+            name: &self.article.name,
+            file: self.article.file.as_deref(),
+            body,
+            decision: &self.decision,
+            extraction: self.extraction.as_ref(),
+            seconds: self.seconds,
+        }
+    }
+}
+
+fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let format = if args.json { Format::Json } else { args.format };
+    let verbosity = if args.quiet {
+        Verbosity::Quiet
+    } else if args.no_progress {
+        Verbosity::Summary
+    } else if args.verbose {
+        Verbosity::Verbose
+    } else {
+        Verbosity::Normal
+    };
+    let mut config = Config::load(args.config.as_deref()).context("loading the configuration")?;
+    if args.quiet {
+        // Errors only: the warnings of a check (a source that failed) are in its report.
+        config.log.level = "error".to_owned();
+    }
     // Logs go to stderr, so stdout stays the report.
     let _telemetry = factgate::telemetry::init(&config).context("setting up logs and traces")?;
-    let bytes = read_input(file)?;
-    let body = String::from_utf8_lossy(&bytes);
-    let format = format.unwrap_or_else(|| extract::detect_format(&body));
+    let (articles, errors) = inputs::collect(
+        &args.inputs,
+        args.input_format,
+        &mut std::io::stdin().lock(),
+        config.extract.max_body_bytes,
+    );
+    let progress = Progress::new(
+        std::io::stderr(),
+        articles.len(),
+        verbosity,
+        factgate::telemetry::stderr_wants_colour(),
+    );
+    for err in &errors {
+        progress.input_error(err);
+    }
+    let mut sink: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
+    };
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let checked = runtime.block_on(async {
+    let verifier = runtime.block_on(async {
         let fetcher = Fetcher::new(config.fetch_settings()).context("building the fetcher")?;
         let llm = match config.llm_settings() {
             Some(settings) => Some(LlmJudge::new(settings).context("building the LLM judge")?),
             None => None,
         };
-        let verifier = Verifier::new(fetcher, config.judge_settings(), llm);
-        let options = CheckOptions {
-            strictness: strictness.unwrap_or(config.policy.strictness),
-            deadline: config.join.deadline(),
-            concurrency: CHECK_CONCURRENCY,
-        };
-        let article_id = file.display().to_string();
-        anyhow::Ok(check_article(&article_id, 0, &body, format, &verifier, &options).await)
+        anyhow::Ok(Verifier::new(fetcher, config.judge_settings(), llm))
     })?;
-    let mut stdout = std::io::stdout().lock();
-    if json {
-        let text =
-            serde_json::to_string_pretty(&checked.decision).context("serializing the decision")?;
-        writeln!(stdout, "{text}").context("writing to standard output")?;
-    } else {
-        let text = factgate::render::decision_text(&file.display().to_string(), &checked.decision);
-        write!(stdout, "{text}").context("writing to standard output")?;
+    let options = CheckOptions {
+        strictness: args.strictness.unwrap_or(config.policy.strictness),
+        deadline: config.join.deadline(),
+        concurrency: CHECK_CONCURRENCY,
+        limits: config.extract.limits(),
+    };
+    let mut done: Vec<Done> = Vec::with_capacity(articles.len());
+    for article in articles {
+        progress.article_started(&article.name);
+        let started = std::time::Instant::now();
+        let (decision, extraction) = match &article.content {
+            inputs::Content::Body {
+                article_id,
+                revision,
+                body,
+                format: body_format,
+            } => {
+                let body_format = body_format.unwrap_or_else(|| extract::detect_format(body));
+                let checked = runtime.block_on(check_article_with_progress(
+                    article_id,
+                    *revision,
+                    body,
+                    body_format,
+                    &verifier,
+                    &options,
+                    &progress,
+                ));
+                (checked.decision, checked.extraction)
+            }
+            inputs::Content::UnreadableDraft { id, error, bytes } => {
+                let decision = factgate::decide::decide_not_checked(
+                    &id.article_id,
+                    id.revision,
+                    &factgate::events::content_digest(bytes),
+                    factgate::events::DecisionReason::DraftUnreadable,
+                    error,
+                    None,
+                    chrono::Utc::now(),
+                );
+                (decision, None)
+            }
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        progress.article_finished(
+            &article.name,
+            decision.outcome,
+            &factgate::render::reason_names(&decision.reasons),
+            started.elapsed(),
+        );
+        let finished = Done {
+            article,
+            decision,
+            extraction,
+            seconds,
+        };
+        if format.streams() {
+            // Written as each article is decided, so `kcat … | factgate check -` answers as it
+            // reads; a closed pipe ends the run (see `main`).
+            sink.write_all(render::render(format, &[finished.view()]).as_bytes())
+                .context("writing the report")?;
+            sink.flush().context("writing the report")?;
+        }
+        done.push(finished);
     }
-    Ok(match checked.decision.outcome {
-        Outcome::Pass => ExitCode::SUCCESS,
-        Outcome::Block => ExitCode::from(EXIT_BLOCK),
+    if !format.streams() {
+        let views: Vec<CheckedArticle<'_>> = done.iter().map(Done::view).collect();
+        sink.write_all(render::render(format, &views).as_bytes())
+            .context("writing the report")?;
+    }
+    sink.flush().context("writing the report")?;
+    progress.summary(errors.len());
+    let blocked = done.iter().any(|d| d.decision.outcome == Outcome::Block);
+    Ok(if !errors.is_empty() {
+        ExitCode::from(EXIT_ERROR)
+    } else if blocked {
+        ExitCode::from(EXIT_BLOCK)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
@@ -247,6 +409,10 @@ fn run_pipeline(
                 println!(
                     "embedded Kafka broker: bootstrap.servers={}",
                     running.bootstrap
+                );
+                println!(
+                    "the embedded broker keeps everything in memory: drafts in flight are lost when \
+                     this process stops; for production set kafka.bootstrap_servers to a Kafka cluster"
                 );
             } else {
                 println!("Kafka brokers: {}", running.bootstrap);
@@ -277,12 +443,14 @@ fn run_demo() -> anyhow::Result<ExitCode> {
         .values()
         .filter(|d| d.outcome == Outcome::Block)
         .count();
-    println!(
+    writeln!(
+        std::io::stdout(),
         "{} drafts decided: {} passed, {} blocked",
         decisions.len(),
         decisions.len() - blocked,
         blocked
-    );
+    )
+    .context("writing to standard output")?;
     Ok(ExitCode::SUCCESS)
 }
 

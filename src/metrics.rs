@@ -13,12 +13,18 @@
 //! | `factgate_judge_duration_seconds` | the verifier |
 //! | `factgate_verifications_total{verdict}` | the verify role, as it publishes a result |
 //! | `factgate_llm_votes_total{voter,vote}` | the LLM judge, as each voter answers |
-//! | `factgate_decisions_total{outcome,reason}`, `factgate_decision_latency_seconds{outcome}` | the pipeline, as it publishes a decision |
+//! | `factgate_decisions_total{outcome}`, `factgate_decision_reasons_total{reason}`, `factgate_decision_latency_seconds{outcome}` | the pipeline, as it publishes a decision |
 //! | `factgate_join_in_flight_articles`, `factgate_join_paused{input}` | the join role |
-//! | `factgate_consumer_lag_messages{role,topic,partition}` | each role consumer's statistics callback |
+//! | `factgate_consumer_lag_messages{role,group,topic,partition}` | each role consumer's statistics callback |
+//! | `factgate_build_info{version}` | set once, to 1, when the registry is created |
+//! | `process_*` (CPU seconds, resident memory, open file descriptors, start time; Linux) | the prometheus crate's process collector, read at each scrape |
+//! | `factgate_limits_exceeded_total{limit}`, `factgate_outputs_shortened_total{event}` | extract (limits, split manifests), the pipeline (shortened decisions), verify (cut results) |
+//! | `factgate_failed_messages_total{role}` | any role, for a message whose handling failed for its own sake |
+//! | `factgate_republished_drafts_total{handling}` | the join, when a revision is published again |
 //!
 //! Labels are low-cardinality by construction: every label value comes from a closed enum
-//! (mapped here) except `topic` and `partition`, which are the configured topics' partitions.
+//! (mapped here) except `topic`, `partition` and `group`, which are the configured topics, their
+//! partitions and the configured consumer groups.
 //! Labelled counters are created at zero for every known label value, so a dashboard's `rate()`
 //! has a series before the first event.
 //!
@@ -95,9 +101,12 @@ pub struct Metrics {
     pub fetch_duration: Histogram,
     /// `factgate_judge_duration_seconds`: judging one claim against its fetched source.
     pub judge_duration: Histogram,
-    /// `factgate_decisions_total{outcome,reason}`: use [`Metrics::decision_published`].
+    /// `factgate_decisions_total{outcome}`: once per decision; use [`Metrics::decision_published`].
     pub decisions: IntCounterVec,
-    /// `factgate_decision_latency_seconds{outcome}`.
+    /// `factgate_decision_reasons_total{reason}`: once per reason of a block; use
+    /// [`Metrics::decision_published`].
+    pub decision_reasons: IntCounterVec,
+    /// `factgate_decision_latency_seconds{outcome}`: every decision.
     pub decision_latency: HistogramVec,
     /// `factgate_join_in_flight_articles`.
     pub join_in_flight: IntGauge,
@@ -108,9 +117,39 @@ pub struct Metrics {
     pub dead_letters: IntCounter,
     /// `factgate_llm_votes_total{voter,vote}`: label with [`VoterRole::as_str`] and [`vote`].
     pub llm_votes: IntCounterVec,
-    /// `factgate_consumer_lag_messages{role,topic,partition}`.
+    /// `factgate_consumer_lag_messages{role,group,topic,partition}`.
     pub consumer_lag: IntGaugeVec,
+    /// `factgate_build_info{version}`: always 1; says which version answers the scrape, and is
+    /// the series `FactgateDown` knows a factgate instance by, whatever its scrape job is called.
+    pub build_info: IntGaugeVec,
+    /// `factgate_limits_exceeded_total{limit}`: use [`Metrics::limit_exceeded`].
+    pub limits_exceeded: IntCounterVec,
+    /// `factgate_outputs_shortened_total{event}`: use [`Metrics::output_shortened`].
+    pub outputs_shortened: IntCounterVec,
+    /// `factgate_failed_messages_total{role}`: use [`Metrics::message_failed`].
+    pub failed_messages: IntCounterVec,
+    /// `factgate_republished_drafts_total{handling}`: use [`Metrics::draft_republished`].
+    pub republished_drafts: IntCounterVec,
 }
+
+/// The `limit` label of `factgate_limits_exceeded_total`: each per-draft limit.
+pub const LIMITS: [&str; 6] = [
+    "body_bytes",
+    "nesting_depth",
+    "links",
+    "claims",
+    "checks",
+    "output_bytes",
+];
+/// The `event` label of `factgate_outputs_shortened_total`.
+pub const SHORTENED_OUTPUTS: [&str; 3] = ["manifest_split", "decision", "result"];
+/// The `role` label of `factgate_failed_messages_total` (`decision`: a decision the broker
+/// refused, and the block meant to replace it).
+pub const FAILING_ROLES: [&str; 4] = ["extract", "verify", "join", "decision"];
+/// The `handling` label of `factgate_republished_drafts_total`; see
+/// [`crate::join::Republished`].
+pub const REPUBLISHED_HANDLING: [&str; 4] =
+    ["rechecked", "acknowledged", "in_flight", "new_content"];
 
 /// The process's metrics.
 pub fn metrics() -> &'static Metrics {
@@ -191,13 +230,19 @@ impl Metrics {
             decisions: counter_vec(
                 &registry,
                 "factgate_decisions_total",
-                "Decisions published, by outcome and reason (once per reason of a block).",
-                &["outcome", "reason"],
+                "Decisions published, by outcome (each decision once).",
+                &["outcome"],
+            ),
+            decision_reasons: counter_vec(
+                &registry,
+                "factgate_decision_reasons_total",
+                "Reasons of the blocks published (a block with two reasons counts under each).",
+                &["reason"],
             ),
             decision_latency: histogram_vec(
                 &registry,
                 "factgate_decision_latency_seconds",
-                "Time from the draft's published_at to its decision.",
+                "Time from the draft's publication (published_at, else the record's timestamp) to its decision.",
                 &["outcome"],
                 DECISION_LATENCY_BUCKETS,
             ),
@@ -226,11 +271,45 @@ impl Metrics {
             consumer_lag: gauge_vec(
                 &registry,
                 "factgate_consumer_lag_messages",
-                "Consumer lag from librdkafka statistics.",
-                &["role", "topic", "partition"],
+                "Consumer lag from librdkafka statistics, by role, consumer group, topic and partition.",
+                &["role", "group", "topic", "partition"],
+            ),
+            build_info: gauge_vec(
+                &registry,
+                "factgate_build_info",
+                "Always 1: the version of factgate answering the scrape.",
+                &["version"],
+            ),
+            limits_exceeded: counter_vec(
+                &registry,
+                "factgate_limits_exceeded_total",
+                "Drafts blocked for going over a per-draft limit, by limit.",
+                &["limit"],
+            ),
+            outputs_shortened: counter_vec(
+                &registry,
+                "factgate_outputs_shortened_total",
+                "Events split or shortened to fit the broker's message limit, by event.",
+                &["event"],
+            ),
+            failed_messages: counter_vec(
+                &registry,
+                "factgate_failed_messages_total",
+                "Messages whose handling failed for a reason of their own (answered and skipped, never retried), by role.",
+                &["role"],
+            ),
+            republished_drafts: counter_vec(
+                &registry,
+                "factgate_republished_drafts_total",
+                "Revisions published again, by how the join handled them.",
+                &["handling"],
             ),
             registry,
         };
+        m.build_info
+            .with_label_values(&[env!("CARGO_PKG_VERSION")])
+            .set(1);
+        register_process_collector(&m.registry);
         m.create_known_series();
         m
     }
@@ -246,13 +325,12 @@ impl Metrics {
         for status in FETCH_STATUSES {
             self.fetches.with_label_values(&[status]);
         }
-        self.decisions
-            .with_label_values(&[outcome(Outcome::Pass), NO_REASON]);
         for reason in ALL_DECISION_REASONS {
-            self.decisions
-                .with_label_values(&[outcome(Outcome::Block), decision_reason(reason)]);
+            self.decision_reasons
+                .with_label_values(&[decision_reason(reason)]);
         }
         for o in [Outcome::Pass, Outcome::Block] {
+            self.decisions.with_label_values(&[outcome(o)]);
             self.decision_latency.with_label_values(&[outcome(o)]);
         }
         for voter in VoterRole::ALL {
@@ -263,30 +341,60 @@ impl Metrics {
         for input in JOIN_INPUTS {
             self.join_paused.with_label_values(&[input]).set(0);
         }
+        for limit in LIMITS {
+            self.limits_exceeded.with_label_values(&[limit]);
+        }
+        for event in SHORTENED_OUTPUTS {
+            self.outputs_shortened.with_label_values(&[event]);
+        }
+        for role in FAILING_ROLES {
+            self.failed_messages.with_label_values(&[role]);
+        }
+        for handling in REPUBLISHED_HANDLING {
+            self.republished_drafts.with_label_values(&[handling]);
+        }
     }
 
-    /// Counts a published decision: once per reason (`reason="none"` for a pass), and its
-    /// latency when the draft's `published_at` is known.
+    /// A draft went over the per-draft limit `limit` (one of [`LIMITS`]).
+    pub fn limit_exceeded(&self, limit: &'static str) {
+        self.limits_exceeded.with_label_values(&[limit]).inc();
+    }
+
+    /// An event was split or shortened to fit the broker (`event`: one of [`SHORTENED_OUTPUTS`]).
+    pub fn output_shortened(&self, event: &'static str) {
+        self.outputs_shortened.with_label_values(&[event]).inc();
+    }
+
+    /// A message of `role` (one of [`FAILING_ROLES`]) failed for a reason of its own.
+    pub fn message_failed(&self, role: &'static str) {
+        self.failed_messages.with_label_values(&[role]).inc();
+    }
+
+    /// A revision was published again and handled as `handling` (one of
+    /// [`REPUBLISHED_HANDLING`]).
+    pub fn draft_republished(&self, handling: &'static str) {
+        self.republished_drafts.with_label_values(&[handling]).inc();
+    }
+
+    /// Counts a published decision once under its outcome, each of its reasons once in
+    /// `factgate_decision_reasons_total`, and its latency (every decision has one: from the
+    /// draft's `published_at`, or from the record's timestamp for a draft that could not be read).
     pub fn decision_published(
         &self,
         decision_outcome: Outcome,
         reasons: &[DecisionReason],
-        latency: Option<std::time::Duration>,
+        latency: std::time::Duration,
     ) {
         let o = outcome(decision_outcome);
-        if reasons.is_empty() {
-            self.decisions.with_label_values(&[o, NO_REASON]).inc();
-        }
+        self.decisions.with_label_values(&[o]).inc();
         for reason in reasons {
-            self.decisions
-                .with_label_values(&[o, decision_reason(*reason)])
+            self.decision_reasons
+                .with_label_values(&[decision_reason(*reason)])
                 .inc();
         }
-        if let Some(latency) = latency {
-            self.decision_latency
-                .with_label_values(&[o])
-                .observe(latency.as_secs_f64());
-        }
+        self.decision_latency
+            .with_label_values(&[o])
+            .observe(latency.as_secs_f64());
     }
 
     fn render(&self) -> String {
@@ -298,6 +406,19 @@ impl Metrics {
         }
     }
 }
+
+/// Registers the `process_*` families (CPU, memory, file descriptors, start time), read from
+/// `/proc` at each scrape. Linux only: elsewhere the families are absent.
+#[cfg(target_os = "linux")]
+fn register_process_collector(registry: &Registry) {
+    // Fails only if registered twice, which `Metrics::new`, run once, cannot do.
+    let _ = registry.register(Box::new(
+        prometheus::process_collector::ProcessCollector::for_self(),
+    ));
+}
+
+#[cfg(not(target_os = "linux"))]
+fn register_process_collector(_registry: &Registry) {}
 
 // Construction fails only on an invalid name or a name registered twice: a defect the unit test
 // below catches, never something input or configuration can cause.
@@ -359,9 +480,6 @@ fn histogram_vec(
 // Label values. Exhaustive matches, so a new variant cannot ship without its label; the names
 // are the variants' serde names (a test checks), as in the events.
 
-/// The `reason` of a pass in `factgate_decisions_total`.
-pub const NO_REASON: &str = "none";
-
 const ALL_CLAIM_KINDS: [ClaimKind; 14] = [
     ClaimKind::Percentage,
     ClaimKind::Money,
@@ -379,7 +497,7 @@ const ALL_CLAIM_KINDS: [ClaimKind; 14] = [
     ClaimKind::Allegation,
 ];
 
-const ALL_DECISION_REASONS: [DecisionReason; 9] = [
+const ALL_DECISION_REASONS: [DecisionReason; 10] = [
     DecisionReason::HighSeverityIssue,
     DecisionReason::MediumSeverityIssue,
     DecisionReason::LowSeverityIssue,
@@ -389,6 +507,7 @@ const ALL_DECISION_REASONS: [DecisionReason; 9] = [
     DecisionReason::SourceUnjudgeable,
     DecisionReason::Superseded,
     DecisionReason::InternalError,
+    DecisionReason::LimitExceeded,
 ];
 
 const ALL_VOTES: [&str; 4] = ["supported", "refuted", "not_enough_info", "abstained"];
@@ -444,6 +563,7 @@ pub fn decision_reason(reason: DecisionReason) -> &'static str {
         DecisionReason::SourceUnjudgeable => "source_unjudgeable",
         DecisionReason::Superseded => "superseded",
         DecisionReason::InternalError => "internal_error",
+        DecisionReason::LimitExceeded => "limit_exceeded",
     }
 }
 
@@ -502,7 +622,12 @@ mod tests {
         (
             "factgate_decisions_total",
             MetricType::COUNTER,
-            &["outcome", "reason"],
+            &["outcome"],
+        ),
+        (
+            "factgate_decision_reasons_total",
+            MetricType::COUNTER,
+            &["reason"],
         ),
         (
             "factgate_decision_latency_seconds",
@@ -520,7 +645,28 @@ mod tests {
         (
             "factgate_consumer_lag_messages",
             MetricType::GAUGE,
-            &["role", "topic", "partition"],
+            &["role", "group", "topic", "partition"],
+        ),
+        ("factgate_build_info", MetricType::GAUGE, &["version"]),
+        (
+            "factgate_limits_exceeded_total",
+            MetricType::COUNTER,
+            &["limit"],
+        ),
+        (
+            "factgate_outputs_shortened_total",
+            MetricType::COUNTER,
+            &["event"],
+        ),
+        (
+            "factgate_failed_messages_total",
+            MetricType::COUNTER,
+            &["role"],
+        ),
+        (
+            "factgate_republished_drafts_total",
+            MetricType::COUNTER,
+            &["handling"],
         ),
     ];
 
@@ -548,7 +694,7 @@ mod tests {
                 DecisionReason::HighSeverityIssue,
                 DecisionReason::DeadlineExceeded,
             ],
-            Some(Duration::from_secs(3)),
+            Duration::from_secs(3),
         );
         m.join_in_flight.set(2);
         m.join_paused.with_label_values(&["manifests"]).set(1);
@@ -560,8 +706,12 @@ mod tests {
             .with_label_values(&[VoterRole::Skeptic.as_str(), vote(&abstained)])
             .inc();
         m.consumer_lag
-            .with_label_values(&["verify", "claims.verify", "0"])
+            .with_label_values(&["verify", "factgate-verify", "claims.verify", "0"])
             .set(7);
+        m.limit_exceeded("links");
+        m.output_shortened("decision");
+        m.message_failed("extract");
+        m.draft_republished("rechecked");
     }
 
     #[test]
@@ -599,22 +749,80 @@ mod tests {
             .gather()
             .iter()
             .map(|f| f.name().to_owned())
+            .filter(|name| name.starts_with("factgate_"))
             .collect();
         assert_eq!(
             families.len(),
             CONTRACT.len(),
             "a family outside the contract: {families:?}"
         );
-        // A block with two reasons counts once under each.
         for reason in ["high_severity_issue", "deadline_exceeded"] {
-            let series =
-                format!("factgate_decisions_total{{outcome=\"block\",reason=\"{reason}\"}}");
+            let series = format!("factgate_decision_reasons_total{{reason=\"{reason}\"}}");
             assert!(text.contains(&series), "{series} missing");
         }
+        assert!(text.contains(&format!(
+            "factgate_build_info{{version=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION")
+        )));
         assert!(
             text.contains("factgate_decision_latency_seconds_bucket{outcome=\"block\",le=\"300\"}")
         );
         assert!(text.contains("factgate_rate_limit_wait_seconds_bucket{le=\"60\"}"));
+    }
+
+    #[test]
+    fn a_decision_counts_once_and_each_of_its_reasons_once_in_their_own_family() {
+        // A registry of its own, so other tests' decisions do not mix in.
+        let m = Metrics::new();
+        m.decision_published(
+            Outcome::Block,
+            &[
+                DecisionReason::HighSeverityIssue,
+                DecisionReason::DeadlineExceeded,
+            ],
+            Duration::from_millis(1500),
+        );
+        m.decision_published(
+            Outcome::Block,
+            &[DecisionReason::DraftUnreadable],
+            Duration::ZERO,
+        );
+        m.decision_published(Outcome::Pass, &[], Duration::from_millis(200));
+        let decisions = |o: &str| m.decisions.with_label_values(&[o]).get();
+        let reason = |r: &str| m.decision_reasons.with_label_values(&[r]).get();
+        let latencies = |o: &str| {
+            m.decision_latency
+                .with_label_values(&[o])
+                .get_sample_count()
+        };
+        assert_eq!((decisions("block"), decisions("pass")), (2, 1));
+        assert_eq!(reason("high_severity_issue"), 1);
+        assert_eq!(reason("deadline_exceeded"), 1);
+        assert_eq!(reason("draft_unreadable"), 1);
+        assert_eq!(reason("superseded"), 0);
+        assert_eq!((latencies("block"), latencies("pass")), (2, 1));
+        let text = m.render();
+        assert!(
+            text.contains("factgate_decisions_total{outcome=\"block\"} 2"),
+            "{text}"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn process_metrics_are_exported() {
+        let text = render();
+        for family in [
+            "process_cpu_seconds_total",
+            "process_resident_memory_bytes",
+            "process_open_fds",
+            "process_start_time_seconds",
+        ] {
+            assert!(
+                text.contains(&format!("# TYPE {family} ")),
+                "{family} missing"
+            );
+        }
     }
 
     #[test]
@@ -626,8 +834,8 @@ mod tests {
                 "{status}"
             );
         }
-        assert!(text.contains("factgate_decisions_total{outcome=\"pass\",reason=\"none\"}"));
-        assert!(text.contains("factgate_decisions_total{outcome=\"block\",reason=\"superseded\"}"));
+        assert!(text.contains("factgate_decisions_total{outcome=\"pass\"}"));
+        assert!(text.contains("factgate_decision_reasons_total{reason=\"superseded\"}"));
         assert!(
             text.contains("factgate_llm_votes_total{vote=\"abstained\",voter=\"numbers_auditor\"}")
         );

@@ -147,7 +147,9 @@ fn init_with(config: &Config, otel_env: Option<String>) -> Result<TelemetryGuard
             .json()
             .with_writer(std::io::stderr)
             .boxed(),
+        // Colour only for a person at a terminal: a CI log or a file gets plain text.
         LogFormat::Text => tracing_subscriber::fmt::layer()
+            .with_ansi(stderr_wants_colour())
             .with_writer(std::io::stderr)
             .boxed(),
     };
@@ -158,6 +160,13 @@ fn init_with(config: &Config, otel_env: Option<String>) -> Result<TelemetryGuard
         .try_init()
         .map_err(TelemetryError::AlreadyInstalled)?;
     Ok(TelemetryGuard { provider, endpoint })
+}
+
+/// Whether stderr is a terminal and the user did not ask for no colour (`NO_COLOR`, see
+/// no-color.org): what decides ANSI colour in logs and in `factgate check`'s progress.
+pub fn stderr_wants_colour() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 fn provider(config: &Config, url: &str) -> Result<SdkTracerProvider, TelemetryError> {

@@ -133,6 +133,7 @@ fn options(deadline: Duration) -> CheckOptions {
         strictness: Strictness::Normal,
         deadline,
         concurrency: 8,
+        limits: factgate::extract::ExtractLimits::default(),
     }
 }
 

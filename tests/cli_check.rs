@@ -1,8 +1,12 @@
-//! `factgate check` as a user runs it: exit 0 on pass, 1 on block, 2 on error, a readable summary
-//! by default and the decision as JSON with `--json`. Sources come from an origin on 127.0.0.1.
+//! `factgate check` as a user and a CI job run it: exit 0 on pass, 1 on any block, 2 on error; a
+//! readable summary by default, decisions as JSON Lines, Markdown, JUnit XML (parsed here) and
+//! SARIF 2.1.0 (validated against the OASIS schema vendored in tests/fixtures/sarif/); many
+//! inputs, directories, patterns and draft events on stdin; progress on stderr; a closed pipe.
+//! Sources come from an origin on 127.0.0.1.
 
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use axum::Router;
 use axum::response::Html;
@@ -122,4 +126,503 @@ async fn an_unreadable_article_is_blocked_not_passed() {
     assert_eq!(out.status.code(), Some(1));
     let decision: Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
     assert_eq!(decision["reasons"][0], "extraction_failed");
+}
+
+// --- batch and CI use ----------------------------------------------------------------------------
+
+/// `factgate` with `stdin` on its standard input.
+async fn factgate_with_stdin(args: Vec<String>, dir: &Path, stdin: Vec<u8>) -> Output {
+    let dir = dir.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_factgate"))
+            .args(&args)
+            .current_dir(dir)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("factgate starts");
+        let mut input = child.stdin.take().expect("stdin is piped");
+        input.write_all(&stdin).expect("write stdin");
+        drop(input);
+        child.wait_with_output().expect("factgate finishes")
+    })
+    .await
+    .expect("the command finishes")
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// A passing article and a blocked one in `dir/articles/`, with the loopback configuration.
+fn two_articles(dir: &Path, port: u16) -> (String, String, String) {
+    std::fs::create_dir_all(dir.join("articles")).expect("mkdir");
+    let config = write(dir, "local.toml", LOOPBACK_CONFIG);
+    let good = write(
+        dir,
+        "articles/good.md",
+        &format!(
+            "# Tutoring\n\nOnline tutoring accounted for 28% of spending on private tutoring \
+             in 2023, according to [the survey](http://127.0.0.1:{port}/study).\n"
+        ),
+    );
+    let pilot = write(
+        dir,
+        "articles/pilot.md",
+        "# Results\n\nTutors are busy.\nOur pilot with 500 students showed 73% improvement.\n",
+    );
+    (config, good, pilot)
+}
+
+fn draft_event(article_id: &str, body: &str) -> String {
+    serde_json::json!({
+        "schema_version": "factgate.draft.v1",
+        "article_id": article_id,
+        "revision": 7,
+        "published_at": "2026-01-01T00:00:00Z",
+        "body": body,
+        "body_format": "markdown",
+    })
+    .to_string()
+}
+
+fn json_lines(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is a decision"))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_directory_and_a_pattern_check_every_article_once() {
+    let port = start_origin().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (config, _, _) = two_articles(dir.path(), port);
+
+    let out = factgate(
+        args(&["check", "articles", "--format", "json", "-c", &config]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "any block is status 1");
+    let decisions = json_lines(&out.stdout);
+    let by_id: Vec<(&str, &str)> = decisions
+        .iter()
+        .map(|d| {
+            (
+                d["article_id"].as_str().unwrap_or(""),
+                d["outcome"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        by_id,
+        [("articles/good.md", "pass"), ("articles/pilot.md", "block")]
+    );
+
+    let out = factgate(
+        args(&["check", "articles/g*.md", "--format", "json", "-c", &config]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "only the passing article matches"
+    );
+    assert_eq!(json_lines(&out.stdout).len(), 1);
+
+    let out = factgate(
+        args(&["check", "articles/*.rst", "-c", &config]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a pattern matching nothing is an error"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("articles/*.rst: no file to check"), "{err}");
+}
+
+#[tokio::test]
+async fn draft_events_as_json_lines_on_stdin_are_checked_as_drafts() {
+    let port = start_origin().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write(dir.path(), "local.toml", LOOPBACK_CONFIG);
+    let stdin = format!(
+        "{}\n{}\n{}\n",
+        draft_event(
+            "cms-good",
+            &format!(
+                "Online tutoring accounted for 28% of spending on private tutoring in 2023, \
+                 according to [the survey](http://127.0.0.1:{port}/study)."
+            )
+        ),
+        draft_event(
+            "cms-pilot",
+            "Our pilot with 500 students showed 73% improvement."
+        ),
+        // Its id can be read, not its revision's body: blocked as unreadable, as the pipeline does.
+        r#"{"schema_version":"factgate.draft.v1","article_id":"cms-broken","revision":2}"#,
+    );
+    let out = factgate_with_stdin(
+        args(&["check", "-", "--format", "json", "-c", &config]),
+        dir.path(),
+        stdin.into_bytes(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let decisions = json_lines(&out.stdout);
+    let summary: Vec<(String, u64, String, Value)> = decisions
+        .iter()
+        .map(|d| {
+            (
+                d["article_id"].as_str().unwrap_or("").to_owned(),
+                d["revision"].as_u64().unwrap_or(0),
+                d["outcome"].as_str().unwrap_or("").to_owned(),
+                d["reasons"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("cms-good".into(), 7, "pass".into(), serde_json::json!([])),
+            (
+                "cms-pilot".into(),
+                7,
+                "block".into(),
+                serde_json::json!(["high_severity_issue"])
+            ),
+            (
+                "cms-broken".into(),
+                2,
+                "block".into(),
+                serde_json::json!(["draft_unreadable"])
+            ),
+        ]
+    );
+    // The event's body was checked, not the event's JSON as text.
+    assert_eq!(decisions[1]["report"]["summary"]["total_claims"], 1);
+}
+
+#[tokio::test]
+async fn the_repository_draft_files_are_read_as_draft_events() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The demo's drafts are templates: their published_at is a placeholder the demo fills in.
+    // Read as a draft event, the file is blocked naming that field, not checked as text.
+    let template = repo.join("examples/demo/drafts/fabricated.json");
+    let out = factgate(
+        args(&["check", template.to_str().unwrap_or(""), "--json"]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let decision: Value = serde_json::from_slice(&out.stdout).expect("one decision");
+    assert_eq!(decision["article_id"], "demo-fabricated");
+    assert_eq!(decision["reasons"], serde_json::json!(["draft_unreadable"]));
+    let why = decision["report"]["recommendation_reason"].to_string()
+        + &decision["report"]["issues"].to_string();
+    assert!(why.contains("published_at"), "{why}");
+
+    // A complete draft file is checked as the event it is: its id, its revision, its body.
+    let draft = write(
+        dir.path(),
+        "draft.json",
+        &draft_event(
+            "file-draft",
+            "Our pilot with 500 students showed 73% improvement.",
+        ),
+    );
+    let out = factgate(args(&["check", &draft, "--json"]), dir.path()).await;
+    let decision: Value = serde_json::from_slice(&out.stdout).expect("one decision");
+    assert_eq!(decision["article_id"], "file-draft");
+    assert_eq!(decision["revision"], 7);
+    assert_eq!(decision["report"]["summary"]["total_claims"], 1);
+    let claims = decision["report"]["claims"].to_string();
+    assert!(
+        !claims.contains("factgate.draft.v1") && !claims.contains("published_at"),
+        "the event's JSON was read as text: {claims}"
+    );
+}
+
+/// A validator for SARIF 2.1.0, from the OASIS schema vendored in tests/fixtures/sarif/.
+fn sarif_validator() -> jsonschema::Validator {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sarif/sarif-schema-2.1.0.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the vendored schema"))
+            .expect("the schema is JSON");
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the SARIF schema compiles")
+}
+
+#[tokio::test]
+async fn sarif_output_is_valid_sarif_2_1_0_and_locates_the_claim() {
+    let port = start_origin().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (config, _, _) = two_articles(dir.path(), port);
+    let out = factgate(
+        args(&[
+            "check",
+            "articles",
+            "--format",
+            "sarif",
+            "--output",
+            "report.sarif",
+            "-c",
+            &config,
+        ]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "the report went to the file");
+    let text = std::fs::read_to_string(dir.path().join("report.sarif")).expect("report written");
+    let sarif: Value = serde_json::from_str(&text).expect("SARIF is JSON");
+    let validator = sarif_validator();
+    let problems: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    // Also checks the vendored schema is strict: a log without its version is refused.
+    let mut broken = sarif.clone();
+    broken.as_object_mut().map(|o| o.remove("version"));
+    assert!(!validator.is_valid(&broken));
+
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let pilot: Vec<&Value> = results
+        .iter()
+        .filter(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "articles/pilot.md"
+        })
+        .collect();
+    assert!(!pilot.is_empty(), "{results:#?}");
+    assert_eq!(pilot[0]["level"], "error");
+    // The fabricated-data claim is the sentence on line 4 of the file.
+    let region = &pilot[0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 4, "{region}");
+    assert!(
+        results.iter().all(
+            |r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                != "articles/good.md"
+        ),
+        "a passing article has no result"
+    );
+}
+
+#[tokio::test]
+async fn junit_output_has_a_test_case_per_article_and_a_failure_per_block() {
+    use quick_xml::events::Event;
+    let port = start_origin().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (config, _, _) = two_articles(dir.path(), port);
+    let out = factgate(
+        args(&["check", "articles", "--format", "junit", "-c", &config]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let xml = String::from_utf8(out.stdout).expect("UTF-8 XML");
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let mut path: Vec<String> = Vec::new();
+    let mut cases: Vec<(String, bool)> = Vec::new();
+    let mut suites = Vec::new();
+    loop {
+        let event = reader
+            .read_event()
+            .unwrap_or_else(|e| panic!("invalid XML: {e}\n{xml}"));
+        let (start, empty) = match &event {
+            Event::Start(e) => (Some(e.clone()), false),
+            Event::Empty(e) => (Some(e.clone()), true),
+            _ => (None, false),
+        };
+        if let Some(e) = start {
+            let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+            let attr = |key: &str| {
+                e.attributes()
+                    .filter_map(Result::ok)
+                    .find(|a| a.key.as_ref() == key.as_bytes())
+                    .map(|a| a.unescape_value().expect("attribute").into_owned())
+            };
+            match name.as_str() {
+                "testsuites" | "testsuite" => {
+                    suites.push((name.clone(), attr("tests"), attr("failures")))
+                }
+                "testcase" => cases.push((attr("name").unwrap_or_default(), false)),
+                "failure" => {
+                    assert_eq!(path.last().map(String::as_str), Some("testcase"));
+                    assert_eq!(attr("type").as_deref(), Some("high_severity_issue"));
+                    if let Some(case) = cases.last_mut() {
+                        case.1 = true;
+                    }
+                }
+                _ => {}
+            }
+            if !empty {
+                path.push(name);
+            }
+        }
+        match event {
+            Event::End(_) => {
+                path.pop();
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert!(path.is_empty(), "unbalanced XML");
+    let two = Some("2".to_owned());
+    let one = Some("1".to_owned());
+    assert_eq!(
+        suites,
+        [
+            ("testsuites".to_owned(), two.clone(), one.clone()),
+            ("testsuite".to_owned(), two, one)
+        ]
+    );
+    assert_eq!(
+        cases,
+        [
+            ("articles/good.md".to_owned(), false),
+            ("articles/pilot.md".to_owned(), true)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn markdown_output_tables_every_article() {
+    let port = start_origin().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (config, _, _) = two_articles(dir.path(), port);
+    let out = factgate(
+        args(&["check", "articles", "--format", "markdown", "-c", &config]),
+        dir.path(),
+    )
+    .await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("# factgate: 1 of 2 articles blocked"),
+        "{text}"
+    );
+    assert!(text.contains("| articles/good.md | **PASS** |"), "{text}");
+    assert!(text.contains("## BLOCK `articles/pilot.md`"), "{text}");
+}
+
+#[tokio::test]
+async fn progress_goes_to_stderr_without_colour_and_quiet_silences_it() {
+    let port = start_origin().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (config, good, _) = two_articles(dir.path(), port);
+
+    let out = factgate(args(&["check", "articles", "-c", &config]), dir.path()).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("[1/2] articles/good.md: extracting claims"),
+        "{err}"
+    );
+    assert!(err.contains("1 claim, 1 source, 1 check to run"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "[1/1] http://127.0.0.1:{port}/study supported (ok)"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("[2/2] articles/pilot.md: BLOCK (high_severity_issue)"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("2 articles checked: 1 passed, 1 blocked\n"),
+        "{err}"
+    );
+    assert!(
+        !err.contains('\x1b'),
+        "ANSI colour on a stderr that is no terminal: {err:?}"
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !report.contains("extracting claims"),
+        "progress on stdout: {report}"
+    );
+
+    let out = factgate(
+        args(&["check", &good, "-c", &config, "--no-progress"]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "1 article checked: 1 passed, 0 blocked\n"
+    );
+    let out = factgate(args(&["check", &good, "-c", &config, "-q"]), dir.path()).await;
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn a_closed_pipe_ends_quietly_with_status_0() {
+    let port = start_origin().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (config, _, _) = two_articles(dir.path(), port);
+    let dir = dir.path().to_owned();
+    let (status, stderr) = tokio::task::spawn_blocking(move || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_factgate"))
+            .args(["check", "articles", "-c", &config])
+            .current_dir(dir)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("factgate starts");
+        // As `| head -0` does: the reader goes away before the report is written.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().expect("factgate finishes");
+        (output.status, output.stderr)
+    })
+    .await
+    .expect("the command finishes");
+    let stderr = String::from_utf8_lossy(&stderr);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[tokio::test]
+async fn the_body_format_is_input_format_and_format_names_the_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html = write(
+        dir.path(),
+        "article.txt",
+        "<p>Our pilot with 500 students showed 73% improvement.</p>",
+    );
+    let out = factgate(
+        args(&["check", &html, "--input-format", "html", "--json"]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let decision: Value = serde_json::from_slice(&out.stdout).expect("one decision");
+    let claim = decision["report"]["claims"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert!(!claim.contains("<p>"), "read as HTML: {claim}");
+
+    let out = factgate(args(&["check", &html, "--format", "html"]), dir.path()).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--input-format html"), "{err}");
 }

@@ -312,13 +312,17 @@ fn environment_errors_name_the_variable() {
         "{malformed}"
     );
 
-    let property = Config::load_with_env(
+    let nested = Config::load_with_env(
         None,
-        env(&[("FACTGATE_KAFKA__PROPERTIES__SECURITY_PROTOCOL", "SSL")]),
+        env(&[("FACTGATE_KAFKA__PROPERTIES__SASL__PASSWORD", "x")]),
     )
     .unwrap_err()
     .to_string();
-    assert!(property.contains("set them in the file"), "{property}");
+    assert!(
+        nested.contains("FACTGATE_KAFKA__PROPERTIES__SASL__PASSWORD"),
+        "{nested}"
+    );
+    assert!(nested.contains("dots written as underscores"), "{nested}");
 
     let invalid =
         Config::load_with_env(None, env(&[("FACTGATE_JOIN__DEADLINE_MS", "0")])).unwrap_err();
@@ -393,6 +397,132 @@ fn no_secret_reaches_an_error_or_the_debug_output() {
     assert!(!toml::to_string(&config).unwrap().contains(SECRET));
 }
 
+#[test]
+fn kafka_properties_come_from_the_environment_with_underscores_for_dots() {
+    let config = Config::load_with_env(
+        None,
+        env(&[
+            ("FACTGATE_KAFKA__PROPERTIES__SECURITY_PROTOCOL", "SASL_SSL"),
+            (
+                "FACTGATE_KAFKA__PROPERTIES__SASL_MECHANISMS",
+                "SCRAM-SHA-512",
+            ),
+            ("FACTGATE_KAFKA__PROPERTIES__SASL_USERNAME", "factgate"),
+            ("FACTGATE_KAFKA__PROPERTIES__SASL_PASSWORD", "p4ss"),
+            // A value that looks like a number stays text: librdkafka reads strings.
+            ("FACTGATE_KAFKA__PROPERTIES__SOCKET_TIMEOUT_MS", "30000"),
+        ]),
+    )
+    .expect("loads");
+    let p = &config.kafka.properties;
+    assert_eq!(p["security.protocol"], "SASL_SSL");
+    assert_eq!(p["sasl.mechanisms"], "SCRAM-SHA-512");
+    assert_eq!(p["sasl.username"], "factgate");
+    assert_eq!(p["sasl.password"], "p4ss");
+    assert_eq!(p["socket.timeout.ms"], "30000");
+}
+
+#[test]
+fn the_environment_overrides_a_property_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("factgate.toml");
+    std::fs::write(
+        &path,
+        "[kafka.properties]\n\"security.protocol\" = \"SSL\"\n\"sasl.username\" = \"factgate\"\n",
+    )
+    .unwrap();
+    let config = Config::load_with_env(
+        Some(&path),
+        env(&[("FACTGATE_KAFKA__PROPERTIES__SECURITY_PROTOCOL", "SASL_SSL")]),
+    )
+    .expect("loads");
+    assert_eq!(config.kafka.properties["security.protocol"], "SASL_SSL");
+    assert_eq!(config.kafka.properties["sasl.username"], "factgate");
+}
+
+#[test]
+fn kafka_secrets_are_read_from_mounted_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("kafka-password");
+    // As `echo p4ss > file` or a Kubernetes Secret written with a trailing newline leaves it.
+    std::fs::write(&secret, "p4ss\n").unwrap();
+    let from_env = Config::load_with_env(
+        None,
+        env(&[(
+            "FACTGATE_KAFKA__PROPERTY_FILES__SASL_PASSWORD",
+            secret.to_str().unwrap(),
+        )]),
+    )
+    .expect("loads");
+    assert_eq!(from_env.kafka.properties["sasl.password"], "p4ss");
+
+    let file = dir.path().join("factgate.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[kafka.property_files]\n\"sasl.password\" = {:?}\n",
+            secret.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let from_file = Config::load_with_env(Some(&file), Vec::new()).expect("loads");
+    assert_eq!(from_file.kafka.properties["sasl.password"], "p4ss");
+
+    // An empty secret is refused by key and path.
+    std::fs::write(&secret, "\n").unwrap();
+    let empty = Config::load_with_env(Some(&file), Vec::new()).unwrap_err();
+    assert!(
+        empty
+            .to_string()
+            .contains("kafka.property_files.\"sasl.password\""),
+        "{empty}"
+    );
+    assert!(empty.to_string().contains("is empty"), "{empty}");
+}
+
+#[test]
+fn kafka_secrets_never_reach_debug_serialization_errors_or_client_errors() {
+    const SECRET: &str = "kafka-s3cret-0123456789";
+    let dir = tempfile::tempdir().unwrap();
+    let key_password = dir.path().join("key-password");
+    std::fs::write(&key_password, SECRET).unwrap();
+    let vars = env(&[
+        ("FACTGATE_KAFKA__PROPERTIES__SASL_PASSWORD", SECRET),
+        (
+            "FACTGATE_KAFKA__PROPERTY_FILES__SSL_KEY_PASSWORD",
+            key_password.to_str().unwrap(),
+        ),
+        (
+            "FACTGATE_KAFKA__PROPERTIES__SASL_OAUTHBEARER_CLIENT_SECRET",
+            SECRET,
+        ),
+    ]);
+    let config = Config::load_with_env(None, vars.clone()).expect("loads");
+    assert_eq!(config.kafka.properties["ssl.key.password"], SECRET);
+    let debug = format!("{config:?}");
+    assert!(!debug.contains(SECRET), "{debug}");
+    assert!(debug.contains("[redacted]"), "{debug}");
+    assert!(!format!("{config:#?}").contains(SECRET));
+    assert!(!toml::to_string(&config).unwrap().contains(SECRET));
+    assert!(!serde_json::to_string(&config).unwrap().contains(SECRET));
+
+    // A configuration refused for another reason does not repeat the secret.
+    let mut with_problem = vars.clone();
+    with_problem.push(("FACTGATE_JOIN__DEADLINE_MS".into(), "0".into()));
+    let err = Config::load_with_env(None, with_problem).unwrap_err();
+    assert!(!err.to_string().contains(SECRET), "{err}");
+    assert!(!format!("{err:?}").contains(SECRET));
+
+    // librdkafka refusing the client does not repeat it either: this build has no OAuth/OIDC
+    // (it needs libcurl), and librdkafka's refusal quotes the property's name and value.
+    let Err(err) = factgate::kafka::producer(&config.kafka, "127.0.0.1:9") else {
+        panic!("an OIDC client secret was accepted by a build without OIDC");
+    };
+    let shown = format!("{err} {err:?} {:?}", std::error::Error::source(&err));
+    assert!(!shown.contains(SECRET), "{shown}");
+    assert!(shown.contains("sasl.oauthbearer.client.secret"), "{shown}");
+}
+
 /// config/recheck.toml loads, counts deadlines from extraction, reads the live drafts topic and
 /// writes nothing where the live deployment reads or the CMS gates.
 #[test]
@@ -429,4 +559,26 @@ fn recheck_file_replays_the_drafts_beside_the_live_deployment() {
         );
     }
     assert_ne!(recheck.http.listen, live.http.listen);
+}
+
+/// Every configuration file the README tells a reader to pass (`--config FILE`, `config/….toml`)
+/// exists and loads, config/local.toml among them.
+#[test]
+fn configuration_files_named_in_the_readme_exist_and_load() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let named =
+        regex::Regex::new(r"(?:--config |-c )([\w./-]+\.toml)|\b(config/[\w.-]+\.toml)").unwrap();
+    let mut files = BTreeSet::new();
+    for capture in named.captures_iter(&readme) {
+        let file = capture.get(1).or_else(|| capture.get(2)).unwrap().as_str();
+        files.insert(file.to_owned());
+    }
+    assert!(files.contains("config/local.toml"), "{files:?}");
+    for file in files {
+        let path = root.join(&file);
+        assert!(path.is_file(), "README names {file}, which does not exist");
+        Config::load_with_env(Some(&path), Vec::new())
+            .unwrap_or_else(|e| panic!("README names {file}, which does not load: {e}"));
+    }
 }

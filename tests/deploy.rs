@@ -118,7 +118,7 @@ fn unknown_metrics(expr: &str, families: &BTreeSet<String>) -> Vec<String> {
 fn used_metrics(expr: &str) -> Vec<String> {
     // Label values in quotes are not metric names ("factgate_…" could appear in one).
     let quoted = Regex::new(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#).expect("valid regex");
-    let names = Regex::new(r"\bfactgate_[a-zA-Z0-9_:]*").expect("valid regex");
+    let names = Regex::new(r"\b(?:factgate|process)_[a-zA-Z0-9_:]*").expect("valid regex");
     let bare = quoted.replace_all(expr, "\"\"");
     names
         .find_iter(&bare)
@@ -167,7 +167,9 @@ fn metrics_file_lists_unique_well_formed_families() {
     let names: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let unique: BTreeSet<&str> = names.iter().copied().collect();
     assert_eq!(unique.len(), names.len(), "a family is listed twice");
-    let well_formed = Regex::new(r"^factgate_[a-z0-9_]+[a-z0-9]$").expect("valid regex");
+    // factgate's own families, and the process collector's.
+    let well_formed =
+        Regex::new(r"^(?:factgate|process)_[a-z0-9_]+[a-z0-9]$").expect("valid regex");
     for name in &names {
         assert!(
             well_formed.is_match(name),
@@ -177,8 +179,11 @@ fn metrics_file_lists_unique_well_formed_families() {
     // The families the dashboard and the alerts rely on by meaning, not only by name.
     for needed in [
         "factgate_decisions_total",
+        "factgate_decision_reasons_total",
         "factgate_decision_latency_seconds",
         "factgate_consumer_lag_messages",
+        "factgate_build_info",
+        "process_resident_memory_bytes",
         "factgate_dead_letters_total",
         "factgate_llm_votes_total",
     ] {
@@ -241,6 +246,19 @@ fn dockerfile_builds_in_one_stage_and_runs_factgate_unprivileged_in_another() {
             assert!(repo().join(source).exists(), "COPY source {source} missing");
         }
     }
+    // The image ships a stripped binary and the OpenSSL librdkafka links; profiling builds keep
+    // their symbols and line tables.
+    assert!(text.contains("strip --strip-all"), "the binary is stripped");
+    assert!(text.contains("libssl3"), "the runtime has OpenSSL");
+    let manifest: toml::Value =
+        toml::from_str(&read(&repo().join("Cargo.toml"))).expect("Cargo.toml");
+    let profiles = &manifest["profile"];
+    assert!(
+        profiles["release"].get("debug").is_none(),
+        "no debug info in the release build"
+    );
+    assert_eq!(profiles["profiling"]["inherits"].as_str(), Some("release"));
+    assert!(profiles["profiling"].get("debug").is_some());
     assert!(
         text.contains("COPY config/factgate.toml /etc/factgate/factgate.toml")
             && text.contains("CMD [\"run\", \"--config\", \"/etc/factgate/factgate.toml\"]"),
@@ -749,20 +767,9 @@ fn promtool_accepts_the_scrape_config_and_the_rules() {
 
 #[test]
 fn alerts_fire_on_their_unit_test_series_and_stay_quiet_otherwise() {
-    // promtool compares annotations word for word; the tests are about expressions, so they run
-    // against the rules without annotations (whose templates `promtool check rules` checks).
-    let mut file = yaml(&deploy().join("prometheus/alerts.yml"));
-    let groups = file["groups"].as_sequence_mut().expect("groups");
-    for group in groups {
-        for rule in group["rules"].as_sequence_mut().expect("rules") {
-            rule.as_mapping_mut().expect("rule").remove("annotations");
-        }
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let rules = serde_norway::to_string(&file).expect("serialize rules");
-    std::fs::write(dir.path().join("alerts.yml"), rules).expect("write rules");
+    // As shipped: `promtool test rules deploy/prometheus/alerts.test.yml` from the repository,
+    // annotations compared word for word, so the rendered summaries are tested too.
     let tests = deploy().join("prometheus/alerts.test.yml");
-    std::fs::copy(&tests, dir.path().join("alerts.test.yml")).expect("copy tests");
 
     // Every alert is tested.
     let tested: BTreeSet<String> = seq(&yaml(&tests)["tests"], "tests")
@@ -776,7 +783,10 @@ fn alerts_fire_on_their_unit_test_series_and_stay_quiet_otherwise() {
         .collect();
     assert_eq!(tested, alerts);
 
-    let out = promtool(&["test", "rules", "alerts.test.yml"], dir.path());
+    let out = promtool(
+        &["test", "rules", "deploy/prometheus/alerts.test.yml"],
+        &repo(),
+    );
     assert!(out.contains("SUCCESS"), "{out}");
 }
 
@@ -826,6 +836,11 @@ fn every_alert_explains_itself_and_uses_known_metrics() {
     ] {
         assert!(expr_of(alert).contains(metric), "{alert} watches {metric}");
     }
+    // An instance is known by its own metrics whatever its job is called, and no instance at all
+    // is an alert too.
+    let down = expr_of("FactgateDown");
+    assert!(!down.contains("job="), "FactgateDown names a job: {down}");
+    assert!(down.contains("absent(factgate_build_info)"), "{down}");
 }
 
 // --- Grafana ------------------------------------------------------------------------------------
@@ -933,4 +948,102 @@ fn dashboard_queries_are_valid_promql() {
         out.contains(&format!("SUCCESS: {} rules found", rules.len())),
         "{out}"
     );
+}
+
+// --- secured Kafka and the Prometheus Operator ----------------------------------------------------
+
+#[test]
+fn the_secured_kafka_overlay_gives_every_role_a_configuration_that_loads_with_its_secrets() {
+    let overlay = yaml(&deploy().join("docker-compose.secured-kafka.yml"));
+    let services = map(&overlay["services"], "services");
+    let base = compose();
+    let roles: BTreeSet<&String> = base
+        .services
+        .keys()
+        .filter(|name| name.starts_with("factgate-"))
+        .collect();
+    let covered: BTreeSet<String> = services
+        .keys()
+        .map(|k| str_of(k, "service name").to_owned())
+        .collect();
+    assert_eq!(
+        roles.into_iter().cloned().collect::<BTreeSet<_>>(),
+        covered,
+        "every role"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let password = dir.path().join("kafka-password");
+    std::fs::write(&password, "from-the-secret-file\n").expect("write");
+    for (name, service) in services {
+        let name = str_of(name, "service name");
+        let secrets = strings(&service["secrets"], "secrets");
+        assert!(secrets.contains(&"kafka-password".to_owned()), "{name}");
+        let env: Vec<(String, String)> = map(&service["environment"], "environment")
+            .iter()
+            .map(|(k, v)| {
+                let value = scalar(v).replace(
+                    "/run/secrets/kafka-password",
+                    &password.display().to_string(),
+                );
+                // ${VAR:?message} is compose's own substitution, filled in by the operator.
+                let value = if value.starts_with("${") {
+                    "broker-1:9096".to_owned()
+                } else {
+                    value
+                };
+                (scalar(k), value)
+            })
+            .collect();
+        let config = Config::load_with_env(None, env)
+            .unwrap_or_else(|e| panic!("{name}: the overlay's settings do not load: {e}"));
+        let p = &config.kafka.properties;
+        assert_eq!(p["security.protocol"], "SASL_SSL", "{name}");
+        assert_eq!(p["sasl.password"], "from-the-secret-file", "{name}");
+        assert!(!format!("{config:?}").contains("from-the-secret-file"));
+    }
+    let files = map(&overlay["secrets"], "secrets");
+    assert!(files.keys().any(|k| scalar(k) == "kafka-password"));
+}
+
+#[test]
+fn the_pod_monitor_scrapes_every_role_on_its_http_port() {
+    let dir = deploy().join("k8s/prometheus-operator");
+    let kustomization = yaml(&dir.join("kustomization.yml"));
+    let listed = strings(&kustomization["resources"], "resources");
+    assert_eq!(listed, ["podmonitor.yml"]);
+    let monitor = yaml(&dir.join("podmonitor.yml"));
+    assert_eq!(str_of(&monitor["kind"], "kind"), "PodMonitor");
+    let selector = map(&monitor["spec"]["selector"]["matchLabels"], "matchLabels");
+    let endpoint = &seq(&monitor["spec"]["podMetricsEndpoints"], "endpoints")[0];
+    assert_eq!(str_of(&endpoint["path"], "path"), "/metrics");
+    let port = str_of(&endpoint["port"], "port");
+    for deployment in of_kind("Deployment") {
+        let name = str_of(&deployment["metadata"]["name"], "name");
+        let labels = map(
+            &deployment["spec"]["template"]["metadata"]["labels"],
+            "labels",
+        );
+        for (key, value) in selector {
+            assert_eq!(labels.get(key), Some(value), "{name} is not selected");
+        }
+        let ports = seq(
+            &deployment["spec"]["template"]["spec"]["containers"][0]["ports"],
+            "ports",
+        );
+        assert!(
+            ports.iter().any(|p| p["name"].as_str() == Some(port)),
+            "{name} has no port {port}"
+        );
+        // The SASL password comes from a Secret, never from the ConfigMap.
+        let env = seq(
+            &deployment["spec"]["template"]["spec"]["containers"][0]["env"],
+            "env",
+        );
+        assert!(
+            env.iter().any(|e| e["name"].as_str()
+                == Some("FACTGATE_KAFKA__PROPERTIES__SASL_PASSWORD")
+                && e["valueFrom"]["secretKeyRef"]["name"].as_str() == Some("factgate-kafka")),
+            "{name}"
+        );
+    }
 }

@@ -21,7 +21,7 @@ use axum::Router;
 use axum::extract::{Path as UrlPath, State};
 use axum::response::Response;
 use axum::routing::get;
-use factgate::events::{DraftEvent, content_digest, decision_id};
+use factgate::events::{DraftEvent, DraftPosition, content_digest, decision_id_at};
 use serde_json::{Value, json};
 use support::origin::{demo_source, start_demo};
 use support::pipeline::free_port;
@@ -368,13 +368,24 @@ fn drafts(origin: &str) -> Vec<Expected> {
         .collect()
 }
 
-/// The decision id factgate must give the draft `event` (see `factgate::events::decision`).
-fn expected_decision_id(article_id: &str, event: &str) -> String {
+/// The decision id factgate must give the draft `event` published at `position` on the drafts
+/// topic (see `factgate::events::decision`).
+fn expected_decision_id(article_id: &str, event: &str, position: Option<DraftPosition>) -> String {
     match DraftEvent::from_json(event.as_bytes()) {
-        Ok(draft) => decision_id(article_id, Some(draft.revision), &draft.content_digest()),
+        Ok(draft) => decision_id_at(
+            article_id,
+            Some(draft.revision),
+            &draft.content_digest(),
+            position,
+        ),
         Err(err) => {
             let revision = err.recovered().and_then(|r| r.revision);
-            decision_id(article_id, revision, &content_digest(event.as_bytes()))
+            decision_id_at(
+                article_id,
+                revision,
+                &content_digest(event.as_bytes()),
+                position,
+            )
         }
     }
 }
@@ -435,6 +446,8 @@ fn start_factgate(name: &'static str, config: &Path, dir: &Path) -> Guarded {
 #[derive(Debug, Clone)]
 struct Seen {
     decision_id: String,
+    /// The publication the decision names: the draft's partition and offset.
+    draft_position: Option<DraftPosition>,
     outcome: String,
     decided_at: chrono::DateTime<chrono::Utc>,
     reasons: Vec<String>,
@@ -457,6 +470,7 @@ fn parse_decision(line: &str) -> (String, Option<u64>, Seen) {
         value["revision"].as_u64(),
         Seen {
             decision_id: text("decision_id"),
+            draft_position: serde_json::from_value(value["draft_position"].clone()).ok(),
             outcome: text("outcome"),
             decided_at: text("decided_at")
                 .parse()
@@ -589,7 +603,14 @@ async fn every_draft_is_decided_once_through_a_sigkill_and_restart_on_tansu() {
             .get(&key)
             .unwrap_or_else(|| panic!("no decision for {}", draft.article_id));
         let first_seen = &decisions[0];
-        let want_id = expected_decision_id(&draft.article_id, &draft.event);
+        // Each draft was published once, so every copy names the same publication.
+        assert!(
+            first_seen.draft_position.is_some(),
+            "{}: the decision names no publication: {first_seen:?}",
+            draft.article_id
+        );
+        let want_id =
+            expected_decision_id(&draft.article_id, &draft.event, first_seen.draft_position);
         for d in decisions {
             assert_eq!(
                 (&d.decision_id, &d.outcome),

@@ -50,6 +50,25 @@ async fn handle(hit: Hit) -> Response {
         "/unavailable" if seen == 1 => respond(503, &[], "busy"),
         "/limited" | "/unavailable" => respond(200, &[HTML], "<p>Recovered.</p>"),
         "/always-503" => respond(503, &[], "busy"),
+        // 150,000 nested elements: a tree html5ever would take minutes to build.
+        "/deep" => respond(
+            200,
+            &[HTML],
+            format!(
+                "<html><body>{}<p>Deep.</p></body></html>",
+                "<div>".repeat(150_000)
+            ),
+        ),
+        // Nested well within the limit: parsed, and its text read.
+        "/nested" => respond(
+            200,
+            &[HTML],
+            format!(
+                "<html><body>{}<p>The basic plan costs $9/month.</p>{}</body></html>",
+                "<div>".repeat(100),
+                "</div>".repeat(100)
+            ),
+        ),
         "/slow" => {
             let chunks = futures::stream::unfold(0, |step| async move {
                 match step {
@@ -445,4 +464,29 @@ async fn a_page_with_no_visible_text_is_not_a_readable_page() {
             "{path}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_page_nested_deeper_than_the_limit_is_never_parsed_and_leaves_its_source_unjudged() {
+    let server = start().await;
+    // Room for the page's 750 KB: the depth, not the size, must be what refuses it.
+    let fetcher = fetcher(FetchSettings {
+        max_body_bytes: 2 * 1024 * 1024,
+        max_decompressed_bytes: 4 * 1024 * 1024,
+        ..settings()
+    });
+    let started = std::time::Instant::now();
+    match outcome(&fetcher, &server.url("/deep")).await {
+        FetchOutcome::UnsupportedContent { content_type } => assert!(
+            content_type.contains("fetch.max_nesting_depth"),
+            "{content_type}"
+        ),
+        other => panic!("expected the page to be refused as too deep, got {other:?}"),
+    }
+    eprintln!(
+        "150,000 nested elements refused in {:?} (the pre-scan, no tree)",
+        started.elapsed()
+    );
+    let nested = page(outcome(&fetcher, &server.url("/nested")).await);
+    assert!(nested.text.contains("$9/month"), "{}", nested.text);
 }

@@ -469,3 +469,237 @@ fn a_consumer_that_pauses_each_input_at_its_cap_decides_everything_on_its_result
     );
     assert_eq!(at_deadline.len(), N / 4);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Scaling the join on the embedded broker
+
+mod rebalance {
+    use super::support;
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::time::Duration;
+
+    use axum::Router;
+    use axum::extract::Path as UrlPath;
+    use axum::routing::get;
+    use factgate::config::Config;
+    use factgate::events::{Decision, DecisionReason, Outcome};
+    use factgate::kafka::{EmbeddedBroker, EventProducer};
+    use factgate::pipeline::Role;
+    use rdkafka::Message;
+    use rdkafka::consumer::StreamConsumer;
+    use support::origin::{demo_source, start_demo};
+    use support::pipeline::{demo_draft, outside_reader, publish_draft, start_roles};
+    use tokio::time::{Instant, sleep, timeout_at};
+
+    /// Partitions of every topic: more than instances, so rebalances move some of them.
+    const PARTITIONS: u32 = 6;
+    const ALL_DECIDED_WITHIN: Duration = Duration::from_secs(150);
+    /// Every draft's deadline. A join instance that kept the articles of partitions it lost
+    /// would block them when it passes (`deadline_exceeded`): a second decision, which the test
+    /// waits long enough to see.
+    const DEADLINE: Duration = Duration::from_secs(35);
+    /// How long each source takes to answer: articles are in flight while the group changes.
+    const LAG: Duration = Duration::from_secs(6);
+
+    /// A draft's template and the decision its content calls for.
+    const KINDS: [(&str, Outcome, &[DecisionReason]); 4] = [
+        (
+            include_str!("../examples/demo/drafts/clean.json"),
+            Outcome::Pass,
+            &[],
+        ),
+        (
+            include_str!("../examples/demo/drafts/wrong-figure.json"),
+            Outcome::Block,
+            &[DecisionReason::HighSeverityIssue],
+        ),
+        (
+            include_str!("../examples/demo/drafts/dead-link.json"),
+            Outcome::Block,
+            &[DecisionReason::HighSeverityIssue],
+        ),
+        (
+            include_str!("../examples/demo/drafts/unsourced-statistic.json"),
+            Outcome::Block,
+            &[DecisionReason::HighSeverityIssue],
+        ),
+    ];
+
+    struct Draft {
+        article_id: String,
+        payload: Vec<u8>,
+        outcome: Outcome,
+        reasons: Vec<DecisionReason>,
+    }
+
+    /// `n` drafts of every kind, whose sources answer after [`LAG`] at URLs of their own.
+    fn batch(prefix: &str, n: usize, origin: &str) -> Vec<Draft> {
+        (0..n)
+            .map(|i| {
+                let (template, outcome, reasons) = KINDS[i % KINDS.len()];
+                let article_id = format!("{prefix}-{i:02}");
+                let lagged =
+                    template.replace("{{origin}}/", &format!("{{{{origin}}}}/lag/{article_id}/"));
+                Draft {
+                    payload: demo_draft(&lagged, &article_id, origin),
+                    article_id,
+                    outcome,
+                    reasons: reasons.to_vec(),
+                }
+            })
+            .collect()
+    }
+
+    async fn read_until(
+        reader: &StreamConsumer,
+        seen: &mut Vec<Decision>,
+        wanted: &BTreeSet<String>,
+        until: Instant,
+    ) {
+        loop {
+            let have: BTreeSet<String> = seen.iter().map(|d| d.article_id.clone()).collect();
+            if wanted.is_subset(&have) {
+                return;
+            }
+            let Ok(received) = timeout_at(until, reader.recv()).await else {
+                return;
+            };
+            if let Ok(message) = received {
+                let decision: Decision =
+                    serde_json::from_slice(message.payload().unwrap_or_default())
+                        .expect("a decision");
+                seen.push(decision);
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn join_instances_joining_and_leaving_mid_run_decide_every_article_once() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_test_writer()
+            .try_init();
+        let origin = start_demo(Router::new().route(
+            "/lag/{article}/{name}",
+            get(|UrlPath((_, name)): UrlPath<(String, String)>| async move {
+                sleep(LAG).await;
+                demo_source(UrlPath(name)).await
+            }),
+        ))
+        .await;
+        let mut kafka = Config::default().kafka;
+        kafka.partitions = PARTITIONS;
+        let broker: &'static EmbeddedBroker = Box::leak(Box::new(
+            EmbeddedBroker::start(&kafka).expect("embedded broker starts"),
+        ));
+        let mut config = support::pipeline::mock_cluster_config(
+            broker.bootstrap_servers(),
+            &format!("[join]\ndeadline_ms = {}\n", DEADLINE.as_millis()),
+        );
+        config.kafka.partitions = PARTITIONS;
+        // Many checks of one host at once: the limiter must not be what the test waits for.
+        config.fetch.per_host_requests_per_second = 50.0;
+        config.fetch.per_host_burst = 50;
+        config.fetch.per_host_concurrency = 50;
+
+        let extract = start_roles(&config, &[Role::Extract]).await;
+        let verify = [
+            start_roles(&config, &[Role::Verify]).await,
+            start_roles(&config, &[Role::Verify]).await,
+        ];
+        let first_join = start_roles(&config, &[Role::Join]).await;
+        let second_join = start_roles(&config, &[Role::Join]).await;
+        let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+        let producer =
+            EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
+        let mut drafts = Vec::new();
+        let mut seen: Vec<Decision> = Vec::new();
+        let publish = async |name: &str, n: usize, drafts: &mut Vec<Draft>| {
+            let batch = batch(name, n, &origin);
+            for d in &batch {
+                publish_draft(&producer, &config, &d.article_id, &d.payload).await;
+            }
+            drafts.extend(batch);
+        };
+
+        // Two join instances share the partitions; articles are in flight (their sources take
+        // [`LAG`] to answer) when a third joins: every instance's partitions are revoked and
+        // handed out again, some to another instance.
+        publish("before", 12, &mut drafts).await;
+        let third_join = start_roles(&config, &[Role::Join]).await;
+        sleep(Duration::from_secs(3)).await;
+        publish("joined", 12, &mut drafts).await;
+        sleep(Duration::from_secs(3)).await;
+        // One leaves: its partitions go to the other two, with articles still undecided.
+        first_join.stop().await;
+        publish("left", 12, &mut drafts).await;
+        // Past every deadline, by when a stale instance would have decided again.
+        let stale_by = Instant::now() + DEADLINE + Duration::from_secs(5);
+
+        let wanted: BTreeSet<String> = drafts.iter().map(|d| d.article_id.clone()).collect();
+        read_until(
+            &reader,
+            &mut seen,
+            &wanted,
+            Instant::now() + ALL_DECIDED_WITHIN,
+        )
+        .await;
+        read_until(
+            &reader,
+            &mut seen,
+            &BTreeSet::from(["never".to_owned()]),
+            stale_by.max(Instant::now() + Duration::from_secs(3)),
+        )
+        .await;
+
+        let mut by_article: BTreeMap<&str, Vec<&Decision>> = BTreeMap::new();
+        for d in &seen {
+            by_article.entry(&d.article_id).or_default().push(d);
+        }
+        let mut failures = Vec::new();
+        let mut repeats = 0;
+        for draft in &drafts {
+            let Some(decisions) = by_article.get(draft.article_id.as_str()) else {
+                failures.push(format!("{}: no decision", draft.article_id));
+                continue;
+            };
+            let ids: BTreeSet<&str> = decisions.iter().map(|d| d.decision_id.as_str()).collect();
+            if ids.len() != 1
+                || decisions.iter().any(|d| {
+                    (d.outcome, &d.reasons) != (decisions[0].outcome, &decisions[0].reasons)
+                })
+            {
+                failures.push(format!(
+                    "{}: more than one decision: {:?}",
+                    draft.article_id,
+                    decisions
+                        .iter()
+                        .map(|d| (&d.decision_id, d.outcome, &d.reasons))
+                        .collect::<Vec<_>>()
+                ));
+                continue;
+            }
+            repeats += decisions.len() - 1;
+            let d = decisions[0];
+            let mut reasons = d.reasons.clone();
+            reasons.sort();
+            if (d.outcome, &reasons) != (draft.outcome, &draft.reasons) {
+                failures.push(format!(
+                    "{}: expected {:?} {:?}, got {:?} {:?}",
+                    draft.article_id, draft.outcome, draft.reasons, d.outcome, d.reasons
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        eprintln!(
+            "{} articles decided once each through two rebalances ({repeats} delivered again)",
+            drafts.len()
+        );
+        for roles in [extract, second_join, third_join] {
+            roles.stop().await;
+        }
+        for roles in verify {
+            roles.stop().await;
+        }
+    }
+}

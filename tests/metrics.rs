@@ -138,14 +138,18 @@ async fn metrics_count_what_the_pipeline_did() {
     // Lag needs a statistics report after the roles got their partitions.
     let until = Instant::now() + LAG_REPORTED_WITHIN;
     // A partition's lag is known once an offset is committed in it: one the drafts went to.
+    // Labels render sorted: group, partition, role, topic.
     let extract_lag = format!(
         "role=\"extract\",topic=\"{}\"}}",
         config.kafka.topics.drafts
     );
+    let extract_group = format!("group=\"{}-extract\"", config.kafka.group_prefix);
     let has_lag = |scrape: &BTreeMap<String, f64>| {
-        scrape
-            .keys()
-            .any(|s| s.starts_with("factgate_consumer_lag_messages{") && s.ends_with(&extract_lag))
+        scrape.keys().any(|s| {
+            s.starts_with("factgate_consumer_lag_messages{")
+                && s.contains(&extract_group)
+                && s.ends_with(&extract_lag)
+        })
     };
     let after = loop {
         let after = scrape(&client, &base).await;
@@ -166,26 +170,39 @@ async fn metrics_count_what_the_pipeline_did() {
     };
     at_least("factgate_drafts_consumed_total", 3.0);
     at_least("factgate_dead_letters_total", 1.0);
+    // Each decision counts once, whatever its number of reasons (the dead link's block has more
+    // than one), the unreadable draft's block included; this is the only test of this binary, so
+    // the counts are exact.
+    assert_eq!(delta("factgate_decisions_total{outcome=\"block\"}"), 2.0);
+    assert_eq!(delta("factgate_decisions_total{outcome=\"pass\"}"), 1.0);
     at_least(
-        "factgate_decisions_total{outcome=\"block\",reason=\"high_severity_issue\"}",
+        "factgate_decision_reasons_total{reason=\"high_severity_issue\"}",
         1.0,
     );
-    at_least(
-        "factgate_decisions_total{outcome=\"block\",reason=\"draft_unreadable\"}",
-        1.0,
+    assert_eq!(
+        delta("factgate_decision_reasons_total{reason=\"draft_unreadable\"}"),
+        1.0
     );
-    at_least(
-        "factgate_decisions_total{outcome=\"pass\",reason=\"none\"}",
-        1.0,
+    // The latency histogram observes every decision, the unreadable draft's too (timed from its
+    // record's timestamp).
+    assert_eq!(
+        delta("factgate_decision_latency_seconds_count{outcome=\"pass\"}"),
+        1.0
     );
-    at_least(
-        "factgate_decision_latency_seconds_count{outcome=\"pass\"}",
-        1.0,
+    assert_eq!(
+        delta("factgate_decision_latency_seconds_count{outcome=\"block\"}"),
+        2.0
     );
-    at_least(
-        "factgate_decision_latency_seconds_count{outcome=\"block\"}",
-        1.0,
+    assert_eq!(
+        after.get(&format!(
+            "factgate_build_info{{version=\"{}\"}}",
+            env!("CARGO_PKG_VERSION")
+        )),
+        Some(&1.0)
     );
+    for family in ["process_cpu_seconds_total", "process_resident_memory_bytes"] {
+        assert!(after.contains_key(family), "{family} missing");
+    }
     at_least("factgate_fetches_total{status=\"not_found\"}", 1.0);
     at_least("factgate_fetches_total{status=\"ok\"}", 1.0);
     at_least("factgate_fetch_duration_seconds_count", 2.0);

@@ -181,6 +181,7 @@ async fn send_draft_traced(
     let headers = EventHeaders {
         traceparent,
         schema: DRAFT_V1.to_owned(),
+        extra: Vec::new(),
     };
     let draft = demo_draft(
         include_str!("../examples/demo/drafts/clean.json"),

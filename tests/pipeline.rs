@@ -17,6 +17,7 @@ use support::schema::{errors, validator};
 
 use axum::Router;
 use axum::extract::Path as UrlPath;
+use axum::response::IntoResponse;
 use axum::routing::get;
 use chrono::{DateTime, Utc};
 use factgate::config::Config;
@@ -943,5 +944,267 @@ async fn a_join_at_its_cap_still_reads_results_and_decides_on_them() {
     publish_all(&producer(&config), &config, &drafts).await;
     let mut seen = Seen::default();
     expect_decisions(&reader, &mut seen, &drafts).await;
+    roles.stop().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. The same (article, revision) published again
+
+/// A broker, a configuration that does not retry fetches, and an origin whose `/flaky/{name}`
+/// answers 503 while `down` is set and the demo's source once it is not.
+async fn setup_with_flaky_source() -> (
+    &'static EmbeddedBroker,
+    Config,
+    String,
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (broker, mut config, _) = setup().await;
+    config.fetch.max_retries = 0;
+    let down = std::sync::Arc::new(AtomicBool::new(true));
+    let flag = std::sync::Arc::clone(&down);
+    let origin = start_demo(Router::new().route(
+        "/flaky/{name}",
+        get(move |name: UrlPath<String>| {
+            let flag = std::sync::Arc::clone(&flag);
+            async move {
+                if flag.load(Ordering::SeqCst) {
+                    axum::http::StatusCode::SERVICE_UNAVAILABLE.into_response()
+                } else {
+                    demo_source(name).await
+                }
+            }
+        }),
+    ))
+    .await;
+    (broker, config, origin, down)
+}
+
+/// Every decision on `article_id` read within `wait`, after those already in `seen`.
+async fn decisions_on(
+    reader: &StreamConsumer,
+    seen: &mut Seen,
+    article_id: &str,
+    count: usize,
+    wait: Duration,
+) -> Vec<Decision> {
+    let until = Instant::now() + wait;
+    loop {
+        let on: Vec<Decision> = seen
+            .decisions
+            .iter()
+            .filter(|(_, d)| d.article_id == article_id)
+            .map(|(_, d)| d.clone())
+            .collect();
+        if on.len() >= count {
+            return on;
+        }
+        let Ok(received) = timeout_at(until, reader.recv()).await else {
+            return on;
+        };
+        seen.take(received);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_blocked_for_a_source_that_was_down_is_checked_again_when_published_again() {
+    let (_broker, config, origin, down) = setup_with_flaky_source().await;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let producer = producer(&config);
+    let mut draft = draft(Kind::Clean, "retry-1", &origin, false);
+    let flaky = String::from_utf8(draft.payload.clone())
+        .expect("UTF-8")
+        .replace("/survey.html", "/flaky/survey.html");
+    draft.payload = flaky.into_bytes();
+    let mut seen = Seen::default();
+
+    publish_draft(&producer, &config, &draft.article_id, &draft.payload).await;
+    let first = decisions_on(&reader, &mut seen, "retry-1", 1, ALL_DECIDED_WITHIN).await;
+    assert_eq!(first.len(), 1, "decided once");
+    assert_eq!(first[0].outcome, Outcome::Block);
+    assert!(
+        first[0]
+            .reasons
+            .contains(&DecisionReason::SourceUnjudgeable),
+        "{:?}",
+        first[0].reasons
+    );
+
+    // The source is back; the CMS publishes the same draft again to retry, as the runbook says.
+    down.store(false, std::sync::atomic::Ordering::SeqCst);
+    publish_draft(&producer, &config, &draft.article_id, &draft.payload).await;
+    let both = decisions_on(&reader, &mut seen, "retry-1", 2, ALL_DECIDED_WITHIN).await;
+    assert_eq!(both.len(), 2, "checked again: {both:?}");
+    let second = &both[1];
+    assert_eq!((second.outcome, second.revision), (Outcome::Pass, Some(1)));
+    assert_ne!(second.decision_id, first[0].decision_id);
+    assert_eq!(second.content_digest, first[0].content_digest);
+    let (Some(was), Some(now)) = (first[0].draft_position, second.draft_position) else {
+        panic!("decisions name their publication: {both:?}");
+    };
+    assert!(now.is_after(&was), "{was} then {now}");
+
+    // Published once more: the pass stands, nothing is checked or decided again.
+    publish_draft(&producer, &config, &draft.article_id, &draft.payload).await;
+    let after = decisions_on(&reader, &mut seen, "retry-1", 3, QUIET * 2).await;
+    assert_eq!(
+        after.len(),
+        2,
+        "a repeat of a settled decision is only acknowledged"
+    );
+    roles.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_revision_published_again_with_other_content_is_decided_on_the_content_published_last() {
+    let (_broker, config, origin) = setup().await;
+    let roles = start_roles(&config, &Role::ALL).await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let producer = producer(&config);
+    let digest = |d: &TestDraft| {
+        factgate::events::DraftEvent::from_json(&d.payload)
+            .expect("a readable draft")
+            .content_digest()
+    };
+    let mut seen = Seen::default();
+
+    // After a pass: a wrong figure under the same revision is decided again, and blocks.
+    let right = draft(Kind::Clean, "conflict-decided", &origin, false);
+    let wrong = draft(Kind::WrongFigure, "conflict-decided", &origin, false);
+    publish_draft(&producer, &config, &right.article_id, &right.payload).await;
+    let first = decisions_on(
+        &reader,
+        &mut seen,
+        "conflict-decided",
+        1,
+        ALL_DECIDED_WITHIN,
+    )
+    .await;
+    assert_eq!(first[0].outcome, Outcome::Pass);
+    publish_draft(&producer, &config, &wrong.article_id, &wrong.payload).await;
+    let both = decisions_on(
+        &reader,
+        &mut seen,
+        "conflict-decided",
+        2,
+        ALL_DECIDED_WITHIN,
+    )
+    .await;
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert_eq!(both[1].outcome, Outcome::Block);
+    assert_eq!(
+        both[1].content_digest.as_deref(),
+        Some(digest(&wrong).as_str())
+    );
+    assert_eq!(
+        both[0].content_digest.as_deref(),
+        Some(digest(&right).as_str())
+    );
+
+    // Back to back, the second before the first is decided: whatever the first got, the last
+    // decision is about the second body, and no pass is ever about it.
+    let right = draft(Kind::Clean, "conflict-in-flight", &origin, true);
+    let wrong = draft(Kind::WrongFigure, "conflict-in-flight", &origin, true);
+    publish_draft(&producer, &config, &right.article_id, &right.payload).await;
+    publish_draft(&producer, &config, &wrong.article_id, &wrong.payload).await;
+    let until = Instant::now() + ALL_DECIDED_WITHIN;
+    let mut on = Vec::new();
+    while Instant::now() < until {
+        on = decisions_on(
+            &reader,
+            &mut seen,
+            "conflict-in-flight",
+            on.len() + 1,
+            QUIET,
+        )
+        .await;
+        if on
+            .last()
+            .is_some_and(|d| d.content_digest.as_deref() == Some(digest(&wrong).as_str()))
+        {
+            break;
+        }
+    }
+    let last = on.last().expect("a decision");
+    assert_eq!(
+        last.content_digest.as_deref(),
+        Some(digest(&wrong).as_str()),
+        "{on:?}"
+    );
+    assert_eq!(last.outcome, Outcome::Block);
+    for d in &on {
+        assert!(
+            d.outcome == Outcome::Block
+                || d.content_digest.as_deref() == Some(digest(&right).as_str()),
+            "a pass about content that was not checked: {d:?}"
+        );
+    }
+    roles.stop().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 10. A draft whose outputs the broker refuses
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_whose_outputs_the_broker_refuses_is_blocked_and_dead_lettered_and_reading_goes_on()
+{
+    let (broker, config, origin) = setup().await;
+    let decisions = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let dead_letters = outside_reader(&config, &config.kafka.topics.dead_letter, "ops");
+    let producer = producer(&config);
+    let refused = draft(Kind::Unsourced, "refused-by-broker", &origin, false);
+    publish_draft(&producer, &config, &refused.article_id, &refused.payload).await;
+    // The next record the broker is sent, the draft's manifest, is refused as too large: a
+    // fault of the record, which no retry can mend.
+    broker
+        .inject_request_errors(
+            RDKafkaApiKey::Produce,
+            &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE],
+        )
+        .expect("inject on Produce");
+    let roles = start_roles(&config, &Role::ALL).await;
+
+    let letter = timeout(ALL_DECIDED_WITHIN, dead_letters.recv())
+        .await
+        .expect("the draft is dead-lettered in time")
+        .expect("dead letter read");
+    assert_eq!(letter.key(), Some(refused.article_id.as_bytes()));
+    assert_eq!(letter.payload(), Some(refused.payload.as_slice()));
+    let mut seen = Seen::default();
+    let blocked = decisions_on(
+        &decisions,
+        &mut seen,
+        &refused.article_id,
+        1,
+        ALL_DECIDED_WITHIN,
+    )
+    .await;
+    assert_eq!(blocked.len(), 1, "{blocked:?}");
+    assert_eq!(blocked[0].outcome, Outcome::Block);
+    assert_eq!(blocked[0].reasons, vec![DecisionReason::InternalError]);
+    assert!(
+        blocked[0].report.issues[0].evidence.contains("refused"),
+        "{:?}",
+        blocked[0].report.issues
+    );
+
+    // The role read on: the next draft is decided as its content calls for.
+    let next = draft(Kind::Clean, "after-the-refusal", &origin, false);
+    publish_draft(&producer, &config, &next.article_id, &next.payload).await;
+    let passed = decisions_on(
+        &decisions,
+        &mut seen,
+        &next.article_id,
+        1,
+        ALL_DECIDED_WITHIN,
+    )
+    .await;
+    assert_eq!(
+        passed.first().map(|d| d.outcome),
+        Some(Outcome::Pass),
+        "{passed:?}"
+    );
+    assert!(!roles.is_finished(), "the pipeline is still running");
     roles.stop().await;
 }

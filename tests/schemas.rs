@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, TimeZone, Utc};
 use factgate::events::{
     ArticleManifest, CheckKey, ClaimResult, ClaimResultV1, ClaimVerdict, Decision, DecisionReason,
-    DecisionV1, DraftError, DraftEvent, Evidence, ExtractionFailure, ExtractionOutcome,
-    FetchStatus, Issue, IssueType, ManifestV1, Outcome, Recommendation, Report, SeverityCounts,
-    Summary, VerificationDetails, VerificationResults, VerifyRequest, content_digest, decision_id,
-    recover_article_id,
+    DecisionV1, DraftError, DraftEvent, DraftPosition, Evidence, ExtractionFailure,
+    ExtractionOutcome, FetchStatus, Issue, IssueType, ManifestPart, ManifestV1, Outcome,
+    Recommendation, Report, SeverityCounts, Summary, VerificationDetails, VerificationResults,
+    VerifyRequest, content_digest, decision_id, recover_article_id,
 };
 use factgate::model::{
     Citation, CitationRule, CitationStyle, Claim, ClaimKind, Figure, Location, Severity, Unit,
@@ -24,12 +24,14 @@ use serde_json::{Value, json};
 use support::schema::{errors, read_json, schema, schemas_dir, validator};
 
 /// The event schemas, by file stem; each has an example of the same name.
-const EVENTS: [&str; 5] = [
+const EVENTS: [&str; 6] = [
     "draft.v1",
     "verify_request.v1",
     "claim_result.v1",
     "manifest.v1",
     "decision.v1",
+    // The headers of a dead-lettered record (its payload is the draft as received).
+    "dead_letter.v1",
 ];
 
 fn example(stem: &str) -> Value {
@@ -321,6 +323,11 @@ fn values_built_in_rust_satisfy_the_schemas() {
         },
         claims: vec![claim.clone()],
         pending: vec![key.clone()],
+        draft_position: Some(DraftPosition {
+            partition: 2,
+            offset: 417,
+        }),
+        part: Some(ManifestPart { index: 0, count: 2 }),
     };
     assert_valid(
         "manifest.v1",
@@ -348,6 +355,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
         issue: Some(market_issue()),
         reason: "The source gives $30 billion.".into(),
         judged_at: at(4),
+        draft_position: manifest.draft_position,
     };
     assert_valid(
         "claim_result.v1",
@@ -400,7 +408,10 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 severity: Some(Severity::High),
             }],
         },
-    };
+        draft_position: None,
+        content_digest: Some(manifest.content_digest.clone()),
+    }
+    .for_publication(manifest.draft_position);
     let json = serde_json::to_value(&decision).expect("serializes");
     assert_valid("decision.v1", &json);
     assert_eq!(json["report"]["summary"]["severity_counts"]["high"], 1);
@@ -435,6 +446,8 @@ fn unreadable_draft_decision(bytes: &[u8]) -> Decision {
         reasons: vec![DecisionReason::DraftUnreadable],
         decided_at: at(1),
         report: Report::not_checked("The draft event could not be read.", issue, 1.0),
+        draft_position: None,
+        content_digest: Some(content_digest(bytes)),
     }
 }
 

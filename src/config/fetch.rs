@@ -22,6 +22,8 @@ pub const DEFAULT_FETCH_MAX_BODY_BYTES: u64 = 5 * 1024 * 1024;
 pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 20 * 1024 * 1024;
 /// Default number of redirects followed.
 pub const DEFAULT_MAX_REDIRECTS: u32 = 5;
+/// Default cap on how deep a fetched HTML page nests its elements.
+pub const DEFAULT_FETCH_MAX_NESTING_DEPTH: usize = 512;
 /// Default steady request rate to one host.
 pub const DEFAULT_PER_HOST_RPS: f64 = 2.0;
 /// Default burst of requests to one host above the steady rate.
@@ -69,6 +71,9 @@ pub struct FetchConfig {
     pub max_decompressed_bytes: u64,
     /// Redirects followed; each hop is checked against the address policy again. 0 follows none.
     pub max_redirects: u32,
+    /// Cap on how deep a fetched HTML page nests its elements, checked by a linear scan before
+    /// the page is parsed; a deeper page leaves its source unjudged.
+    pub max_nesting_depth: usize,
     /// Fetch from private, loopback, link-local, CGNAT and cloud-metadata addresses. Keep `false`
     /// in production: a draft could otherwise make factgate read internal services.
     pub allow_private_addresses: bool,
@@ -103,6 +108,7 @@ impl Default for FetchConfig {
             max_body_bytes: DEFAULT_FETCH_MAX_BODY_BYTES,
             max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED_BYTES,
             max_redirects: DEFAULT_MAX_REDIRECTS,
+            max_nesting_depth: DEFAULT_FETCH_MAX_NESTING_DEPTH,
             allow_private_addresses: false,
             address_allowlist: Vec::new(),
             per_host_requests_per_second: DEFAULT_PER_HOST_RPS,
@@ -161,6 +167,7 @@ impl FetchConfig {
         );
         checks.nonzero("fetch.max_body_bytes", self.max_body_bytes);
         checks.nonzero("fetch.max_decompressed_bytes", self.max_decompressed_bytes);
+        checks.nonzero("fetch.max_nesting_depth", self.max_nesting_depth as u64);
         // Decompressed text is never smaller than what arrived, except for a bomb; a lower cap
         // would refuse every compressed page that fits the body cap.
         checks.not_above(

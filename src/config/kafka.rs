@@ -1,8 +1,11 @@
-//! `[kafka]`: where the event stream lives and what its topics are called.
+//! `[kafka]`: where the event stream lives, what its topics are called, and the librdkafka
+//! properties that secure the connection (TLS, SASL), with their secrets kept out of logs.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::error::Checks;
 
@@ -26,6 +29,19 @@ pub const DEFAULT_TOPIC_MANIFESTS: &str = "articles.manifest";
 pub const DEFAULT_TOPIC_DECISIONS: &str = "decisions";
 /// Default topic of draft events that could not be read.
 pub const DEFAULT_TOPIC_DEAD_LETTER: &str = "drafts.dlq";
+
+/// librdkafka's own default `message.max.bytes`: the largest record the producer sends when
+/// `kafka.properties` does not say otherwise.
+pub const DEFAULT_MESSAGE_MAX_BYTES: u64 = 1_000_000;
+/// The smallest `message.max.bytes` factgate accepts: room for any decision once its report is
+/// shortened, with a 512-byte article id.
+pub const MIN_MESSAGE_MAX_BYTES: u64 = 8_192;
+/// What a record costs beyond its payload, key and headers (record and batch framing), kept
+/// free under `message.max.bytes` so a payload that fits the budget fits the broker.
+const RECORD_OVERHEAD_BYTES: u64 = 512;
+/// The longest key factgate writes (an article id) plus its headers (`traceparent`,
+/// `factgate-schema`), reserved from every payload's budget.
+const KEY_AND_HEADERS_BYTES: u64 = 512 + 256;
 
 /// librdkafka properties factgate sets itself: setting them here would either be overwritten or,
 /// for `enable.auto.offset.store`, break "offsets follow outputs".
@@ -58,7 +74,90 @@ pub struct KafkaConfig {
     /// Topic names.
     pub topics: TopicsConfig,
     /// Extra librdkafka properties (`security.protocol`, `sasl.mechanisms`, …), passed as is.
-    pub properties: BTreeMap<String, String>,
+    /// Secret ones (`sasl.password`, …) are redacted in `Debug` and serialization.
+    pub properties: KafkaProperties,
+    /// librdkafka properties read from files, property name → path: a mounted Kubernetes or
+    /// Docker secret (`"sasl.password" = "/run/secrets/kafka-password"`). Read once at load,
+    /// trailing line breaks removed, into [`KafkaConfig::properties`].
+    pub property_files: BTreeMap<String, PathBuf>,
+}
+
+/// Value shown instead of a secret property's value.
+pub const REDACTED: &str = "[redacted]";
+
+/// Whether a librdkafka property holds a secret: passwords, client secrets, private keys and the
+/// configuration strings that embed them. Their values are never shown.
+pub fn is_secret_property(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.contains("password")
+        || name.contains("secret")
+        || matches!(
+            name.as_str(),
+            "ssl.key.pem" | "ssl_key" | "sasl.oauthbearer.config" | "sasl.jaas.config"
+        )
+}
+
+/// librdkafka properties, name → value. Reads and writes as a map; `Debug` and `Serialize` show
+/// [`REDACTED`] for the values of secret properties ([`is_secret_property`]), so a configuration
+/// can be logged or printed whole.
+#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct KafkaProperties(BTreeMap<String, String>);
+
+impl KafkaProperties {
+    /// The properties with secret values replaced, for showing.
+    fn redacted(&self) -> BTreeMap<&str, &str> {
+        self.0
+            .iter()
+            .map(|(k, v)| {
+                let shown = if is_secret_property(k) {
+                    REDACTED
+                } else {
+                    v.as_str()
+                };
+                (k.as_str(), shown)
+            })
+            .collect()
+    }
+}
+
+impl fmt::Debug for KafkaProperties {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.redacted()).finish()
+    }
+}
+
+impl Serialize for KafkaProperties {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.redacted().serialize(serializer)
+    }
+}
+
+impl std::ops::Deref for KafkaProperties {
+    type Target = BTreeMap<String, String>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for KafkaProperties {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a KafkaProperties {
+    type Item = (&'a String, &'a String);
+    type IntoIter = std::collections::btree_map::Iter<'a, String, String>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl From<BTreeMap<String, String>> for KafkaProperties {
+    fn from(map: BTreeMap<String, String>) -> Self {
+        Self(map)
+    }
 }
 
 impl Default for KafkaConfig {
@@ -70,7 +169,8 @@ impl Default for KafkaConfig {
             partitions: DEFAULT_PARTITIONS,
             replication_factor: DEFAULT_REPLICATION_FACTOR,
             topics: TopicsConfig::default(),
-            properties: BTreeMap::new(),
+            properties: KafkaProperties::default(),
+            property_files: BTreeMap::new(),
         }
     }
 }
@@ -121,7 +221,36 @@ impl TopicsConfig {
 }
 
 impl KafkaConfig {
+    /// The largest record factgate's producer may send: `message.max.bytes` of
+    /// `kafka.properties`, else librdkafka's default. Every output is sized to fit it.
+    pub fn message_max_bytes(&self) -> u64 {
+        self.properties
+            .get("message.max.bytes")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_MESSAGE_MAX_BYTES)
+    }
+
+    /// The largest event payload (JSON) factgate writes: [`KafkaConfig::message_max_bytes`]
+    /// less the room its key, headers and the record framing take.
+    pub fn max_payload_bytes(&self) -> usize {
+        let budget = self
+            .message_max_bytes()
+            .saturating_sub(RECORD_OVERHEAD_BYTES + KEY_AND_HEADERS_BYTES);
+        usize::try_from(budget).unwrap_or(usize::MAX)
+    }
+
     pub(crate) fn check(&self, checks: &mut Checks) {
+        if let Some(value) = self.properties.get("message.max.bytes") {
+            let key = "kafka.properties.\"message.max.bytes\"";
+            match value.trim().parse::<u64>() {
+                Ok(n) if n >= MIN_MESSAGE_MAX_BYTES => {}
+                Ok(n) => checks.fail(
+                    key,
+                    format!("{key} ({n}) must be at least {MIN_MESSAGE_MAX_BYTES}"),
+                ),
+                Err(_) => checks.fail(key, format!("{key} ({value:?}) must be a whole number")),
+            }
+        }
         if let Some(servers) = &self.bootstrap_servers
             && servers.split(',').any(|s| s.trim().is_empty())
         {
@@ -157,6 +286,48 @@ impl KafkaConfig {
                 checks.fail(&key, format!("{key} is set by factgate: {why}"));
             } else if property.trim().is_empty() || value.trim().is_empty() {
                 checks.fail(&key, format!("{key} needs a non-empty name and value"));
+            }
+        }
+        for (property, path) in &self.property_files {
+            let key = format!("kafka.property_files.{property:?}");
+            if let Some((_, why)) = RESERVED_PROPERTIES.iter().find(|(p, _)| p == property) {
+                checks.fail(&key, format!("{key} is set by factgate: {why}"));
+            } else if property.trim().is_empty() || path.as_os_str().is_empty() {
+                checks.fail(&key, format!("{key} needs a non-empty name and path"));
+            }
+        }
+    }
+
+    /// Reads every `property_files` entry into `properties`. A property given both ways is a
+    /// contradiction; an unreadable or empty file is named by its key and path, never by its
+    /// content.
+    pub(crate) fn read_property_files(&mut self, checks: &mut Checks) {
+        for (property, path) in &self.property_files {
+            let key = format!("kafka.property_files.{property:?}");
+            if self.properties.contains_key(property) {
+                checks.fail(
+                    &key,
+                    format!(
+                        "{key} and kafka.properties.{property:?} both set the property: keep one"
+                    ),
+                );
+                continue;
+            }
+            match std::fs::read_to_string(path) {
+                Ok(text) => {
+                    // A secret file written by `echo` ends with a line break that is no part of
+                    // the secret.
+                    let value = text.trim_end_matches(['\n', '\r']);
+                    if value.is_empty() {
+                        checks.fail(&key, format!("{key}: {} is empty", path.display()));
+                    } else {
+                        self.properties.insert(property.clone(), value.to_owned());
+                    }
+                }
+                Err(err) => checks.fail(
+                    &key,
+                    format!("{key}: cannot read {}: {err}", path.display()),
+                ),
             }
         }
     }

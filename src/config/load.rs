@@ -21,9 +21,14 @@ pub const ENV_SEPARATOR: &str = "__";
 /// Only names with the prefix and at least one `__` are overrides; others with the prefix
 /// (`FACTGATE_CONFIG`, `FACTGATE_LLM_API_KEY`) are left to whoever reads them. Values are read as
 /// TOML-like scalars: `5000` is a number, `true` a boolean, `[a, b]` a list.
+///
+/// Under `kafka.properties` and `kafka.property_files` the last segment is a librdkafka property
+/// name, lower-cased with `_` read as `.`: `FACTGATE_KAFKA__PROPERTIES__SASL_PASSWORD` sets
+/// `sasl.password`. librdkafka's names hold no underscore, so nothing else could be meant.
 struct EnvOverrides {
-    /// Key path (`join.deadline_ms`) → (variable name, value).
-    vars: BTreeMap<String, (String, String)>,
+    /// Key path (`join.deadline_ms`, `kafka.properties.sasl.password`) → (variable name, value,
+    /// the path's segments: a property name is one segment, dots and all).
+    vars: BTreeMap<String, (String, String, Vec<String>)>,
     /// The defaults, whose value types tell how to read each override.
     template: Value,
 }
@@ -39,7 +44,7 @@ impl EnvOverrides {
             if !rest.contains(ENV_SEPARATOR) {
                 continue;
             }
-            let segments: Vec<String> = rest
+            let mut segments: Vec<String> = rest
                 .split(ENV_SEPARATOR)
                 .map(str::to_ascii_lowercase)
                 .collect();
@@ -55,19 +60,27 @@ impl EnvOverrides {
                 });
                 continue;
             }
-            // librdkafka property names hold dots, which a variable name cannot; an override would
-            // set a property librdkafka does not know, and fail only when a client is created.
-            if segments.starts_with(&["kafka".to_owned(), "properties".to_owned()]) {
-                problems.push(Problem {
-                    key: "kafka.properties".to_owned(),
-                    message: format!(
-                        "environment variable {name}: kafka.properties cannot be set from the \
-                         environment (property names hold dots); set them in the file"
-                    ),
-                });
-                continue;
+            // librdkafka property names hold dots, which a variable name cannot: the one segment
+            // after `properties` (or `property_files`) is the name, `_` standing for `.`.
+            if segments.len() >= 2
+                && segments[0] == "kafka"
+                && matches!(segments[1].as_str(), "properties" | "property_files")
+            {
+                if segments.len() != 3 {
+                    problems.push(Problem {
+                        key: format!("kafka.{}", segments[1]),
+                        message: format!(
+                            "environment variable {name}: expected \
+                             {ENV_PREFIX}KAFKA{ENV_SEPARATOR}{}{ENV_SEPARATOR}<PROPERTY> with the \
+                             property's dots written as underscores",
+                            segments[1].to_ascii_uppercase()
+                        ),
+                    });
+                    continue;
+                }
+                segments[2] = segments[2].replace('_', ".");
             }
-            vars.insert(segments.join("."), (name, value));
+            vars.insert(segments.join("."), (name, value, segments));
         }
         if problems.is_empty() {
             // The defaults are plain data; serializing them cannot fail, but an empty template
@@ -103,7 +116,7 @@ impl EnvOverrides {
 
     /// The variable that set `key`, if one did.
     fn origin_of(&self, key: &str) -> Option<&str> {
-        self.vars.get(key).map(|(name, _)| name.as_str())
+        self.vars.get(key).map(|(name, _, _)| name.as_str())
     }
 }
 
@@ -114,9 +127,10 @@ impl Provider for EnvOverrides {
 
     fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
         let mut root = Dict::new();
-        for (path, (_, raw)) in &self.vars {
+        for (path, (_, raw, segments)) in &self.vars {
             let value = self.typed_value(path, raw);
-            insert_path(&mut root, &path.split('.').collect::<Vec<_>>(), value);
+            let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+            insert_path(&mut root, &segments, value);
         }
         Ok(Profile::Default.collect(root))
     }

@@ -9,7 +9,11 @@
 //! 3. environment variables `FACTGATE_<SECTION>__<KEY>` (double underscore between section and
 //!    key, and between nested tables): `FACTGATE_JOIN__DEADLINE_MS=5000`,
 //!    `FACTGATE_KAFKA__BOOTSTRAP_SERVERS=broker:9092`, `FACTGATE_KAFKA__TOPICS__DRAFTS=drafts`.
-//!    librdkafka `properties` have dots in their names and are set in the file only.
+//!    librdkafka property names have dots where a variable name has underscores:
+//!    `FACTGATE_KAFKA__PROPERTIES__SASL_PASSWORD` sets `kafka.properties."sasl.password"`, and
+//!    `FACTGATE_KAFKA__PROPERTY_FILES__SASL_PASSWORD=/run/secrets/kafka-password` reads it from a
+//!    file (librdkafka's own names hold no underscore, so the mapping is unambiguous).
+//! 4. the files named in `kafka.property_files`, read into `kafka.properties`.
 //!
 //! # Validation
 //! Unknown keys, values of the wrong type and values out of range or contradicting each other are
@@ -18,9 +22,12 @@
 //! [`Config::validate`] lists every problem at once.
 //!
 //! # Secrets
-//! The configuration holds no secret: the LLM key stays in the environment variable that
-//! `llm.api_key_env` names, and is read only by [`LlmConfig::api_key`] into an [`ApiKey`] whose
-//! `Debug` and `Display` are redacted. So `Config`'s `Debug` and its serialization can be logged.
+//! The LLM key stays in the environment variable that `llm.api_key_env` names, and is read only
+//! by [`LlmConfig::api_key`] into an [`ApiKey`] whose `Debug` and `Display` are redacted. Kafka's
+//! secrets (`sasl.password`, `ssl.key.password`, …) come from the environment or from files
+//! (`kafka.property_files`, for mounted secrets) into [`KafkaProperties`], whose `Debug` and
+//! serialization show them as `[redacted]`; errors about them name the key and the file, never
+//! the value. So `Config`'s `Debug` and its serialization can be logged.
 //! A key pasted where it does not belong is refused without being repeated: `api_key = "…"` in
 //! `[llm]` (or `FACTGATE_LLM__API_KEY`) is an unknown key, and a value of `llm.api_key_env` that is
 //! not a variable name is refused by name only. (A TOML *syntax* error quotes the line at fault,
@@ -118,9 +125,17 @@ impl Config {
             }
             None => (None, "defaults".to_owned()),
         };
-        let config = load::read(text.as_deref(), &label, env)?;
+        let mut config = load::read(text.as_deref(), &label, env)?;
+        config.read_secret_files()?;
         config.validate()?;
         Ok(config)
+    }
+
+    /// Reads the files `kafka.property_files` names into `kafka.properties`.
+    fn read_secret_files(&mut self) -> Result<(), ConfigError> {
+        let mut checks = error::Checks::default();
+        self.kafka.read_property_files(&mut checks);
+        checks.finish()
     }
 
     /// Reads and validates a configuration from TOML text, ignoring the environment.
@@ -128,7 +143,8 @@ impl Config {
     /// # Errors
     /// [`ConfigError::Parse`] or [`ConfigError::Invalid`], as [`Config::load`].
     pub fn from_toml_str(toml: &str) -> Result<Config, ConfigError> {
-        let config = load::read(Some(toml), "TOML text", std::iter::empty())?;
+        let mut config = load::read(Some(toml), "TOML text", std::iter::empty())?;
+        config.read_secret_files()?;
         config.validate()?;
         Ok(config)
     }
@@ -147,6 +163,7 @@ impl Config {
         self.credibility.check(&mut checks);
         self.llm.check(&mut checks);
         self.join.check(&mut checks);
+        self.http.check(&mut checks);
         self.log.check(&mut checks);
         self.trace.check(&mut checks);
 

@@ -17,6 +17,7 @@ impl Config {
             max_body_bytes: f.max_body_bytes,
             max_decompressed_bytes: f.max_decompressed_bytes,
             max_redirects: f.max_redirects as usize,
+            max_nesting_depth: f.max_nesting_depth,
             allow_private_addresses: f.allow_private_addresses,
             address_allowlist: f.address_allowlist.clone(),
             per_host_rps: f.per_host_requests_per_second,

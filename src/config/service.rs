@@ -13,6 +13,16 @@ use super::error::Checks;
 pub const DEFAULT_EXTRACT_MAX_BODY_BYTES: u64 = 2 * 1024 * 1024;
 /// Default cap on the claims of one article.
 pub const DEFAULT_MAX_CLAIMS_PER_ARTICLE: usize = 1_000;
+/// Default cap on the links, bare URLs and citation markers of one article.
+pub const DEFAULT_MAX_LINKS_PER_ARTICLE: usize = 1_000;
+/// Default cap on the (claim, cited source) checks one article may ask for.
+pub const DEFAULT_MAX_CHECKS_PER_ARTICLE: usize = 1_000;
+/// Default cap on how deep a draft's markup nests (HTML elements, Markdown quotes and lists).
+pub const DEFAULT_EXTRACT_MAX_NESTING_DEPTH: usize = 256;
+/// Default time a client has to send a request's headers, in milliseconds.
+pub const DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS: u64 = 10_000;
+/// Default time a connection may stay open with nothing sent either way, in milliseconds.
+pub const DEFAULT_HTTP_IDLE_TIMEOUT_MS: u64 = 60_000;
 /// Default time from a draft event's timestamp to its decision, in milliseconds.
 pub const DEFAULT_JOIN_DEADLINE_MS: u64 = 60_000;
 /// Default number of articles the joiner waits on at once.
@@ -38,6 +48,15 @@ pub struct ExtractConfig {
     pub max_body_bytes: u64,
     /// Cap on the claims of one article. An article with more is blocked, never checked in part.
     pub max_claims_per_article: usize,
+    /// Cap on the links, bare URLs and citation markers (`[2]`, `[^1]`) of one article, counted
+    /// once the body is parsed and before its claims are looked for.
+    pub max_links_per_article: usize,
+    /// Cap on the (claim, cited source) checks one article asks for: each is a fetch and a
+    /// verification request.
+    pub max_checks_per_article: usize,
+    /// Cap on how deep the body's markup nests (HTML elements; Markdown block quotes and list
+    /// items), checked by a linear scan before the body is parsed.
+    pub max_nesting_depth: usize,
 }
 
 impl Default for ExtractConfig {
@@ -45,17 +64,40 @@ impl Default for ExtractConfig {
         Self {
             max_body_bytes: DEFAULT_EXTRACT_MAX_BODY_BYTES,
             max_claims_per_article: DEFAULT_MAX_CLAIMS_PER_ARTICLE,
+            max_links_per_article: DEFAULT_MAX_LINKS_PER_ARTICLE,
+            max_checks_per_article: DEFAULT_MAX_CHECKS_PER_ARTICLE,
+            max_nesting_depth: DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
         }
     }
 }
 
 impl ExtractConfig {
+    /// The limits extraction enforces, for [`crate::extract::extract_within`].
+    pub fn limits(&self) -> crate::extract::ExtractLimits {
+        crate::extract::ExtractLimits {
+            max_body_bytes: self.max_body_bytes,
+            max_claims: self.max_claims_per_article,
+            max_links: self.max_links_per_article,
+            max_checks: self.max_checks_per_article,
+            max_nesting_depth: self.max_nesting_depth,
+        }
+    }
+
     pub(crate) fn check(&self, checks: &mut Checks) {
         checks.nonzero("extract.max_body_bytes", self.max_body_bytes);
         checks.nonzero(
             "extract.max_claims_per_article",
             self.max_claims_per_article as u64,
         );
+        checks.nonzero(
+            "extract.max_links_per_article",
+            self.max_links_per_article as u64,
+        );
+        checks.nonzero(
+            "extract.max_checks_per_article",
+            self.max_checks_per_article as u64,
+        );
+        checks.nonzero("extract.max_nesting_depth", self.max_nesting_depth as u64);
     }
 }
 
@@ -137,13 +179,38 @@ impl JoinConfig {
 pub struct HttpConfig {
     /// Address and port to listen on, e.g. `"127.0.0.1:8080"` or `"0.0.0.0:8080"`.
     pub listen: SocketAddr,
+    /// Time a client has to send a request's headers once it starts one; a connection that
+    /// sends them slower (half a request, then nothing) is closed.
+    pub header_read_timeout_ms: u64,
+    /// Time a connection may stay open with nothing received or sent (a keep-alive connection
+    /// between requests, a client that connects and says nothing); then it is closed.
+    pub idle_timeout_ms: u64,
 }
 
 impl Default for HttpConfig {
     fn default() -> Self {
         Self {
             listen: DEFAULT_HTTP_LISTEN,
+            header_read_timeout_ms: DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS,
+            idle_timeout_ms: DEFAULT_HTTP_IDLE_TIMEOUT_MS,
         }
+    }
+}
+
+impl HttpConfig {
+    /// See [`HttpConfig::header_read_timeout_ms`].
+    pub fn header_read_timeout(&self) -> Duration {
+        Duration::from_millis(self.header_read_timeout_ms)
+    }
+
+    /// See [`HttpConfig::idle_timeout_ms`].
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_millis(self.idle_timeout_ms)
+    }
+
+    pub(crate) fn check(&self, checks: &mut Checks) {
+        checks.nonzero("http.header_read_timeout_ms", self.header_read_timeout_ms);
+        checks.nonzero("http.idle_timeout_ms", self.idle_timeout_ms);
     }
 }
 

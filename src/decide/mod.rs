@@ -143,6 +143,10 @@ pub fn decide_not_checked(
             "The check did not finish by the deadline",
             "Publish the draft again, or check its sources by hand",
         ),
+        DecisionReason::LimitExceeded => (
+            "The article is over a limit of what one draft may ask factgate to do, so no claim was checked",
+            "Split the article, or remove what the limit counts; the platform team can raise the limit",
+        ),
         _ => (
             "The fact check failed internally",
             "Publish the draft again; if it fails again, report it to the platform team",
@@ -197,6 +201,8 @@ fn finish(
         reasons,
         decided_at,
         report,
+        draft_position: None,
+        content_digest: Some(content_digest.to_owned()),
     }
 }
 

@@ -94,6 +94,7 @@ fn result(
         }),
         reason: "judged".to_owned(),
         judged_at: at(5),
+        draft_position: None,
     }
 }
 

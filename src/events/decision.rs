@@ -17,11 +17,20 @@
 //! fields (a CMS flag, the title) is the same decision. The content of an unreadable draft is its
 //! raw event bytes. The id does not depend on the outcome: it names the slot, and two decisions
 //! with one id are one decision delivered twice.
+//!
+//! When the decision answers a draft read from Kafka, the draft's position on the drafts topic
+//! ([`DraftPosition`]) is a fourth field, `field(partition ":" offset)` (e.g. `"2:417"`), and the
+//! decision carries it in `draft_position`: each publication of a revision (a retry, a corrected
+//! body) gets a decision of its own, and a replay of one publication the same id again. For one
+//! (article, revision), the decision with the latest `draft_position` is the one that counts.
+//! Without a position (`factgate check`, a manifest that could not be read) the field is absent
+//! from the hash.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::position::DraftPosition;
 use super::report::Report;
 use super::version::DecisionV1;
 use crate::model::BodyFormat;
@@ -59,6 +68,23 @@ pub enum DecisionReason {
     Superseded,
     /// factgate failed internally.
     InternalError,
+    /// The draft is over a per-draft limit (body size, links, claims, checks, nesting depth), or
+    /// what it produces cannot fit the broker's message limit; the report names the limit.
+    LimitExceeded,
+}
+
+impl DecisionReason {
+    /// Whether the block says the check could not complete (rather than what the content
+    /// holds), so the same content published again is checked again: a source that could not
+    /// be judged, a deadline passed, an internal error.
+    pub fn is_retryable(self) -> bool {
+        matches!(
+            self,
+            DecisionReason::SourceUnjudgeable
+                | DecisionReason::DeadlineExceeded
+                | DecisionReason::InternalError
+        )
+    }
 }
 
 /// The answer for one (article, revision).
@@ -77,6 +103,32 @@ pub struct Decision {
     pub reasons: Vec<DecisionReason>,
     pub decided_at: DateTime<Utc>,
     pub report: Report,
+    /// The publication this decision answers: where the draft sat on the drafts topic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft_position: Option<DraftPosition>,
+    /// The digest of the content decided (see the module docs), so a reader can tell which body
+    /// of a revision the decision is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_digest: Option<String>,
+}
+
+impl Decision {
+    /// This decision as the answer to the publication at `position`: the position is recorded
+    /// and the id derived again with it.
+    pub fn for_publication(mut self, position: Option<DraftPosition>) -> Decision {
+        if let (Some(position), Some(digest)) = (position, self.content_digest.as_deref()) {
+            self.decision_id =
+                decision_id_at(&self.article_id, self.revision, digest, Some(position));
+            self.draft_position = Some(position);
+        }
+        self
+    }
+
+    /// Whether this block says the check could not complete, so the same content is checked
+    /// again when published again (see [`DecisionReason::is_retryable`]).
+    pub fn is_retryable(&self) -> bool {
+        self.outcome == Outcome::Block && self.reasons.iter().any(|r| r.is_retryable())
+    }
 }
 
 /// The hex SHA-256 digest of `content`, as used in [`decision_id`].
@@ -95,12 +147,28 @@ pub(super) fn draft_content_digest(format: BodyFormat, body: &str) -> String {
 /// Derives the id of the decision on (`article_id`, `revision`) for content whose digest is
 /// `content_digest`; see the module docs for the exact derivation.
 pub fn decision_id(article_id: &str, revision: Option<u64>, content_digest: &str) -> String {
+    decision_id_at(article_id, revision, content_digest, None)
+}
+
+/// [`decision_id`] for the publication at `position` on the drafts topic (see the module docs).
+pub fn decision_id_at(
+    article_id: &str,
+    revision: Option<u64>,
+    content_digest: &str,
+    position: Option<DraftPosition>,
+) -> String {
     let mut hasher = Sha256::new();
     hasher.update(b"factgate.decision.v1");
     length_prefixed(&mut hasher, article_id.as_bytes());
     let revision = revision.map(|r| r.to_string()).unwrap_or_default();
     length_prefixed(&mut hasher, revision.as_bytes());
     length_prefixed(&mut hasher, content_digest.as_bytes());
+    if let Some(position) = position {
+        length_prefixed(
+            &mut hasher,
+            format!("{}:{}", position.partition, position.offset).as_bytes(),
+        );
+    }
     let mut id = hex::encode(hasher.finalize());
     id.truncate(DECISION_ID_HEX_CHARS);
     id
@@ -140,6 +208,18 @@ mod tests {
         assert_ne!(base, decision_id("a-1", None, &digest));
         assert_ne!(base, decision_id("a-2", Some(3), &digest));
         assert_ne!(base, decision_id("a-1", Some(3), &content_digest(b"body!")));
+    }
+
+    #[test]
+    fn each_publication_gets_its_own_id_and_a_replay_the_same() {
+        let digest = content_digest(b"body");
+        let at = |partition, offset| Some(DraftPosition { partition, offset });
+        let first = decision_id_at("a-1", Some(3), &digest, at(2, 417));
+        assert_eq!(first, decision_id_at("a-1", Some(3), &digest, at(2, 417)));
+        assert_ne!(first, decision_id_at("a-1", Some(3), &digest, at(2, 418)));
+        assert_ne!(first, decision_id("a-1", Some(3), &digest));
+        // Pinned like the id without a position (Python hashlib over the documented fields).
+        assert_eq!(first, "7003608eb17e5ad99587c37a353588c8");
     }
 
     #[test]

@@ -194,14 +194,37 @@ impl DraftEvent {
 }
 
 /// Recovers the article id (and revision) of a draft event that may be invalid otherwise, so the
-/// draft can still be blocked with a decision. Recovery needs a JSON object whose `article_id` is
-/// a valid id; the revision is kept only when it is an integer ≥ 0. Nothing is guessed from bytes
-/// that are not JSON.
+/// draft can still be blocked with a decision. Recovery needs a complete JSON object whose
+/// `article_id` is a valid id (non-blank, at most [`MAX_ARTICLE_ID_BYTES`]); the revision is kept
+/// only when it is an integer ≥ 0. Nothing is guessed from bytes that are not a whole JSON
+/// document (cut short, not JSON at all).
+///
+/// The rest of the document only has to be well-formed: a number out of range (`1e400`),
+/// invalid UTF-8 inside another string, or nesting deeper than a full parse allows do not stop
+/// recovery, since only the two fields are decoded and everything else is skipped over.
 pub fn recover_article_id(bytes: &[u8]) -> Option<RecoveredId> {
-    match serde_json::from_slice::<Value>(bytes).ok()? {
-        Value::Object(object) => recover_from_object(&object),
-        _ => None,
+    /// Only the id: every other field is skipped (checked for syntax, never decoded).
+    #[derive(Deserialize)]
+    struct Id<'a> {
+        #[serde(borrow)]
+        article_id: std::borrow::Cow<'a, str>,
     }
+    /// Only the revision, in a pass of its own, so an unreadable revision leaves the id.
+    #[derive(Deserialize)]
+    struct Revision {
+        revision: u64,
+    }
+    let id: Id<'_> = serde_json::from_slice(bytes).ok()?;
+    let article_id = id.article_id;
+    if article_id.trim().is_empty() || article_id.len() > MAX_ARTICLE_ID_BYTES {
+        return None;
+    }
+    Some(RecoveredId {
+        article_id: article_id.into_owned(),
+        revision: serde_json::from_slice::<Revision>(bytes)
+            .ok()
+            .map(|r| r.revision),
+    })
 }
 
 fn recover_from_object(object: &Map<String, Value>) -> Option<RecoveredId> {
@@ -275,6 +298,49 @@ mod tests {
     fn nested_type_errors_carry_their_path() {
         let err = DraftEvent::from_json(&with("authors", serde_json::json!(["A", 2]))).unwrap_err();
         assert_eq!(err.field(), Some("authors[1]"));
+    }
+
+    #[test]
+    fn ids_are_recovered_past_numbers_out_of_range_bad_utf8_and_deep_nesting() {
+        let huge = br#"{"schema_version":"factgate.draft.v1","article_id":"a-9","revision":1e400,"body":"x","body_format":"text"}"#;
+        assert!(matches!(
+            DraftEvent::from_json(huge),
+            Err(DraftError::NotJson { .. })
+        ));
+        let recovered = recover_article_id(huge).expect("the id is readable");
+        assert_eq!(
+            (recovered.article_id.as_str(), recovered.revision),
+            ("a-9", None)
+        );
+
+        let mut bad_utf8 = br#"{"article_id":"a-8","revision":2,"title":"caf"#.to_vec();
+        bad_utf8.extend_from_slice(&[0xff, 0xfe]);
+        bad_utf8.extend_from_slice(br#"","body":"x","body_format":"text"}"#);
+        assert!(DraftEvent::from_json(&bad_utf8).is_err());
+        let recovered = recover_article_id(&bad_utf8).expect("the id is readable");
+        assert_eq!(
+            (recovered.article_id.as_str(), recovered.revision),
+            ("a-8", Some(2))
+        );
+
+        let deep = format!(
+            r#"{{"article_id":"a-7","revision":3,"metadata":{}1{}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(DraftEvent::from_json(deep.as_bytes()).is_err());
+        assert_eq!(
+            recover_article_id(deep.as_bytes()).map(|r| r.revision),
+            Some(Some(3))
+        );
+
+        // An id that is itself unreadable, or too long, is not guessed at.
+        let mut bad_id = br#"{"article_id":"a-"#.to_vec();
+        bad_id.push(0xff);
+        bad_id.extend_from_slice(br#"","revision":1}"#);
+        assert!(recover_article_id(&bad_id).is_none());
+        let long = format!(r#"{{"article_id":"{}","revision":1}}"#, "x".repeat(513));
+        assert!(recover_article_id(long.as_bytes()).is_none());
     }
 
     #[test]

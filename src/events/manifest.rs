@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::position::DraftPosition;
 use super::verify::CheckKey;
 use super::version::ManifestV1;
 use crate::model::Claim;
@@ -19,6 +20,10 @@ pub enum ExtractionFailure {
     UnreadableBody,
     /// The body is longer than the configured cap.
     BodyTooLarge,
+    /// The article is over another per-article limit (links, claims, checks, nesting depth),
+    /// or what extraction would send does not fit the broker's message limit; the message
+    /// names the limit.
+    LimitExceeded,
     /// Extraction itself failed.
     InternalError,
 }
@@ -63,4 +68,30 @@ pub struct ArticleManifest {
     /// The checks requested, one per (claim, distinct cited source URL), each answered by exactly
     /// one claim result. Empty when no claim cites a source.
     pub pending: Vec<CheckKey>,
+    /// Where the draft was read on the drafts topic: which publication of the revision this is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft_position: Option<DraftPosition>,
+    /// Set when the manifest is too large for one message and is sent in parts: each part holds
+    /// some of the claims and their pending checks, and the join waits for all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<ManifestPart>,
+}
+
+/// Which part of a split manifest this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ManifestPart {
+    /// From 0.
+    pub index: u32,
+    /// How many parts the manifest has; at least 2.
+    pub count: u32,
+}
+
+impl ExtractionFailure {
+    /// Whether the draft was refused for exceeding a limit rather than for being unreadable.
+    pub fn is_limit(self) -> bool {
+        matches!(
+            self,
+            ExtractionFailure::BodyTooLarge | ExtractionFailure::LimitExceeded
+        )
+    }
 }

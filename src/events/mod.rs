@@ -36,17 +36,25 @@
 //! - `manifest`: the article manifest extraction sends to the join.
 //! - `report`: the editor's report (after reference/fact-checker-agent-spec.md) and its issues.
 //! - `decision`: the decision, its reasons, and the derivation of decision ids.
+//! - `position`: where a draft sits on the drafts topic, naming one publication of it.
+//! - `fit`: events sized to fit the broker's message limit: manifests split, reports shortened.
 
 mod decision;
 mod draft;
+pub mod fit;
 mod manifest;
+mod position;
 mod report;
 mod verify;
 mod version;
 
-pub use decision::{Decision, DecisionReason, Outcome, content_digest, decision_id};
+pub use decision::{
+    Decision, DecisionReason, Outcome, content_digest, decision_id, decision_id_at,
+};
 pub use draft::{DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id};
-pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome};
+pub use fit::{Oversize, fit_decision, fit_result, split_manifest};
+pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome, ManifestPart};
+pub use position::DraftPosition;
 pub use report::{
     ClaimVerdict, Issue, IssueType, Recommendation, Report, SeverityCounts, Summary,
     VerificationDetails, VerificationResults,

@@ -8,6 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::position::DraftPosition;
 use super::report::Issue;
 use super::version::{ClaimResultV1, VerifyRequestV1};
 use crate::model::{Claim, Span, Verdict};
@@ -40,6 +41,9 @@ pub struct VerifyRequest {
     pub published_at: DateTime<Utc>,
     /// The verification is useless after this instant: the join will have blocked the draft.
     pub deadline: DateTime<Utc>,
+    /// The publication of the draft this check is for; its result carries it back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft_position: Option<DraftPosition>,
 }
 
 impl VerifyRequest {
@@ -179,6 +183,10 @@ pub struct ClaimResult {
     /// Why the verdict is what it is, for a reader: "the source gives $9/month, not $4/month".
     pub reason: String,
     pub judged_at: DateTime<Utc>,
+    /// The publication of the draft the request was for, echoed so the join counts the result
+    /// for that publication only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft_position: Option<DraftPosition>,
 }
 
 impl ClaimResult {

@@ -39,11 +39,8 @@ pub fn absolute_http(raw: &str) -> Option<String> {
 /// bare URLs. Matches that overlap a marker in `existing` (a link found by the parser) are
 /// skipped, so a link whose text is a URL counts once.
 pub fn scan_text(text: &str, existing: &[Marker]) -> Vec<Marker> {
-    let overlaps = |r: &Range<usize>| {
-        existing
-            .iter()
-            .any(|m| m.range.start < r.end && r.start < m.range.end)
-    };
+    let taken = Taken::new(existing);
+    let overlaps = |r: &Range<usize>| taken.overlaps(r);
     let mut found = Vec::new();
     for m in NUMBERED.find_iter(text) {
         let range = m.range();
@@ -84,6 +81,32 @@ pub fn scan_text(text: &str, existing: &[Marker]) -> Vec<Marker> {
         }
     }
     found
+}
+
+/// The byte ranges the parser's markers cover, merged and sorted, so whether a match overlaps
+/// one is a binary search: a block with thousands of links stays linear.
+struct Taken(Vec<Range<usize>>);
+
+impl Taken {
+    fn new(markers: &[Marker]) -> Self {
+        let mut ranges: Vec<Range<usize>> = markers.iter().map(|m| m.range.clone()).collect();
+        ranges.sort_by_key(|r| r.start);
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            match merged.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        Taken(merged)
+    }
+
+    /// Whether `r` shares a byte with a marker's range.
+    fn overlaps(&self, r: &Range<usize>) -> bool {
+        // The last range starting before `r` ends is the only one that can reach into it.
+        let before = self.0.partition_point(|t| t.start < r.end);
+        before > 0 && self.0[before - 1].end > r.start
+    }
 }
 
 /// Drops the punctuation a sentence puts after a URL, keeping parentheses the URL balances

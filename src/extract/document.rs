@@ -278,12 +278,15 @@ fn entries(block: &Block) -> Vec<(u32, String)> {
         let mut out = Vec::new();
         for (i, &(at, n)) in starts.iter().enumerate() {
             let until = starts.get(i + 1).map_or(block.text.len(), |s| s.0);
-            let url = block.markers.iter().find_map(|m| match &m.target {
-                Target::Url { href, .. } if m.range.start >= at && m.range.start < until => {
-                    citations::absolute_http(href)
-                }
-                _ => None,
-            });
+            // Markers are sorted by start (see `finish`): look only at this entry's own.
+            let first = block.markers.partition_point(|m| m.range.start < at);
+            let url = block.markers[first..]
+                .iter()
+                .take_while(|m| m.range.start < until)
+                .find_map(|m| match &m.target {
+                    Target::Url { href, .. } => citations::absolute_http(href),
+                    _ => None,
+                });
             if let Some(url) = url {
                 out.push((n, url));
             }
@@ -698,10 +701,12 @@ fn html(body: &str) -> (Vec<Block>, Option<String>) {
             if BLOCK_LEVEL.contains(&name) {
                 flush(&mut blocks, &mut current, &mut pending_alts);
             }
-            kinds.retain(|(d, _)| *d < depth);
-            peripheral.retain(|(d, _)| *d < depth);
-            ids.retain(|(d, _)| *d < depth);
-            lists.retain(|(d, _)| *d < depth);
+            // Each stack holds the open ancestors, deepest last: closing pops from the end, so
+            // deep nesting costs no more than shallow.
+            pop_from(&mut kinds, depth);
+            pop_from(&mut peripheral, depth);
+            pop_from(&mut ids, depth);
+            pop_from(&mut lists, depth);
             continue;
         }
         if DROPPED.contains(&name) {
@@ -760,7 +765,7 @@ fn html(body: &str) -> (Vec<Block>, Option<String>) {
             };
             let mut block = Block::new(kind);
             block.anchor = ids.last().map(|(_, id)| id.clone());
-            block.list_number = if kinds.iter().any(|(_, k)| *k == BlockKind::ListItem) {
+            block.list_number = if kinds.iter().rev().any(|(_, k)| *k == BlockKind::ListItem) {
                 item_number
             } else {
                 None
@@ -796,6 +801,13 @@ fn html(body: &str) -> (Vec<Block>, Option<String>) {
     }
     flush(&mut blocks, &mut current, &mut pending_alts);
     (blocks, title)
+}
+
+/// Drops the entries opened at `depth` or deeper from a stack of open ancestors.
+fn pop_from<T>(stack: &mut Vec<(usize, T)>, depth: usize) {
+    while stack.last().is_some_and(|(d, _)| *d >= depth) {
+        stack.pop();
+    }
 }
 
 fn context_kind(kinds: &[(usize, BlockKind)]) -> BlockKind {

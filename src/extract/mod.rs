@@ -13,6 +13,8 @@
 //! - `detect`: decides what makes a sentence check-worthy (kinds, quotes, attribution) and
 //!   prejudges claims that cite nothing.
 //! - `figures`: finds the figures a sentence states, normalized to value, unit and scale.
+//! - `limits`: the per-article limits [`extract_within`] enforces (size, nesting, links, claims,
+//!   checks), each before the work it bounds.
 //!
 //! # Which citations back a claim
 //! 1. **Same sentence** ([`CitationRule::SameSentence`]): the citations written in the claim's own
@@ -45,7 +47,10 @@ pub mod detect;
 mod document;
 pub mod figures;
 pub mod lexicon;
+mod limits;
 mod segment;
+
+pub use limits::{ExtractLimits, LimitExceeded};
 
 use crate::model::{BlockRole, BodyFormat, Citation, CitationRule, Claim, Location, Span};
 use detect::SentenceFeatures;
@@ -96,6 +101,9 @@ pub enum ExtractError {
     /// The body format named by the draft or the command line is not one factgate reads.
     #[error("unknown body format {0:?}: expected markdown, html or text")]
     UnknownFormat(String),
+    /// The article is over one of the limits [`extract_within`] enforces.
+    #[error(transparent)]
+    Limit(#[from] LimitExceeded),
 }
 
 /// The share of control or U+FFFD replacement characters above which a body is not text: one in
@@ -122,6 +130,33 @@ pub fn extract_titled(
     title: Option<&str>,
 ) -> Result<Extraction, ExtractError> {
     extract_with(body, format, title, &detect::analyze)
+}
+
+/// [`extract`] within `limits`: an article over one is refused whole, each limit checked before
+/// the work it bounds (see `limits`).
+///
+/// # Errors
+/// [`ExtractError::Limit`] naming the limit, and whatever [`extract`] returns.
+pub fn extract_within(
+    body: &str,
+    format: BodyFormat,
+    limits: &ExtractLimits,
+) -> Result<Extraction, ExtractError> {
+    extract_titled_within(body, format, None, limits)
+}
+
+/// [`extract_titled`] within `limits`. What `factgate run` and `factgate check` both call.
+///
+/// # Errors
+/// As [`extract_within`].
+pub fn extract_titled_within(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+    limits: &ExtractLimits,
+) -> Result<Extraction, ExtractError> {
+    limits::check_before_parse(body, format, limits)?;
+    extract_limited(body, format, title, &detect::analyze, limits)
 }
 
 /// A cited sentence, as a heading, title or alt text that restates it may borrow its citations.
@@ -169,8 +204,21 @@ fn extract_with(
     title: Option<&str>,
     analyze: &dyn Fn(&str) -> SentenceFeatures,
 ) -> Result<Extraction, ExtractError> {
+    extract_limited(body, format, title, analyze, &ExtractLimits::UNLIMITED)
+}
+
+/// [`extract_with`], stopping at the first claim or check over `limits`.
+fn extract_limited(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+    analyze: &dyn Fn(&str) -> SentenceFeatures,
+    limits: &ExtractLimits,
+) -> Result<Extraction, ExtractError> {
     check_readable(body)?;
     let doc = document::parse(body, format);
+    let mut budget = limits::Budget::new(limits);
+    budget.links(doc.blocks.iter().map(|b| b.markers.len()).sum())?;
     if doc.blocks.is_empty() {
         return Err(ExtractError::Unreadable {
             reason: format!("no visible text in the {format} body once markup is removed"),
@@ -300,6 +348,9 @@ fn extract_with(
 
         let mut cites: Vec<Vec<Citation>> = vec![Vec::new(); sentences.len()];
         let mut dangling: Vec<Vec<String>> = vec![Vec::new(); sentences.len()];
+        // The URLs each sentence cites so far: a set, so a sentence with thousands of links
+        // stays linear.
+        let mut cited_urls: Vec<HashSet<String>> = vec![HashSet::new(); sentences.len()];
         for marker in &block.markers {
             let owner = sentences
                 .partition_point(|s| s.owned.end <= marker.range.start)
@@ -307,7 +358,7 @@ fn extract_with(
             match citations::resolve(marker, &block.text, &doc.references) {
                 citations::Resolved::Cites(found) => {
                     for c in found {
-                        if !cites[owner].iter().any(|have| have.url == c.url) {
+                        if cited_urls[owner].insert(c.url.clone()) {
                             cites[owner].push(c);
                         }
                     }
@@ -428,6 +479,7 @@ fn extract_with(
                     citations: citations.clone(),
                 });
             }
+            budget.claim(out.claims.len() + 1, citations.len())?;
             out.claims.push(Claim {
                 id: claim_id(&text, index, i),
                 text,
@@ -448,6 +500,8 @@ fn extract_with(
     let mut claims = std::mem::take(&mut out.claims).into_iter();
     let mut merged = Vec::new();
     let mut taken = 0;
+    let body_claims = claims.len();
+    let mut restated = 0;
     for r in restating {
         while taken < r.at {
             if let Some(c) = claims.next() {
@@ -456,6 +510,8 @@ fn extract_with(
             taken += 1;
         }
         if let Some(claim) = restated_claim(&r, &cited, analyze) {
+            restated += 1;
+            budget.claim(body_claims + restated, claim.citations.len())?;
             for c in &claim.citations {
                 if listed.insert(c.url.clone()) {
                     out.citations.push(c.clone());

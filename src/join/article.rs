@@ -9,35 +9,45 @@ use chrono::{DateTime, Utc};
 use super::offsets::Position;
 use crate::decide::{ArticleCheck, Strictness, decide, decide_not_checked};
 use crate::events::{
-    ArticleManifest, CheckKey, ClaimResult, Decision, DecisionReason, ExtractionOutcome,
+    ArticleManifest, CheckKey, ClaimResult, Decision, DecisionReason, DraftPosition,
+    ExtractionFailure, ExtractionOutcome,
 };
 use crate::kafka::TraceParent;
 
-/// An article whose manifest is in.
+/// An article whose manifest is in (all of it, or some of its parts).
 #[derive(Debug)]
 pub(crate) struct PendingArticle {
+    /// The manifest; a split one with the claims and checks of every part received so far.
     pub(crate) manifest: ArticleManifest,
     /// Pending keys of the manifest still without a result.
     waiting: HashSet<CheckKey>,
     /// One result per answered key, in arrival order.
     results: Vec<ClaimResult>,
-    /// Messages this article keeps: its manifest and every result accepted.
+    /// Messages this article keeps: its manifest (parts) and every result accepted.
     pub(crate) held: Vec<Position>,
     /// The article's trace (its manifest's, else its first result's), so a decision made on no
     /// message, at the deadline, still belongs to it.
     pub(crate) trace: Option<TraceParent>,
+    /// The parts of a split manifest received so far, by index; empty for a whole manifest.
+    parts_seen: HashSet<u32>,
+    /// Later publications of the same content while this one is in flight: their results
+    /// answer the same checks.
+    pub(crate) repeats: Vec<DraftPosition>,
 }
 
 impl PendingArticle {
-    /// A pending article from its manifest, read at `at`.
+    /// A pending article from its manifest (or its first part to arrive), read at `at`.
     pub(crate) fn new(manifest: ArticleManifest, at: Position) -> Self {
         let waiting = manifest.pending.iter().cloned().collect();
+        let parts_seen = manifest.part.map(|p| p.index).into_iter().collect();
         Self {
             manifest,
             waiting,
             results: Vec::new(),
             held: vec![at],
             trace: None,
+            parts_seen,
+            repeats: Vec::new(),
         }
     }
 
@@ -49,26 +59,82 @@ impl PendingArticle {
         self.manifest.deadline
     }
 
-    /// Takes `result` if it answers a key still waiting; returns whether it was taken. A result
-    /// for a key already answered (a duplicate) or not pending is refused.
-    pub(crate) fn offer(&mut self, result: ClaimResult, at: Position) -> bool {
-        if !self.waiting.remove(&result.check_key()) {
+    /// The publication this article is, when known.
+    pub(crate) fn position(&self) -> Option<DraftPosition> {
+        self.manifest.draft_position
+    }
+
+    /// Whether `other` (a manifest or one of its parts) is of this same publication: a replay, or
+    /// another part.
+    pub(crate) fn same_publication(&self, other: &ArticleManifest) -> bool {
+        match (self.manifest.draft_position, other.draft_position) {
+            (Some(mine), Some(theirs)) => mine == theirs,
+            _ => self.manifest.content_digest == other.content_digest,
+        }
+    }
+
+    /// Whether a result of the publication at `position` answers this article's checks: its
+    /// own, a repeat of the same content, or one that does not say.
+    pub(crate) fn accepts(&self, position: Option<DraftPosition>) -> bool {
+        match (self.position(), position) {
+            (Some(mine), Some(theirs)) => mine == theirs || self.repeats.contains(&theirs),
+            _ => true,
+        }
+    }
+
+    /// Adds part `manifest` of this article's split manifest, read at `at`. Returns whether it
+    /// was new (a part already received, replayed, changes nothing).
+    pub(crate) fn add_part(&mut self, manifest: ArticleManifest, at: Position) -> bool {
+        let Some(part) = manifest.part else {
+            return false;
+        };
+        if !self.parts_seen.insert(part.index) {
             return false;
         }
-        self.results.push(result);
+        for key in &manifest.pending {
+            self.waiting.insert(key.clone());
+        }
+        self.manifest.claims.extend(manifest.claims);
+        self.manifest.pending.extend(manifest.pending);
         self.held.push(at);
         true
     }
 
-    /// Whether the article can be decided now, without waiting: every pending check answered,
-    /// or nothing to wait for because extraction failed.
-    pub(crate) fn is_ready(&self) -> bool {
-        self.waiting.is_empty() || self.extraction_failed().is_some()
+    /// Parts of a split manifest not received yet: while there are, a result for a check not
+    /// known yet may be one of theirs.
+    pub(crate) fn missing_parts(&self) -> u32 {
+        match self.manifest.part {
+            Some(part) => part
+                .count
+                .saturating_sub(u32::try_from(self.parts_seen.len()).unwrap_or(u32::MAX)),
+            None => 0,
+        }
     }
 
-    fn extraction_failed(&self) -> Option<&str> {
+    /// Takes `result` if it answers a key still waiting, else gives it back. A result for a key
+    /// already answered (a duplicate) or not pending, or of another publication, is refused.
+    pub(crate) fn offer(
+        &mut self,
+        result: ClaimResult,
+        at: Position,
+    ) -> Result<(), Box<ClaimResult>> {
+        if !self.accepts(result.draft_position) || !self.waiting.remove(&result.check_key()) {
+            return Err(Box::new(result));
+        }
+        self.results.push(result);
+        self.held.push(at);
+        Ok(())
+    }
+
+    /// Whether the article can be decided now, without waiting: every part in and every pending
+    /// check answered, or nothing to wait for because extraction failed.
+    pub(crate) fn is_ready(&self) -> bool {
+        self.extraction_failed().is_some() || (self.waiting.is_empty() && self.missing_parts() == 0)
+    }
+
+    fn extraction_failed(&self) -> Option<(&str, ExtractionFailure)> {
         match &self.manifest.extraction {
-            ExtractionOutcome::Failed { message, .. } => Some(message),
+            ExtractionOutcome::Failed { message, reason } => Some((message, *reason)),
             ExtractionOutcome::Ok { .. } => None,
         }
     }
@@ -84,20 +150,42 @@ impl PendingArticle {
             .collect()
     }
 
-    /// Decides with what is in: a failed extraction blocks as such; otherwise the claims, the
+    /// Decides with what is in: a failed extraction blocks as such (`limit_exceeded` for a
+    /// draft over a limit, `internal_error` for a failure of factgate's, else
+    /// `extraction_failed`); parts of a split manifest still missing block as
+    /// `deadline_exceeded` (the claims they hold were never seen); otherwise the claims, the
     /// results and the checks still unfinished (non-empty only at the deadline) go to
-    /// [`decide`].
+    /// [`decide`]. The decision answers the manifest's publication.
     pub(crate) fn decide(&self, strictness: Strictness, now: DateTime<Utc>) -> Decision {
         let m = &self.manifest;
-        if let Some(message) = self.extraction_failed() {
-            return decide_not_checked(
+        let not_checked = |reason, message: &str| {
+            decide_not_checked(
                 &m.article_id,
                 Some(m.revision),
                 &m.content_digest,
-                DecisionReason::ExtractionFailed,
+                reason,
                 message,
                 Some(m.published_at),
                 now,
+            )
+            .for_publication(m.draft_position)
+        };
+        if let Some((message, failure)) = self.extraction_failed() {
+            let reason = if failure.is_limit() {
+                DecisionReason::LimitExceeded
+            } else if failure == ExtractionFailure::InternalError {
+                DecisionReason::InternalError
+            } else {
+                DecisionReason::ExtractionFailed
+            };
+            return not_checked(reason, message);
+        }
+        let missing = self.missing_parts();
+        if missing > 0 {
+            let count = m.part.map_or(0, |p| p.count);
+            return not_checked(
+                DecisionReason::DeadlineExceeded,
+                &format!("{missing} of the {count} parts of the article's manifest never arrived"),
             );
         }
         let unfinished = self.unfinished();
@@ -110,13 +198,13 @@ impl PendingArticle {
             results: &self.results,
             unfinished: &unfinished,
         };
-        decide(&check, strictness, now)
+        decide(&check, strictness, now).for_publication(m.draft_position)
     }
 }
 
 /// Blocks `manifest`'s revision because a newer revision of the article is known.
 pub(crate) fn superseded(manifest: &ArticleManifest, newer: u64, now: DateTime<Utc>) -> Decision {
-    decide_not_checked(
+    let decision = decide_not_checked(
         &manifest.article_id,
         Some(manifest.revision),
         &manifest.content_digest,
@@ -127,7 +215,8 @@ pub(crate) fn superseded(manifest: &ArticleManifest, newer: u64, now: DateTime<U
         ),
         Some(manifest.published_at),
         now,
-    )
+    );
+    decision.for_publication(manifest.draft_position)
 }
 
 /// Results of one (article, revision) whose manifest has not come yet.
@@ -135,7 +224,8 @@ pub(crate) fn superseded(manifest: &ArticleManifest, newer: u64, now: DateTime<U
 pub(crate) struct Orphans {
     /// When the first of them arrived (processing time): the retention counts from here.
     pub(crate) first_seen: DateTime<Utc>,
-    keys: HashSet<CheckKey>,
+    /// The check and publication of each result kept, so a duplicate is kept once.
+    keys: HashSet<(CheckKey, Option<DraftPosition>)>,
     /// Each result with the position of its message.
     pub(crate) results: Vec<(ClaimResult, Position)>,
     /// The first result's trace, for a manifest that comes without one.
@@ -152,9 +242,13 @@ impl Orphans {
         }
     }
 
-    /// Keeps `result` unless one with its key is already kept; returns whether it was kept.
+    /// Keeps `result` unless one with its key (of the same publication) is already kept;
+    /// returns whether it was kept.
     pub(crate) fn add(&mut self, result: ClaimResult, at: Position) -> bool {
-        if !self.keys.insert(result.check_key()) {
+        if !self
+            .keys
+            .insert((result.check_key(), result.draft_position))
+        {
             return false;
         }
         self.results.push((result, at));

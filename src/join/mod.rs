@@ -28,8 +28,19 @@
 //! - **Unreadable manifests.** A manifest that cannot be decoded but names its article and
 //!   revision blocks that revision at once (`internal_error`), superseding an older pending one,
 //!   so its draft is never left undecided.
-//! - **Replays.** Decided (article, revision)s are remembered (bounded; see `decided`), and a
-//!   manifest or result for one is ignored.
+//! - **Publications.** A manifest names the publication it comes from (the draft's position on
+//!   the drafts topic), and results echo it, so a replay is told from a new publication of the
+//!   same revision. Decided (article, revision)s are remembered with the content and publication
+//!   they were decided on (bounded; see `decided`): a replay of a manifest or result changes
+//!   nothing; the same content published again is checked again when its decision was a block
+//!   that could not complete ([`crate::events::DecisionReason::is_retryable`]), else only noted
+//!   ([`JoinNote`]); other content is decided again. While a revision is in flight, the same
+//!   content published again shares its check, and other content replaces it (only the content
+//!   published last is decided). Results count only for their own publication or a repeat of
+//!   it; a result of a later publication waits for its manifest.
+//! - **Split manifests.** A manifest too large for one message comes in parts
+//!   ([`crate::events::ManifestPart`]); the article waits for all of them, and a part missing at
+//!   the deadline blocks it (`deadline_exceeded`), never a pass on the claims that came.
 //! - **Bounded, with back-pressure.** Nothing given to the state is dropped for lack of room;
 //!   instead [`JoinState::backpressure`] says which input to pause: manifests when
 //!   `join.max_in_flight_articles` articles await results, results when the cap on results
@@ -51,8 +62,8 @@
 //!   article's trace. It is freed with the article.
 //! - **Partitions.** The manifest and the results of one article must reach the same join
 //!   instance: their two topics (they must differ) are keyed by article and co-partitioned. When
-//!   a partition is revoked, [`JoinState::revoke`] drops what it held; its new owner reads it
-//!   again.
+//!   a partition is revoked, [`JoinState::revoke`] drops what it held (and what was decided
+//!   there); its new owner reads it again from the committed offset.
 
 mod article;
 mod decided;
@@ -68,10 +79,10 @@ pub use offsets::TopicPartition;
 
 use crate::config::JoinConfig;
 use crate::decide::{Strictness, decide_not_checked};
-use crate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason};
+use crate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason, DraftPosition};
 use crate::kafka::TraceParent;
 use article::{Orphans, PendingArticle, superseded};
-use decided::DecidedMemory;
+use decided::{Decided, DecidedMemory};
 use offsets::{HeldOffsets, Position};
 
 /// Default number of articles whose decided revisions are remembered against replays.
@@ -152,6 +163,57 @@ pub struct JoinState {
     orphan_results: usize,
     decided: DecidedMemory,
     offsets: HeldOffsets,
+    /// Events for the caller to log and count; see [`JoinState::take_notes`].
+    notes: Vec<JoinNote>,
+}
+
+/// How a new publication of an (article, revision) seen before is handled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Republished {
+    /// The same content, decided with a block that says the check could not complete
+    /// (`source_unjudgeable`, `deadline_exceeded`, `internal_error`): checked again, and decided
+    /// again under the new publication.
+    Rechecked,
+    /// The same content, already decided otherwise: the decision stands; nothing is checked.
+    Acknowledged,
+    /// The same content, still being checked: its check answers both publications.
+    InFlight,
+    /// Other content: decided (again) on the content published last.
+    NewContent,
+}
+
+impl Republished {
+    /// The name used in logs and as the metric label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Republished::Rechecked => "rechecked",
+            Republished::Acknowledged => "acknowledged",
+            Republished::InFlight => "in_flight",
+            Republished::NewContent => "new_content",
+        }
+    }
+}
+
+/// Something the join did that its caller logs and counts (the join itself does no I/O).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JoinNote {
+    /// A new publication of an (article, revision) seen before.
+    Republished {
+        article_id: String,
+        revision: u64,
+        position: Option<DraftPosition>,
+        handling: Republished,
+    },
+}
+
+/// Whether a message of the publication at `position` may come from a publication after
+/// `known`'s (so it must wait for its own manifest rather than be dropped). Unknown positions
+/// cannot be ordered: only a known, later one counts.
+fn later(position: Option<DraftPosition>, known: Option<DraftPosition>) -> bool {
+    match (position, known) {
+        (Some(p), Some(k)) => p.is_after(&k),
+        _ => false,
+    }
 }
 
 impl JoinState {
@@ -165,6 +227,7 @@ impl JoinState {
             orphan_results: 0,
             decided,
             offsets: HeldOffsets::default(),
+            notes: Vec::new(),
         }
     }
 
@@ -191,50 +254,176 @@ impl JoinState {
         now: DateTime<Utc>,
     ) -> Vec<TracedDecision> {
         let (id, revision) = (manifest.article_id.clone(), manifest.revision);
-        if self.decided.contains(&id, revision) {
-            return Vec::new();
+        let position = manifest.draft_position;
+        let at: Position = (tp.clone(), offset);
+
+        // This publication is in flight: a replay, or another part of its manifest.
+        if let Some(article) = self.pending.get_mut(&id)
+            && article.revision() == revision
+            && article.same_publication(&manifest)
+        {
+            if !article.add_part(manifest, at.clone()) {
+                return Vec::new();
+            }
+            self.offsets.hold(&at);
+            self.claim_orphans(&id, revision);
+            return self.conclude_if_ready(&id, now).into_iter().collect();
         }
+
         let mut decisions = Vec::new();
-        let newest_known = self
+        let mut replaced_in_flight = false;
+        if let Some(article) = self.pending.get_mut(&id)
+            && article.revision() == revision
+        {
+            // Another publication of the revision in flight.
+            if article.manifest.content_digest == manifest.content_digest {
+                // The same content is being checked: its results answer this one too.
+                if let Some(p) = position {
+                    article.repeats.push(p);
+                }
+                self.claim_orphans(&id, revision);
+                self.note(&id, revision, position, Republished::InFlight);
+                return self.conclude_if_ready(&id, now).into_iter().collect();
+            }
+            // New content for the revision before the old was decided: the content published
+            // last is the one decided; the old one gets no decision.
+            self.note(&id, revision, position, Republished::NewContent);
+            if let Some(older) = self.pending.remove(&id) {
+                self.release(&older.held);
+            }
+            replaced_in_flight = true;
+        } else if self.decided.contains(&id, revision) {
+            // A new publication of a decided revision: a replay changes nothing; the same
+            // content is checked again only when its block said the check could not complete.
+            let Some(done) = self.decided.get(&id, revision) else {
+                return Vec::new(); // decided long ago (folded into the floor)
+            };
+            if done.covers(position, Some(&manifest.content_digest)) {
+                return Vec::new();
+            }
+            if done.content_digest == manifest.content_digest && !done.retryable {
+                if let Some(done) = self.decided.get_mut(&id, revision) {
+                    done.acknowledge(position);
+                }
+                self.drop_orphans_of(&id, revision, position);
+                self.note(&id, revision, position, Republished::Acknowledged);
+                return Vec::new();
+            }
+            let handling = if done.content_digest == manifest.content_digest {
+                Republished::Rechecked
+            } else {
+                Republished::NewContent
+            };
+            self.note(&id, revision, position, handling);
+        }
+
+        let newest_other = self
             .pending
             .get(&id)
             .map(PendingArticle::revision)
             .into_iter()
             .chain(self.decided.highest(&id))
+            .filter(|r| *r != revision)
             .max();
-        match newest_known {
-            Some(known) if known == revision => return decisions, // the same manifest again
-            Some(known) if known > revision => {
-                let decision = superseded(&manifest, known, now);
-                self.decided.insert(&id, revision);
-                decisions.push(TracedDecision { decision, trace });
-                self.drop_orphans(&id, ..=revision);
-                return decisions;
-            }
-            _ => {}
+        if let Some(newer) = newest_other.filter(|n| *n > revision) {
+            // An older revision published after a newer one: blocked at once, so every
+            // publication seen gets its decision.
+            let decision = superseded(&manifest, newer, now);
+            self.remember(&manifest, decision.is_retryable(), Vec::new(), tp);
+            decisions.push(TracedDecision { decision, trace });
+            self.drop_orphans(&id, ..=revision);
+            return decisions;
         }
-        decisions.extend(self.supersede_pending(&id, revision, now));
+        if !replaced_in_flight {
+            decisions.extend(self.supersede_pending(&id, revision, now));
+        }
         self.drop_orphans(&id, ..revision);
 
-        let at: Position = (tp.clone(), offset);
         self.offsets.hold(&at);
         let mut article = PendingArticle::new(manifest, at);
         article.trace = trace;
-        if let Some(orphans) = self.orphans.remove(&(id.clone(), revision)) {
+        if let Some(orphans) = self.orphans.get(&(id.clone(), revision)) {
             article.trace = article.trace.or(orphans.trace);
-            self.orphan_results -= orphans.results.len();
-            for (result, at) in orphans.results {
-                if !article.offer(result, at.clone()) {
+        }
+        self.pending.insert(id.clone(), article);
+        self.claim_orphans(&id, revision);
+        decisions.extend(self.conclude_if_ready(&id, now));
+        decisions
+    }
+
+    /// Offers the results of (`article_id`, `revision`) waiting for their manifest to its pending
+    /// article: those of its publication (or a repeat of it) are taken, those of a later
+    /// publication keep waiting, the rest are dropped.
+    fn claim_orphans(&mut self, article_id: &str, revision: u64) {
+        let key = (article_id.to_owned(), revision);
+        let Some(article) = self.pending.get_mut(article_id) else {
+            return;
+        };
+        let Some(mut group) = self.orphans.remove(&key) else {
+            return;
+        };
+        self.orphan_results -= group.results.len();
+        let mut waiting = Vec::new();
+        for (result, at) in std::mem::take(&mut group.results) {
+            if article.accepts(result.draft_position) {
+                match article.offer(result, at.clone()) {
+                    Ok(()) => {}
+                    // Perhaps a check of a part still to come.
+                    Err(result) if article.missing_parts() > 0 => waiting.push((*result, at)),
+                    Err(_) => self.offsets.release(&at),
+                }
+            } else if later(result.draft_position, article.position()) {
+                waiting.push((result, at));
+            } else {
+                self.offsets.release(&at);
+            }
+        }
+        if !waiting.is_empty() {
+            let mut kept = Orphans::new(group.first_seen);
+            kept.trace = group.trace;
+            for (result, at) in waiting {
+                if kept.add(result, at.clone()) {
+                    self.orphan_results += 1;
+                } else {
                     self.offsets.release(&at);
                 }
             }
+            self.orphans.insert(key, kept);
         }
-        if article.is_ready() {
-            decisions.push(self.conclude(article, now));
-        } else {
-            self.pending.insert(id, article);
+    }
+
+    /// Decides the pending article of `article_id` if it is ready.
+    fn conclude_if_ready(
+        &mut self,
+        article_id: &str,
+        now: DateTime<Utc>,
+    ) -> Option<TracedDecision> {
+        if !self.pending.get(article_id)?.is_ready() {
+            return None;
         }
-        decisions
+        let article = self.pending.remove(article_id)?;
+        Some(self.conclude(article, now))
+    }
+
+    /// Records a new publication of a revision seen before, for the caller to log and count.
+    fn note(
+        &mut self,
+        article_id: &str,
+        revision: u64,
+        position: Option<DraftPosition>,
+        handling: Republished,
+    ) {
+        self.notes.push(JoinNote::Republished {
+            article_id: article_id.to_owned(),
+            revision,
+            position,
+            handling,
+        });
+    }
+
+    /// What happened since the last call that the caller should log and count.
+    pub fn take_notes(&mut self) -> Vec<JoinNote> {
+        std::mem::take(&mut self.notes)
     }
 
     /// Takes a manifest that could not be decoded, of `article_id` at `revision` (both recovered
@@ -280,7 +469,13 @@ impl JoinState {
             _ => {}
         }
         decisions.push(block(Some(revision)));
-        self.decided.insert(article_id, revision);
+        let decided = Decided {
+            content_digest: content_digest.to_owned(),
+            position: None,
+            retryable: true,
+            repeats: Vec::new(),
+        };
+        self.decided.insert(article_id, revision, decided, None);
         self.drop_orphans(article_id, ..=revision);
         decisions
     }
@@ -306,32 +501,44 @@ impl JoinState {
         trace: Option<TraceParent>,
         now: DateTime<Utc>,
     ) -> Vec<TracedDecision> {
-        let (id, revision) = (result.article_id.clone(), result.revision);
-        if self.decided.contains(&id, revision)
-            || self.decided.highest(&id).is_some_and(|h| h > revision)
-        {
+        let (id, revision, position) = (
+            result.article_id.clone(),
+            result.revision,
+            result.draft_position,
+        );
+        if self.decided.highest(&id).is_some_and(|h| h > revision) {
             return Vec::new();
         }
+        if self.decided.contains(&id, revision) {
+            match self.decided.get(&id, revision) {
+                // Of the publication decided or a repeat acknowledged: a replay.
+                Some(done) if done.covers(position, None) => return Vec::new(),
+                // Of a later publication whose manifest has not come yet: it waits below.
+                Some(done) if later(position, done.position) => {}
+                _ => return Vec::new(),
+            }
+        }
         let at: Position = (tp.clone(), offset);
+        let mut result = result;
         if let Some(article) = self.pending.get_mut(&id) {
             if revision < article.revision() {
                 return Vec::new();
             }
             if revision == article.revision() {
-                if !article.offer(result, at.clone()) {
+                if article.accepts(position) {
+                    match article.offer(result, at.clone()) {
+                        Ok(()) => {
+                            self.offsets.hold(&at);
+                            article.trace = article.trace.or(trace);
+                            return self.conclude_if_ready(&id, now).into_iter().collect();
+                        }
+                        // Perhaps a check of a part of the manifest still to come: it waits.
+                        Err(refused) if article.missing_parts() > 0 => result = *refused,
+                        Err(_) => return Vec::new(),
+                    }
+                } else if !later(position, article.position()) {
                     return Vec::new();
                 }
-                self.offsets.hold(&at);
-                if !article.is_ready() {
-                    return Vec::new();
-                }
-                article.trace = article.trace.or(trace);
-                return self
-                    .pending
-                    .remove(&id)
-                    .map(|article| self.conclude(article, now))
-                    .into_iter()
-                    .collect();
             }
         }
         let orphans = self
@@ -478,16 +685,19 @@ impl JoinState {
         for key in groups {
             self.drop_orphan_group(&key);
         }
+        self.decided.forget_partition(tp);
         dropped
     }
 
     /// Decides `article` with what it has, records it decided and releases its messages.
     fn conclude(&mut self, article: PendingArticle, now: DateTime<Utc>) -> TracedDecision {
+        let decision = article.decide(self.settings.strictness, now);
+        let retryable = decision.is_retryable();
         let decision = TracedDecision {
-            decision: article.decide(self.settings.strictness, now),
+            decision,
             trace: article.trace,
         };
-        self.finish(article);
+        self.finish(article, retryable);
         decision
     }
 
@@ -503,15 +713,81 @@ impl JoinState {
             decision: superseded(&older.manifest, newer, now),
             trace: older.trace,
         };
-        self.finish(older);
+        self.finish(older, false);
         Some(decision)
     }
 
     /// Records a decided article and releases its messages.
-    fn finish(&mut self, article: PendingArticle) {
-        self.decided
-            .insert(&article.manifest.article_id, article.revision());
+    fn finish(&mut self, article: PendingArticle, retryable: bool) {
+        let partition = article.held.first().map(|(tp, _)| tp.clone());
+        self.decided.insert(
+            &article.manifest.article_id,
+            article.revision(),
+            Decided {
+                content_digest: article.manifest.content_digest.clone(),
+                position: article.position(),
+                retryable,
+                repeats: article.repeats.clone(),
+            },
+            partition.as_ref(),
+        );
         self.release(&article.held);
+    }
+
+    /// Records `manifest`'s revision decided without it ever being pending.
+    fn remember(
+        &mut self,
+        manifest: &ArticleManifest,
+        retryable: bool,
+        repeats: Vec<DraftPosition>,
+        tp: &TopicPartition,
+    ) {
+        self.decided.insert(
+            &manifest.article_id,
+            manifest.revision,
+            Decided {
+                content_digest: manifest.content_digest.clone(),
+                position: manifest.draft_position,
+                retryable,
+                repeats,
+            },
+            Some(tp),
+        );
+    }
+
+    /// Drops the results of (`article_id`, `revision`) of the publication at `position` waiting
+    /// for a manifest: it was acknowledged without a check, so they are not needed.
+    fn drop_orphans_of(
+        &mut self,
+        article_id: &str,
+        revision: u64,
+        position: Option<DraftPosition>,
+    ) {
+        let key = (article_id.to_owned(), revision);
+        let Some(group) = self.orphans.get_mut(&key) else {
+            return;
+        };
+        let (drop, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut group.results)
+            .into_iter()
+            .partition(|(r, _)| position.is_none() || r.draft_position == position);
+        let mut kept = Orphans::new(group.first_seen);
+        kept.trace = group.trace;
+        self.orphan_results -= drop.len() + keep.len();
+        for (_, at) in &drop {
+            self.offsets.release(at);
+        }
+        for (result, at) in keep {
+            if kept.add(result, at.clone()) {
+                self.orphan_results += 1;
+            } else {
+                self.offsets.release(&at);
+            }
+        }
+        if kept.results.is_empty() {
+            self.orphans.remove(&key);
+        } else {
+            self.orphans.insert(key, kept);
+        }
     }
 
     fn release(&mut self, held: &[Position]) {

@@ -1,7 +1,7 @@
 use super::*;
 use crate::events::{
-    CheckKey, DecisionReason, ExtractionFailure, ExtractionOutcome, IssueType, Outcome,
-    content_digest,
+    CheckKey, DecisionReason, DraftPosition, ExtractionFailure, ExtractionOutcome, IssueType,
+    Outcome, content_digest,
 };
 use crate::kafka::TraceParent;
 use crate::model::Verdict;
@@ -647,4 +647,295 @@ fn an_unreadable_manifest_blocks_its_revision_once_and_supersedes_the_older() {
     let unnamed = join.on_unreadable_manifest_traced("b", None, "d", "bad json", None, at(3));
     assert_eq!(unnamed.len(), 1);
     assert_eq!(unnamed[0].decision.outcome, Outcome::Block);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Publications: the same (article, revision) published again
+
+/// `m` as the publication at `offset` of the drafts topic.
+fn published(mut m: ArticleManifest, offset: i64) -> ArticleManifest {
+    m.draft_position = Some(DraftPosition {
+        partition: 0,
+        offset,
+    });
+    m
+}
+
+/// `r` as a result for the publication at `offset`.
+fn for_publication(mut r: ClaimResult, offset: i64) -> ClaimResult {
+    r.draft_position = Some(DraftPosition {
+        partition: 0,
+        offset,
+    });
+    r
+}
+
+/// A result whose source could not be fetched (the site was down): a fail-closed block.
+fn unjudged(article: &str, revision: u64, i: usize) -> ClaimResult {
+    let mut r = result(article, revision, i, Verdict::Inconclusive);
+    r.fetch_status = crate::events::FetchStatus::ServerError;
+    r.issue = None;
+    r.correction = None;
+    r
+}
+
+fn notes(join: &mut JoinState) -> Vec<Republished> {
+    join.take_notes()
+        .into_iter()
+        .map(|n| match n {
+            JoinNote::Republished { handling, .. } => handling,
+        })
+        .collect()
+}
+
+#[test]
+fn the_same_content_published_again_after_a_fail_closed_block_is_checked_again() {
+    let mut join = state();
+    join.on_manifest(&tp(0), 0, published(manifest("a", 1, 1), 10), at(1));
+    let first = join.on_result(&tp(0), 1, for_publication(unjudged("a", 1, 0), 10), at(2));
+    assert_eq!(first.len(), 1);
+    assert!(
+        first[0]
+            .reasons
+            .contains(&DecisionReason::SourceUnjudgeable)
+    );
+
+    // The source is back; the CMS publishes the same draft again.
+    let again = join.on_manifest(&tp(0), 2, published(manifest("a", 1, 1), 20), at(3));
+    assert!(again.is_empty(), "checked again, not decided at once");
+    assert_eq!(notes(&mut join), vec![Republished::Rechecked]);
+    // A late copy of the first publication's result does not answer the new check.
+    assert!(
+        join.on_result(&tp(0), 3, for_publication(unjudged("a", 1, 0), 10), at(3))
+            .is_empty()
+    );
+    let second = join.on_result(
+        &tp(0),
+        4,
+        for_publication(result("a", 1, 0, Verdict::Supported), 20),
+        at(4),
+    );
+    assert_eq!(second.len(), 1);
+    assert_eq!(second[0].outcome, Outcome::Pass);
+    assert_ne!(
+        second[0].decision_id, first[0].decision_id,
+        "a new publication, a new decision"
+    );
+    assert_eq!(second[0].draft_position.map(|p| p.offset), Some(20));
+    assert_eq!(join.commit_watermark("claims.verified", 0, 4), Some(5));
+}
+
+#[test]
+fn the_same_content_published_again_after_a_settled_decision_is_acknowledged() {
+    let mut join = state();
+    join.on_manifest(&tp(0), 0, published(manifest("a", 1, 1), 10), at(1));
+    let refuted = for_publication(result("a", 1, 0, Verdict::Refuted), 10);
+    let first = join.on_result(&tp(0), 1, refuted, at(2));
+    assert_eq!(first[0].reasons, vec![DecisionReason::HighSeverityIssue]);
+
+    // Its results may come before its manifest; neither makes a decision or holds an offset.
+    let late = for_publication(result("a", 1, 0, Verdict::Supported), 20);
+    assert!(join.on_result(&tp(0), 2, late.clone(), at(3)).is_empty());
+    assert!(
+        join.on_manifest(&tp(0), 3, published(manifest("a", 1, 1), 20), at(3))
+            .is_empty()
+    );
+    assert_eq!(notes(&mut join), vec![Republished::Acknowledged]);
+    assert!(join.on_result(&tp(0), 4, late, at(3)).is_empty());
+    assert_eq!(join.orphan_results(), 0);
+    assert_eq!(join.in_flight(), 0);
+    assert_eq!(join.commit_watermark("claims.verified", 0, 4), Some(5));
+    // A replay of the first publication changes nothing either.
+    assert!(
+        join.on_manifest(&tp(0), 5, published(manifest("a", 1, 1), 10), at(4))
+            .is_empty()
+    );
+    assert!(notes(&mut join).is_empty());
+}
+
+#[test]
+fn new_content_for_a_decided_revision_is_decided_again_on_that_content() {
+    let mut join = state();
+    join.on_manifest(&tp(0), 0, published(manifest("a", 1, 1), 10), at(1));
+    let pass = join.on_result(
+        &tp(0),
+        1,
+        for_publication(result("a", 1, 0, Verdict::Supported), 10),
+        at(2),
+    );
+    assert_eq!(pass[0].outcome, Outcome::Pass);
+
+    let mut corrected = published(manifest("a", 1, 1), 20);
+    corrected.content_digest = content_digest(b"a wrong figure this time");
+    assert!(join.on_manifest(&tp(0), 2, corrected, at(3)).is_empty());
+    assert_eq!(notes(&mut join), vec![Republished::NewContent]);
+    // The pass was about other content: the old publication's results do not count.
+    assert!(
+        join.on_result(
+            &tp(0),
+            3,
+            for_publication(result("a", 1, 0, Verdict::Supported), 10),
+            at(3)
+        )
+        .is_empty()
+    );
+    let block = join.on_result(
+        &tp(0),
+        4,
+        for_publication(result("a", 1, 0, Verdict::Refuted), 20),
+        at(4),
+    );
+    assert_eq!(block.len(), 1);
+    assert_eq!(block[0].outcome, Outcome::Block);
+    assert_ne!(block[0].decision_id, pass[0].decision_id);
+    assert_ne!(block[0].content_digest, pass[0].content_digest);
+}
+
+#[test]
+fn new_content_while_the_old_is_in_flight_is_the_one_decided() {
+    let mut join = state();
+    join.on_manifest(&tp(0), 0, published(manifest("a", 1, 1), 10), at(1));
+    let mut corrected = published(manifest("a", 1, 1), 20);
+    corrected.content_digest = content_digest(b"corrected");
+    assert!(
+        join.on_manifest(&tp(0), 1, corrected, at(2)).is_empty(),
+        "the old content gets no decision"
+    );
+    assert_eq!(notes(&mut join), vec![Republished::NewContent]);
+    assert!(
+        join.on_result(
+            &tp(0),
+            2,
+            for_publication(result("a", 1, 0, Verdict::Supported), 10),
+            at(2)
+        )
+        .is_empty(),
+        "a result for the old content does not decide the new"
+    );
+    let d = join.on_result(
+        &tp(0),
+        3,
+        for_publication(result("a", 1, 0, Verdict::Refuted), 20),
+        at(3),
+    );
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].outcome, Outcome::Block);
+    assert_eq!(d[0].draft_position.map(|p| p.offset), Some(20));
+    assert_eq!(join.commit_watermark("claims.verified", 0, 3), Some(4));
+}
+
+#[test]
+fn the_same_content_published_twice_in_flight_is_decided_once() {
+    let mut join = state();
+    join.on_manifest(&tp(0), 0, published(manifest("a", 1, 2), 10), at(1));
+    assert!(
+        join.on_manifest(&tp(0), 1, published(manifest("a", 1, 2), 20), at(1))
+            .is_empty()
+    );
+    assert_eq!(notes(&mut join), vec![Republished::InFlight]);
+    // Either publication's results answer the one check.
+    assert!(
+        join.on_result(
+            &tp(0),
+            2,
+            for_publication(result("a", 1, 0, Verdict::Supported), 20),
+            at(2)
+        )
+        .is_empty()
+    );
+    let d = join.on_result(
+        &tp(0),
+        3,
+        for_publication(result("a", 1, 1, Verdict::Supported), 10),
+        at(2),
+    );
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].outcome, Outcome::Pass);
+    // The rest of the second publication's results change nothing and hold nothing.
+    assert!(
+        join.on_result(
+            &tp(0),
+            4,
+            for_publication(result("a", 1, 1, Verdict::Refuted), 20),
+            at(3)
+        )
+        .is_empty()
+    );
+    assert_eq!(join.in_flight(), 0);
+    assert_eq!(join.commit_watermark("claims.verified", 0, 4), Some(5));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manifests split in parts
+
+fn parts(m: ArticleManifest, count: u32) -> Vec<ArticleManifest> {
+    let per = m.claims.len().div_ceil(count as usize);
+    (0..count)
+        .map(|index| {
+            let from = index as usize * per;
+            let to = (from + per).min(m.claims.len());
+            let claims = m.claims[from..to].to_vec();
+            let pending = m
+                .pending
+                .iter()
+                .filter(|k| claims.iter().any(|c| c.id == k.claim_id))
+                .cloned()
+                .collect();
+            ArticleManifest {
+                claims,
+                pending,
+                part: Some(crate::events::ManifestPart { index, count }),
+                ..m.clone()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_split_manifest_is_decided_once_every_part_and_result_is_in() {
+    let mut join = state();
+    let [p0, p1, p2]: [ArticleManifest; 3] = parts(published(manifest("a", 1, 6), 10), 3)
+        .try_into()
+        .expect("three parts");
+    assert!(join.on_manifest(&tp(0), 0, p1.clone(), at(1)).is_empty());
+    for i in 0..6 {
+        let r = for_publication(result("a", 1, i, Verdict::Supported), 10);
+        assert!(join.on_result(&tp(0), 1 + i as i64, r, at(1)).is_empty());
+    }
+    assert!(join.on_manifest(&tp(0), 7, p0, at(2)).is_empty());
+    assert!(
+        join.on_manifest(&tp(0), 8, p1, at(2)).is_empty(),
+        "a replayed part changes nothing"
+    );
+    let d = join.on_manifest(&tp(0), 9, p2, at(2));
+    assert_eq!(d.len(), 1, "decided when the last part comes");
+    assert_eq!(d[0].outcome, Outcome::Pass);
+    assert_eq!(d[0].report.summary.total_claims, 6);
+    assert_eq!(join.commit_watermark("claims.verified", 0, 9), Some(10));
+}
+
+#[test]
+fn a_part_missing_at_the_deadline_blocks_even_with_every_known_check_answered() {
+    let mut join = state();
+    let all = parts(published(manifest("a", 1, 4), 10), 2);
+    join.on_manifest(&tp(0), 0, all[0].clone(), at(1));
+    for i in 0..2 {
+        let r = for_publication(result("a", 1, i, Verdict::Supported), 10);
+        join.on_result(&tp(0), 1 + i as i64, r, at(1));
+    }
+    assert_eq!(join.in_flight(), 1, "still waiting for the other part");
+    let d = join.on_tick(at(DEADLINE_S));
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].outcome, Outcome::Block);
+    assert_eq!(d[0].reasons, vec![DecisionReason::DeadlineExceeded]);
+}
+
+#[test]
+fn revoking_a_partition_also_forgets_what_was_decided_there() {
+    let mut join = state();
+    let manifests = TopicPartition::new("articles.manifest", 0);
+    join.on_manifest(&manifests, 0, published(manifest("a", 1, 0), 10), at(1));
+    assert_eq!(join.remembered_articles(), 1);
+    join.revoke(&manifests);
+    assert_eq!(join.remembered_articles(), 0);
 }

@@ -39,7 +39,7 @@ pub async fn ensure_topics(
         .create()
         .map_err(|source| KafkaSetupError::Client {
             client: "admin".to_owned(),
-            source,
+            source: client::redact_config_error(source),
         })?;
     let admin = Arc::new(admin);
 

@@ -14,7 +14,7 @@ use rdkafka::{ClientContext, Statistics, TopicPartitionList};
 use tracing::{debug, info, warn};
 
 use super::KafkaSetupError;
-use crate::config::KafkaConfig;
+use crate::config::{KafkaConfig, REDACTED, is_secret_property};
 
 /// How often librdkafka reports statistics (consumer lag among them) to [`RoleContext`].
 pub const STATISTICS_INTERVAL_MS: u32 = 10_000;
@@ -56,7 +56,7 @@ pub fn producer(config: &KafkaConfig, bootstrap: &str) -> Result<FutureProducer,
         .create()
         .map_err(|source| KafkaSetupError::Client {
             client: "producer".to_owned(),
-            source,
+            source: redact_config_error(source),
         })
 }
 
@@ -87,15 +87,31 @@ pub fn consumer(
         &STATISTICS_INTERVAL_MS.to_string(),
     );
     set_default(&mut client, config, "enable.partition.eof", "false");
+    let group = group_id(config, role);
     client
-        .set("group.id", group_id(config, role))
+        .set("group.id", &group)
         .set("enable.auto.commit", "true")
         .set("enable.auto.offset.store", "false")
-        .create_with_context(RoleContext::new(role))
+        .create_with_context(RoleContext::new(role, &group))
         .map_err(|source| KafkaSetupError::Client {
             client: format!("consumer for role {role}"),
-            source,
+            source: redact_config_error(source),
         })
+}
+
+/// `err` with the value of a secret property hidden: librdkafka repeats a refused property's name
+/// and value in its error (`… not supported in this build: sasl.oauthbearer.client.secret
+/// <value>`), which would put a password in the logs.
+pub fn redact_config_error(err: KafkaError) -> KafkaError {
+    match err {
+        KafkaError::ClientConfig(result, description, key, value)
+            if is_secret_property(&key) && !value.is_empty() =>
+        {
+            let description = description.replace(&value, REDACTED);
+            KafkaError::ClientConfig(result, description, key, REDACTED.to_owned())
+        }
+        other => other,
+    }
 }
 
 /// Sets `key` unless the operator set it in `kafka.properties`.
@@ -108,13 +124,19 @@ fn set_default(client: &mut ClientConfig, config: &KafkaConfig, key: &str, value
 /// A role's consumer.
 pub type RoleConsumer = StreamConsumer<RoleContext>;
 
-/// The context of a role's consumer: logs rebalances and failed commits, and keeps the consumer
-/// lag of the latest statistics report for metrics and readiness.
+/// The context of a role's consumer: logs rebalances and failed commits, keeps the consumer lag
+/// of the latest statistics report for metrics and readiness, and the partitions revoked since
+/// the role last asked ([`RoleContext::take_revoked`]), so a role with state per partition (the
+/// join) can drop what it no longer owns.
 #[derive(Debug)]
 pub struct RoleContext {
     role: String,
+    /// The consumer group, a label of the lag metric: two deployments sharing a Prometheus (the
+    /// live one and a re-check) have the same roles but not the same groups.
+    group: String,
     lag: Mutex<BTreeMap<(String, i32), i64>>,
     health: Arc<ConsumerHealth>,
+    revoked: Mutex<Vec<(String, i32)>>,
 }
 
 /// What readiness needs to know of a consumer, kept current by its callbacks: the partitions
@@ -139,12 +161,22 @@ impl ConsumerHealth {
 }
 
 impl RoleContext {
-    fn new(role: &str) -> Self {
+    fn new(role: &str, group: &str) -> Self {
         Self {
             role: role.to_owned(),
+            group: group.to_owned(),
             lag: Mutex::new(BTreeMap::new()),
             health: Arc::new(ConsumerHealth::default()),
+            revoked: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The (topic, partition)s revoked from this consumer since the last call. Revocation runs
+    /// inside the consumer's poll, between two messages the role reads: a role that calls this
+    /// after every read sees a revocation before any message of the next assignment. The
+    /// offsets stored for them were committed by librdkafka as they were revoked.
+    pub fn take_revoked(&self) -> Vec<(String, i32)> {
+        std::mem::take(&mut *self.revoked.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The consumer's health, shared with whoever reports readiness.
@@ -187,15 +219,17 @@ impl ClientContext for RoleContext {
             }
         }
         let mut held = self.lag.lock().unwrap_or_else(|e| e.into_inner());
-        publish_lag(&self.role, &held, &lag);
+        publish_lag(&self.role, &self.group, &held, &lag);
         *held = lag;
     }
 }
 
-/// Sets `factgate_consumer_lag_messages` for `role` to the latest report, removing the series of
-/// partitions no longer reported (revoked), so a dashboard does not show a stale lag forever.
+/// Sets `factgate_consumer_lag_messages` for `role` (in consumer group `group`) to the latest
+/// report, removing the series of partitions no longer reported (revoked), so a dashboard does not
+/// show a stale lag forever.
 fn publish_lag(
     role: &str,
+    group: &str,
     previous: &BTreeMap<(String, i32), i64>,
     latest: &BTreeMap<(String, i32), i64>,
 ) {
@@ -203,12 +237,12 @@ fn publish_lag(
     for (topic, partition) in previous.keys() {
         if !latest.contains_key(&(topic.clone(), *partition)) {
             // Err only when the series is already gone: nothing to do.
-            let _ = gauge.remove_label_values(&[role, topic, &partition.to_string()]);
+            let _ = gauge.remove_label_values(&[role, group, topic, &partition.to_string()]);
         }
     }
     for ((topic, partition), lag) in latest {
         gauge
-            .with_label_values(&[role, topic, &partition.to_string()])
+            .with_label_values(&[role, group, topic, &partition.to_string()])
             .set(*lag);
     }
     debug!(
@@ -230,7 +264,16 @@ impl ConsumerContext for RoleContext {
             Rebalance::Revoke(tpl) => {
                 // The eager protocol revokes the whole assignment before the next one.
                 self.health.assigned.store(0, Ordering::Relaxed);
+                let revoked: Vec<(String, i32)> = tpl
+                    .elements()
+                    .iter()
+                    .map(|e| (e.topic().to_owned(), e.partition()))
+                    .collect();
                 info!(role = %self.role, partitions = tpl.count(), "partitions revoked");
+                self.revoked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(revoked);
             }
             Rebalance::Error(err) => warn!(role = %self.role, error = %err, "rebalance failed"),
         }
@@ -261,23 +304,37 @@ mod tests {
         let series = |partition: &str| {
             crate::metrics::metrics()
                 .consumer_lag
-                .get_metric_with_label_values(&[role, "drafts", partition])
+                .get_metric_with_label_values(&[role, "lag-group", "drafts", partition])
                 .map(|g| g.get())
         };
         let first = BTreeMap::from([(("drafts".to_owned(), 0), 5), (("drafts".to_owned(), 1), 9)]);
-        publish_lag(role, &BTreeMap::new(), &first);
+        publish_lag(role, "lag-group", &BTreeMap::new(), &first);
         assert_eq!(series("1").ok(), Some(9));
         let second = BTreeMap::from([(("drafts".to_owned(), 0), 2)]);
-        publish_lag(role, &first, &second);
+        publish_lag(role, "lag-group", &first, &second);
         assert_eq!(series("0").ok(), Some(2));
         let text = crate::metrics::render();
         assert!(text.contains(
-            "factgate_consumer_lag_messages{partition=\"0\",role=\"lag-test-role\",topic=\"drafts\"} 2"
+            "factgate_consumer_lag_messages{group=\"lag-group\",partition=\"0\",role=\"lag-test-role\",topic=\"drafts\"} 2"
         ), "{text}");
         assert!(
             !text.contains("partition=\"1\",role=\"lag-test-role\""),
             "a revoked partition's lag stayed"
         );
+    }
+
+    #[test]
+    fn librdkafka_is_built_with_tls_and_sasl() {
+        let native = ClientConfig::new()
+            .create_native_config()
+            .expect("a native configuration");
+        let features = native
+            .get("builtin.features")
+            .expect("librdkafka reports its features");
+        let features: Vec<&str> = features.split(',').collect();
+        for wanted in ["ssl", "sasl_plain", "sasl_scram", "sasl_oauthbearer"] {
+            assert!(features.contains(&wanted), "{wanted} missing: {features:?}");
+        }
     }
 
     #[test]

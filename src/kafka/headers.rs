@@ -195,6 +195,9 @@ pub struct EventHeaders {
     pub traceparent: TraceParent,
     /// The schema version of the payload (`factgate.manifest.v1`, …); see `events::version`.
     pub schema: String,
+    /// Further headers, written after these two: the cause of a dead letter
+    /// (see [`super::dead_letter`]).
+    pub extra: Vec<(String, String)>,
 }
 
 impl EventHeaders {
@@ -205,13 +208,21 @@ impl EventHeaders {
         Self {
             traceparent: crate::telemetry::outgoing(incoming),
             schema: schema.into(),
+            extra: Vec::new(),
         }
+    }
+
+    /// These headers and one more, `name: value`.
+    #[must_use]
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.extra.push((name.to_owned(), value.into()));
+        self
     }
 
     /// As Kafka record headers.
     pub fn to_kafka(&self) -> OwnedHeaders {
         let traceparent = self.traceparent.to_string();
-        OwnedHeaders::new_with_capacity(2)
+        let mut headers = OwnedHeaders::new_with_capacity(2 + self.extra.len())
             .insert(Header {
                 key: TRACEPARENT_HEADER,
                 value: Some(traceparent.as_bytes()),
@@ -219,7 +230,14 @@ impl EventHeaders {
             .insert(Header {
                 key: SCHEMA_HEADER,
                 value: Some(self.schema.as_bytes()),
-            })
+            });
+        for (name, value) in &self.extra {
+            headers = headers.insert(Header {
+                key: name,
+                value: Some(value.as_bytes()),
+            });
+        }
+        headers
     }
 }
 

@@ -6,6 +6,7 @@
 //! - [`client`]: builders for the idempotent producer and the per-role consumers, all carrying
 //!   the configured extra properties.
 //! - [`headers`]: the `traceparent` (W3C Trace Context) and `factgate-schema` message headers.
+//! - [`dead_letter`]: the headers that say why a record was dead-lettered, and where it came from.
 //! - [`produce`]: [`EventProducer::produce`], which resolves only once the broker acknowledged.
 //! - [`consume`]: [`consume_at_least_once`], which stores a message's offset only after the
 //!   handler's outputs are acknowledged.
@@ -16,6 +17,7 @@
 pub mod admin;
 pub mod client;
 pub mod consume;
+pub mod dead_letter;
 pub mod embedded;
 pub mod headers;
 pub mod produce;
@@ -28,7 +30,7 @@ pub use headers::{
     EventHeaders, SCHEMA_HEADER, TRACEPARENT_HEADER, TraceParent, TraceParentError, read_schema,
     read_traceparent,
 };
-pub use produce::{Delivered, EventProducer};
+pub use produce::{Delivered, EventProducer, is_message_fault};
 /// The request types and error codes fault injection takes, re-exported so callers need not name
 /// the rdkafka crate.
 pub use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};

@@ -2,13 +2,34 @@
 
 use std::time::Duration;
 
-use rdkafka::error::KafkaError;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::util::Timeout;
 
 use super::headers::EventHeaders;
 use super::{KafkaSetupError, client};
 use crate::config::KafkaConfig;
+
+/// Whether a failed produce is the record's own fault (too large, malformed, refused by a topic
+/// policy), so sending it again can never succeed, as opposed to a fault of the broker or the
+/// connection, which librdkafka has already retried until `message.timeout.ms`. The one place
+/// this is decided: a role answers a message whose outputs are refused this way (a block, the
+/// dead-letter topic) and reads on, and stops only for the other kind.
+pub fn is_message_fault(err: &KafkaError) -> bool {
+    matches!(
+        err.rdkafka_error_code(),
+        Some(
+            RDKafkaErrorCode::MessageSizeTooLarge
+                | RDKafkaErrorCode::InvalidMessageSize
+                | RDKafkaErrorCode::InvalidMessage
+                | RDKafkaErrorCode::MessageBatchTooLarge
+                | RDKafkaErrorCode::InvalidRecord
+                | RDKafkaErrorCode::InvalidTimestamp
+                | RDKafkaErrorCode::PolicyViolation
+                | RDKafkaErrorCode::BadMessage
+        )
+    )
+}
 
 /// Where the broker stored a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! article. Its consumer group is unique to the process and stores no offsets.
 
 use super::{PipelineError, Services, stopped};
-use crate::events::{Decision, recover_article_id};
+use crate::events::{Decision, DraftEvent, DraftPosition, recover_article_id};
 use crate::kafka;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
@@ -47,10 +47,26 @@ pub(super) async fn run(
                 Ok(decision) => services.board.record(decision),
                 Err(err) => warn!(error = %err, "decision unreadable on the board"),
             }
-        } else if let Some(id) = recover_article_id(payload)
-            && let Some(revision) = id.revision
-        {
-            services.board.note_draft(&id.article_id, revision);
+        } else {
+            let position = DraftPosition {
+                partition: message.partition(),
+                offset: message.offset(),
+            };
+            match DraftEvent::from_json(payload) {
+                Ok(draft) => services.board.note_publication(
+                    &draft.article_id,
+                    draft.revision,
+                    Some(position),
+                    Some(draft.content_digest()),
+                ),
+                Err(_) => {
+                    if let Some(id) = recover_article_id(payload)
+                        && let Some(revision) = id.revision
+                    {
+                        services.board.note_draft(&id.article_id, revision);
+                    }
+                }
+            }
         }
     };
     kafka::close_consumer(consumer).await?;

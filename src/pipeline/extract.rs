@@ -1,30 +1,48 @@
 //! The extract role: a draft in; its manifest and one verification request per (claim, cited URL)
-//! out, keyed by source host. Nothing is lost: a draft that cannot be read goes to the dead-letter
-//! topic as it came, and is blocked at once when its article id can be recovered; a body that
-//! cannot be read is a manifest whose extraction failed, which the join blocks.
+//! out, keyed by source host. Nothing is lost and no one draft stops the role:
+//! - a draft that cannot be read goes to the dead-letter topic as it came, and is blocked at once
+//!   when its article id can be recovered;
+//! - a body that cannot be read, or that is over a per-draft limit, is a manifest whose
+//!   extraction failed, which the join blocks;
+//! - extraction runs on the bounded parsing pool ([`crate::markup::run_bounded`]), never on the
+//!   async workers, and a panic in it is a failed extraction;
+//! - outputs too large for the broker are split (manifests) or, when they cannot be, replaced by
+//!   a failed manifest (`limit_exceeded`);
+//! - a draft whose outputs the broker refuses for the record's own sake ([`is_message_fault`])
+//!   is answered with a block and a dead letter, and its offset stored like any other.
+//!
+//! Only a fault of the broker or the process stops the role; the draft in hand is then read
+//! again after the restart.
 
 use super::{Services, stopped};
 use crate::check::check_keys;
 use crate::decide::decide_not_checked;
 use crate::events::{
-    ArticleManifest, DecisionReason, DraftEvent, ExtractionFailure, ExtractionOutcome, MANIFEST_V1,
-    VERIFY_REQUEST_V1, VerifyRequest, content_digest, recover_article_id,
+    ArticleManifest, DecisionReason, DraftEvent, DraftPosition, ExtractionFailure,
+    ExtractionOutcome, MANIFEST_V1, VERIFY_REQUEST_V1, VerifyRequest, content_digest, fit,
+    recover_article_id, split_manifest,
 };
-use crate::extract::{ExtractError, extract_titled};
-use crate::kafka::{self, EventHeaders, TraceParent, consume_at_least_once, read_traceparent};
+use crate::extract::{ExtractError, Extraction, LimitExceeded, extract_titled_within};
+use crate::kafka::{
+    self, EventHeaders, TraceParent, consume_at_least_once, is_message_fault, read_traceparent,
+};
 use crate::telemetry;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use futures::future::try_join_all;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
 use rdkafka::error::KafkaError;
 use rdkafka::message::OwnedMessage;
+use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::watch;
-use tracing::{Instrument, info, warn};
+use tracing::{Instrument, error, info, warn};
 
 /// Schema marker of dead-lettered drafts: the payload is the draft exactly as received.
 pub const DEAD_LETTER_SCHEMA: &str = "factgate.dead_letter.v1";
+/// Schema marker of a dead-lettered draft too large for factgate's own message limit: the
+/// payload is the draft's first bytes only, as many as the limit allows.
+pub const DEAD_LETTER_TRUNCATED_SCHEMA: &str = "factgate.dead_letter.truncated.v1";
 
 pub(super) async fn run(
     services: Arc<Services>,
@@ -43,14 +61,30 @@ pub(super) async fn run(
     kafka::close_consumer(consumer).await?;
     outcome.map_err(|e| super::PipelineError::Role {
         role: super::Role::Extract,
-        message: e.to_string(),
+        message: format!("{e}: {}", error_chain(&e)),
     })
 }
 
-/// Handles one draft; resolves once everything it produced is acknowledged.
+/// The causes of `err`, innermost last, for a log line or a role's error.
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut causes = Vec::new();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        causes.push(cause.to_string());
+        source = cause.source();
+    }
+    causes.join(": ")
+}
+
+/// Handles one draft; resolves once everything it produced is acknowledged. Fails only for a
+/// fault of the broker (or of producing at all), never for one of the draft's own.
 async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), KafkaError> {
     crate::metrics::metrics().drafts_consumed.inc();
     let payload = message.payload().unwrap_or_default();
+    let position = DraftPosition {
+        partition: message.partition(),
+        offset: message.offset(),
+    };
     // One trace per draft: the CMS's when it sent one, else a new one, so everything produced for
     // this draft, in every role, carries the same trace id.
     let incoming = read_traceparent(message);
@@ -64,21 +98,25 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
             );
             let trace = telemetry::adopt(&span, incoming.as_ref());
             span.record("trace_id", tracing::field::display(trace.trace_id()));
-            handle_draft(services, draft, Some(&trace))
+            handle_draft(services, message, draft, position, &trace)
                 .instrument(span)
                 .await
         }
         Err(err) => {
-            let trace = Some(incoming.unwrap_or_else(TraceParent::new_root));
+            let trace = incoming.unwrap_or_else(TraceParent::new_root);
+            let recovered = recover_article_id(payload);
             warn!(
                 topic = message.topic(),
                 partition = message.partition(),
                 offset = message.offset(),
+                bytes = payload.len(),
+                field = err.field(),
+                article_id = recovered.as_ref().map(|r| r.article_id.as_str()),
                 error = %err,
                 "draft unreadable: dead-lettered"
             );
-            dead_letter(services, message, trace.as_ref()).await?;
-            if let Some(id) = recover_article_id(payload) {
+            dead_letter(services, message, &err, &trace).await?;
+            if let Some(id) = recovered {
                 let decision = decide_not_checked(
                     &id.article_id,
                     id.revision,
@@ -87,10 +125,13 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
                     &err.to_string(),
                     None,
                     Utc::now(),
-                );
-                // The draft's published_at is in the part that could not be read: no latency.
+                )
+                .for_publication(Some(position));
+                // The draft's published_at is in the part that could not be read: the record's
+                // timestamp stands in for it.
+                let published = kafka::dead_letter::record_time(message);
                 services
-                    .publish_decision(&decision, None, trace.as_ref())
+                    .publish_decision(decision, published, Some(&trace))
                     .await?;
             }
             Ok(())
@@ -98,19 +139,93 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
     }
 }
 
+/// What extract sends for one readable draft.
+struct Outputs {
+    requests: Vec<VerifyRequest>,
+    /// One manifest, or its parts in order.
+    manifests: Vec<ArticleManifest>,
+}
+
 async fn handle_draft(
     services: &Services,
+    message: &OwnedMessage,
     draft: DraftEvent,
-    trace: Option<&TraceParent>,
+    position: DraftPosition,
+    trace: &TraceParent,
 ) -> Result<(), KafkaError> {
-    let config = &services.config;
-    let topics = &config.kafka.topics;
-    let deadline = config.join.deadline_for(draft.published_at, Utc::now());
-    let (extraction, claims) = read_body(services, &draft);
-    let pending = match &claims {
-        Some(extraction) => check_keys(extraction),
-        None => Vec::new(),
-    };
+    let deadline = services
+        .config
+        .join
+        .deadline_for(draft.published_at, Utc::now());
+    let (extraction, claims, panicked) = read_body(services, &draft).await;
+    let outputs = plan(services, &draft, position, deadline, extraction, claims);
+    match send(services, &draft, &outputs, trace).await {
+        Ok(()) => {
+            if let Some(manifest) = outputs.manifests.first() {
+                draft_extracted(&draft, &outputs, manifest);
+            }
+            if panicked {
+                message_failed(
+                    "extract",
+                    message,
+                    Some(&draft.article_id),
+                    "extraction panicked",
+                );
+                dead_letter(services, message, &DraftFailure::ExtractionPanicked, trace).await?;
+            }
+            Ok(())
+        }
+        Err(err) if is_message_fault(&err) => {
+            answer_failure(services, message, &draft, position, deadline, trace, &err).await
+        }
+        Err(err) => Err(err),
+    }
+}
+
+/// Produces the requests, then the manifest (or its parts, in order), each acknowledged.
+async fn send(
+    services: &Services,
+    draft: &DraftEvent,
+    outputs: &Outputs,
+    trace: &TraceParent,
+) -> Result<(), KafkaError> {
+    let topics = &services.config.kafka.topics;
+    let sends = outputs.requests.iter().map(|request| {
+        services.publish(
+            &topics.verify,
+            &request.source_host,
+            VERIFY_REQUEST_V1,
+            request,
+            Some(trace),
+        )
+    });
+    try_join_all(sends).await?;
+    for manifest in &outputs.manifests {
+        services
+            .publish(
+                &topics.manifests,
+                &draft.article_id,
+                MANIFEST_V1,
+                manifest,
+                Some(trace),
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+/// The outputs of a draft, sized to fit the broker: the manifest split when it must be, and a
+/// failed manifest (`limit_exceeded`, nothing requested) when a request or one claim cannot fit.
+fn plan(
+    services: &Services,
+    draft: &DraftEvent,
+    position: DraftPosition,
+    deadline: DateTime<Utc>,
+    extraction: ExtractionOutcome,
+    claims: Option<Extraction>,
+) -> Outputs {
+    let budget = services.config.kafka.max_payload_bytes();
+    let pending = claims.as_ref().map(check_keys).unwrap_or_default();
     let manifest = ArticleManifest {
         schema_version: Default::default(),
         article_id: draft.article_id.clone(),
@@ -120,138 +235,341 @@ async fn handle_draft(
         content_digest: draft.content_digest(),
         extraction,
         claims: claims.map(|e| e.claims).unwrap_or_default(),
-        pending: pending.clone(),
+        pending,
+        draft_position: Some(position),
+        part: None,
     };
-    let requests = pending.iter().filter_map(|key| {
-        let claim = manifest.claims.iter().find(|c| c.id == key.claim_id)?;
-        let host = url::Url::parse(&key.source_url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_default();
-        Some(VerifyRequest {
-            schema_version: Default::default(),
-            article_id: draft.article_id.clone(),
-            revision: draft.revision,
-            claim: claim.clone(),
-            source_url: key.source_url.clone(),
-            source_host: host,
-            published_at: draft.published_at,
-            deadline,
+    let by_id: HashMap<&str, &crate::model::Claim> =
+        manifest.claims.iter().map(|c| (c.id.as_str(), c)).collect();
+    let requests: Vec<VerifyRequest> = manifest
+        .pending
+        .iter()
+        .filter_map(|key| {
+            let claim = by_id.get(key.claim_id.as_str())?;
+            let host = url::Url::parse(&key.source_url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_owned))
+                .unwrap_or_default();
+            Some(VerifyRequest {
+                schema_version: Default::default(),
+                article_id: draft.article_id.clone(),
+                revision: draft.revision,
+                claim: (*claim).clone(),
+                source_url: key.source_url.clone(),
+                source_host: host,
+                published_at: draft.published_at,
+                deadline,
+                draft_position: Some(position),
+            })
+        })
+        .collect();
+    let oversize_request = requests.iter().find_map(|r| {
+        let bytes = fit::json_len(r);
+        (bytes > budget).then(|| fit::Oversize {
+            what: format!("the verification request of claim {}", r.claim.id),
+            bytes,
+            budget,
         })
     });
-    let sends = requests.map(|request| async move {
-        services
-            .publish(
-                &topics.verify,
-                &request.source_host,
-                VERIFY_REQUEST_V1,
-                &request,
-                trace,
-            )
-            .await
-    });
-    try_join_all(sends).await?;
-    services
+    let refused = match oversize_request {
+        Some(oversize) => Err(oversize),
+        None => split_manifest(manifest.clone(), budget),
+    };
+    match refused {
+        Ok(manifests) => {
+            if manifests.len() > 1 {
+                crate::metrics::metrics().output_shortened("manifest_split");
+                info!(
+                    article_id = %draft.article_id,
+                    revision = draft.revision,
+                    parts = manifests.len(),
+                    claims = manifest.claims.len(),
+                    budget,
+                    "manifest split in parts to fit the broker's message limit"
+                );
+            }
+            Outputs {
+                requests,
+                manifests,
+            }
+        }
+        Err(oversize) => {
+            crate::metrics::metrics().limit_exceeded("output_bytes");
+            warn!(
+                article_id = %draft.article_id,
+                revision = draft.revision,
+                error = %oversize,
+                "output too large for the broker: the draft is blocked"
+            );
+            Outputs {
+                requests: Vec::new(),
+                manifests: vec![ArticleManifest {
+                    extraction: ExtractionOutcome::Failed {
+                        reason: ExtractionFailure::LimitExceeded,
+                        message: oversize.to_string(),
+                    },
+                    claims: Vec::new(),
+                    pending: Vec::new(),
+                    ..manifest
+                }],
+            }
+        }
+    }
+}
+
+/// Answers a draft whose outputs the broker refused for the record's own sake: the draft goes to
+/// the dead-letter topic and its revision is blocked (`internal_error`, through the join as a
+/// failed manifest; directly when even that is refused). Nothing is retried: the same outputs
+/// would be refused again. Resolves `Ok` (the offset is stored) unless the broker itself fails.
+async fn answer_failure(
+    services: &Services,
+    message: &OwnedMessage,
+    draft: &DraftEvent,
+    position: DraftPosition,
+    deadline: DateTime<Utc>,
+    trace: &TraceParent,
+    err: &KafkaError,
+) -> Result<(), KafkaError> {
+    let why = format!("the broker refused what its check produced: {err}");
+    message_failed("extract", message, Some(&draft.article_id), &why);
+    dead_letter(
+        services,
+        message,
+        &DraftFailure::OutputsRefused(why.clone()),
+        trace,
+    )
+    .await?;
+    let manifest = ArticleManifest {
+        schema_version: Default::default(),
+        article_id: draft.article_id.clone(),
+        revision: draft.revision,
+        published_at: draft.published_at,
+        deadline,
+        content_digest: draft.content_digest(),
+        extraction: ExtractionOutcome::Failed {
+            reason: ExtractionFailure::InternalError,
+            message: why.clone(),
+        },
+        claims: Vec::new(),
+        pending: Vec::new(),
+        draft_position: Some(position),
+        part: None,
+    };
+    let topic = &services.config.kafka.topics.manifests;
+    match services
         .publish(
-            &topics.manifests,
+            topic,
             &draft.article_id,
             MANIFEST_V1,
             &manifest,
-            trace,
+            Some(trace),
         )
-        .await?;
-    draft_extracted(&manifest);
-    Ok(())
+        .await
+    {
+        Ok(()) => Ok(()),
+        Err(again) if is_message_fault(&again) => {
+            let decision = decide_not_checked(
+                &draft.article_id,
+                Some(draft.revision),
+                &draft.content_digest(),
+                DecisionReason::InternalError,
+                &why,
+                Some(draft.published_at),
+                Utc::now(),
+            )
+            .for_publication(Some(position));
+            services
+                .publish_decision(decision, Some(draft.published_at), Some(trace))
+                .await
+        }
+        Err(again) => Err(again),
+    }
+}
+
+/// A message whose handling failed for a reason of its own: logged with where it is, counted.
+pub(super) fn message_failed(
+    role: &'static str,
+    message: &OwnedMessage,
+    article_id: Option<&str>,
+    why: &str,
+) {
+    crate::metrics::metrics().message_failed(role);
+    error!(
+        role,
+        topic = message.topic(),
+        partition = message.partition(),
+        offset = message.offset(),
+        article_id,
+        error = why,
+        "message failed: answered with a block and dead-lettered; reading on"
+    );
 }
 
 /// A draft's manifest and verification requests were published.
-fn draft_extracted(manifest: &ArticleManifest) {
+fn draft_extracted(draft: &DraftEvent, outputs: &Outputs, manifest: &ArticleManifest) {
     let metrics = crate::metrics::metrics();
     // A claim of several kinds ("grew 40% to $9m") counts once under each.
-    for kind in manifest.claims.iter().flat_map(|c| &c.kinds) {
+    for kind in outputs
+        .manifests
+        .iter()
+        .flat_map(|m| &m.claims)
+        .flat_map(|c| &c.kinds)
+    {
         metrics
             .claims_extracted
             .with_label_values(&[crate::metrics::claim_kind(*kind)])
             .inc();
     }
+    let failed = match &manifest.extraction {
+        ExtractionOutcome::Failed { reason, .. } => Some(*reason),
+        ExtractionOutcome::Ok { .. } => None,
+    };
     info!(
-        article_id = %manifest.article_id,
-        revision = manifest.revision,
-        claims = manifest.claims.len(),
-        checks = manifest.pending.len(),
+        article_id = %draft.article_id,
+        revision = draft.revision,
+        claims = outputs.manifests.iter().map(|m| m.claims.len()).sum::<usize>(),
+        checks = outputs.requests.len(),
+        parts = outputs.manifests.len(),
+        extraction_failed = ?failed,
         "draft extracted"
     );
 }
 
-/// Extraction of the draft's body within the configured limits; `None` with the failure when it
-/// could not be read. Never truncates: an over-long body or too many claims fail closed.
-fn read_body(
+/// Extraction of the draft's body within the configured limits, on the bounded parsing pool;
+/// `None` with the failure when it could not be read or is over a limit. Never truncates: an
+/// over-long body or too many claims fail closed. The flag is set when extraction panicked.
+async fn read_body(
     services: &Services,
     draft: &DraftEvent,
-) -> (ExtractionOutcome, Option<crate::extract::Extraction>) {
-    let limits = &services.config.extract;
+) -> (ExtractionOutcome, Option<Extraction>, bool) {
+    let limits = services.config.extract.limits();
     let failed = |reason, message: String| {
         warn!(article_id = %draft.article_id, revision = draft.revision, %message, "extraction failed");
-        (ExtractionOutcome::Failed { reason, message }, None)
+        (ExtractionOutcome::Failed { reason, message }, None, false)
     };
+    // Over the size limit, the body is not even copied to the pool.
     if draft.body.len() as u64 > limits.max_body_bytes {
-        return failed(
-            ExtractionFailure::BodyTooLarge,
-            format!(
-                "the body is {} bytes, over extract.max_body_bytes ({})",
-                draft.body.len(),
-                limits.max_body_bytes
-            ),
-        );
+        let over = LimitExceeded::BodyBytes {
+            limit: limits.max_body_bytes,
+        };
+        limit_exceeded(&over);
+        return failed(ExtractionFailure::BodyTooLarge, over.to_string());
     }
-    match extract_titled(&draft.body, draft.body_format, draft.title.as_deref()) {
-        Ok(extraction) if extraction.claims.len() as u64 > limits.max_claims_per_article as u64 => {
-            failed(
-                ExtractionFailure::InternalError,
-                format!(
-                    "the article has {} claims, over extract.max_claims_per_article ({})",
-                    extraction.claims.len(),
-                    limits.max_claims_per_article
-                ),
-            )
-        }
-        Ok(extraction) => (
+    let body = draft.body.clone();
+    let format = draft.body_format;
+    let title = draft.title.clone();
+    let extracted = crate::markup::run_bounded(move |_| {
+        extract_titled_within(&body, format, title.as_deref(), &limits)
+    })
+    .await;
+    match extracted {
+        Ok(Ok(extraction)) => (
             ExtractionOutcome::Ok {
                 paragraphs: extraction.paragraphs,
                 sentences: extraction.sentences,
             },
             Some(extraction),
+            false,
         ),
-        Err(err @ ExtractError::EmptyBody) => failed(ExtractionFailure::EmptyBody, err.to_string()),
-        Err(err) => failed(ExtractionFailure::UnreadableBody, err.to_string()),
+        Ok(Err(ExtractError::Limit(over))) => {
+            limit_exceeded(&over);
+            let reason = match over {
+                LimitExceeded::BodyBytes { .. } => ExtractionFailure::BodyTooLarge,
+                _ => ExtractionFailure::LimitExceeded,
+            };
+            failed(reason, over.to_string())
+        }
+        Ok(Err(err @ ExtractError::EmptyBody)) => {
+            failed(ExtractionFailure::EmptyBody, err.to_string())
+        }
+        Ok(Err(err)) => failed(ExtractionFailure::UnreadableBody, err.to_string()),
+        Err(_panicked) => {
+            let (outcome, claims, _) = failed(
+                ExtractionFailure::InternalError,
+                "extraction failed internally (a defect in factgate)".to_owned(),
+            );
+            (outcome, claims, true)
+        }
     }
 }
 
-/// Sends the draft, exactly as received, to the dead-letter topic.
-async fn dead_letter(
+/// A draft went over a per-draft limit: counted by limit, for the dashboard.
+fn limit_exceeded(over: &LimitExceeded) {
+    let limit = match over {
+        LimitExceeded::BodyBytes { .. } => "body_bytes",
+        LimitExceeded::NestingDepth { .. } => "nesting_depth",
+        LimitExceeded::Links { .. } => "links",
+        LimitExceeded::Claims { .. } => "claims",
+        LimitExceeded::Checks { .. } => "checks",
+    };
+    crate::metrics::metrics().limit_exceeded(limit);
+}
+
+/// Why a readable draft is dead-lettered all the same; named in the dead letter's headers.
+#[derive(Debug, thiserror::Error)]
+enum DraftFailure {
+    #[error("extraction panicked")]
+    ExtractionPanicked,
+    #[error("{0}")]
+    OutputsRefused(String),
+}
+
+/// Sends the draft, exactly as received, to the dead-letter topic, with why and where it was read
+/// in its headers; a draft over factgate's own message limit is sent cut to it, under
+/// [`DEAD_LETTER_TRUNCATED_SCHEMA`]. Fails only for a fault of the broker: a dead letter the
+/// broker refuses anyway is logged and given up.
+async fn dead_letter<E: std::fmt::Display + std::fmt::Debug>(
     services: &Services,
     message: &OwnedMessage,
-    trace: Option<&TraceParent>,
+    error: &E,
+    trace: &TraceParent,
 ) -> Result<(), KafkaError> {
     let key = message
         .key()
         .and_then(|k| std::str::from_utf8(k).ok())
         .unwrap_or("");
-    let headers = EventHeaders::new(DEAD_LETTER_SCHEMA, trace);
-    services
+    let payload = message.payload().unwrap_or_default();
+    let budget = services.config.kafka.max_payload_bytes();
+    let (payload, schema) = if payload.len() > budget {
+        (&payload[..budget], DEAD_LETTER_TRUNCATED_SCHEMA)
+    } else {
+        (payload, DEAD_LETTER_SCHEMA)
+    };
+    let headers = kafka::dead_letter::with_cause(
+        EventHeaders::new(schema, Some(trace)),
+        "extract",
+        message,
+        error,
+    );
+    let produced = services
         .producer
         .produce(
             &services.config.kafka.topics.dead_letter,
             key,
-            message.payload().unwrap_or_default(),
+            payload,
             &headers,
         )
-        .await?;
+        .await;
+    match produced {
+        Ok(_) => {}
+        Err(err) if is_message_fault(&err) => {
+            error!(
+                topic = message.topic(),
+                partition = message.partition(),
+                offset = message.offset(),
+                error = %err,
+                "the dead-letter topic refused the draft; it is only logged"
+            );
+            return Ok(());
+        }
+        Err(err) => return Err(err),
+    }
     crate::metrics::metrics().dead_letters.inc();
     info!(
         topic = message.topic(),
         partition = message.partition(),
         offset = message.offset(),
+        schema,
         "draft dead-lettered"
     );
     Ok(())

@@ -8,12 +8,18 @@
 //! alone, as [`JoinState::backpressure`] asks (see `crate::join`); ticks go on, so deadlines
 //! make room too. The pause is asserted again on every tick, since a rebalance hands out
 //! partitions unpaused.
+//!
+//! Partitions revoked by a rebalance are dropped from the state before anything else is read
+//! (see [`crate::kafka::RoleContext::take_revoked`]): their articles are decided by the new
+//! owner only.
 
 use super::offsets::store_next_offset;
 use super::{PipelineError, Role, Services, stopped};
 use crate::config::TopicsConfig;
 use crate::events::{ArticleManifest, ClaimResult, Decision, content_digest, recover_article_id};
-use crate::join::{Backpressure, JoinSettings, JoinState, TopicPartition, TracedDecision};
+use crate::join::{
+    Backpressure, JoinNote, JoinSettings, JoinState, TopicPartition, TracedDecision,
+};
 use crate::kafka::{self, read_traceparent};
 use chrono::{DateTime, TimeDelta, Utc};
 use rdkafka::Message;
@@ -24,7 +30,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
-use tracing::{Instrument, warn};
+use tracing::{Instrument, info, warn};
 
 /// How often deadlines are checked.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -70,6 +76,7 @@ pub(super) async fn run(
                 if !caught_up && started.elapsed() < TICK_HOLDOFF {
                     continue;
                 }
+                drop_revoked(&consumer, &mut state, &mut consumed);
                 let decisions = state.on_tick_traced(Utc::now());
                 note_in_flight(&state);
                 if decisions.is_empty() {
@@ -97,6 +104,9 @@ pub(super) async fn run(
                         continue;
                     }
                 };
+                // A revocation runs inside `recv`: drop what the join no longer owns before
+                // taking anything of the new assignment.
+                drop_revoked(&consumer, &mut state, &mut consumed);
                 let tp = TopicPartition {
                     topic: message.topic().to_owned(),
                     partition: message.partition(),
@@ -125,12 +135,14 @@ pub(super) async fn run(
                     match serde_json::from_slice::<ClaimResult>(payload) {
                         Ok(result) => state.on_result_traced(&tp, offset, result, trace, now),
                         Err(err) => {
+                            crate::metrics::metrics().message_failed("join");
                             warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "result unreadable; skipped");
                             Vec::new()
                         }
                     }
                 };
                 consumed.insert(tp, offset);
+                log_notes(&mut state);
                 note_in_flight(&state);
                 if let Err(err) = publish_all(&services, &decisions).await {
                     break Err(PipelineError::Client(err));
@@ -239,6 +251,50 @@ fn set_paused<C: Consumer<K>, K: ConsumerContext>(consumer: &C, topic: &str, pau
     }
 }
 
+/// Drops the state of the partitions revoked since the last call: their articles are decided
+/// by the new owner, which reads them again from the committed offset (never past the earliest
+/// article undecided here). The offsets stored for them were committed at revocation.
+fn drop_revoked(
+    consumer: &kafka::RoleConsumer,
+    state: &mut JoinState,
+    consumed: &mut HashMap<TopicPartition, i64>,
+) {
+    for (topic, partition) in consumer.context().take_revoked() {
+        let tp = TopicPartition::new(topic, partition);
+        let dropped = state.revoke(&tp);
+        consumed.remove(&tp);
+        info!(
+            topic = %tp.topic,
+            partition = tp.partition,
+            articles_dropped = dropped,
+            "partition revoked: its undecided articles are left to its new owner"
+        );
+    }
+}
+
+/// Logs and counts what the join noted: the one place republished drafts are reported.
+fn log_notes(state: &mut JoinState) {
+    for note in state.take_notes() {
+        match note {
+            JoinNote::Republished {
+                article_id,
+                revision,
+                position,
+                handling,
+            } => {
+                crate::metrics::metrics().draft_republished(handling.as_str());
+                info!(
+                    %article_id,
+                    revision,
+                    draft_position = position.map(|p| p.to_string()),
+                    handling = handling.as_str(),
+                    "revision published again"
+                );
+            }
+        }
+    }
+}
+
 /// Publishes decisions one by one, each acknowledged before the next, each in a span of its
 /// article's trace.
 async fn publish_all(
@@ -255,7 +311,7 @@ async fn publish_all(
         );
         crate::telemetry::adopt(&span, trace);
         services
-            .publish_decision(decision, Some(draft_published_at(decision)), trace)
+            .publish_decision(decision.clone(), Some(draft_published_at(decision)), trace)
             .instrument(span)
             .await?;
     }

@@ -17,6 +17,11 @@
 //! Each role is its own consumer group and stores a message's offset only after everything it
 //! produced for that message is acknowledged (the join: only up to its earliest undecided
 //! article), so a crash or a shutdown in the middle of work means the work is done again.
+//!
+//! No one message stops a role: what it produces is sized to the broker's message limit
+//! ([`crate::events::fit`]), and a message whose outputs the broker refuses for their own sake
+//! ([`crate::kafka::is_message_fault`]) is answered (a block, a dead letter) and its offset
+//! stored. Only a fault of the broker or the process stops a role, and with it the process.
 
 mod board;
 mod extract;
@@ -25,10 +30,11 @@ mod offsets;
 mod verify;
 
 use crate::config::Config;
-use crate::events::{DECISION_V1, Decision};
+use crate::events::{DECISION_V1, Decision, fit_decision};
 use crate::http::{DecisionBoard, Readiness};
 use crate::kafka::{
     self, EmbeddedBroker, EventHeaders, EventProducer, KafkaSetupError, TraceParent,
+    is_message_fault,
 };
 use crate::verify::Verifier;
 use crate::verify::fetch::Fetcher;
@@ -114,6 +120,11 @@ pub(crate) struct Services {
 
 impl Services {
     /// Produces `event` as JSON to `topic` under `key` and waits for the broker's acknowledgement.
+    ///
+    /// # Errors
+    /// The producer's error; an event larger than the broker's message limit
+    /// (`kafka.properties` `message.max.bytes`) fails at once with `MessageSizeTooLarge`, as the
+    /// producer would, without being queued.
     pub async fn publish<T: Serialize>(
         &self,
         topic: &str,
@@ -125,6 +136,11 @@ impl Services {
         // factgate's event types always serialize: string-keyed maps only, and serde_json writes
         // a non-finite float as null rather than failing.
         let payload = serde_json::to_vec(event).expect("factgate events serialize to JSON");
+        if payload.len() > self.config.kafka.max_payload_bytes() {
+            return Err(rdkafka::error::KafkaError::MessageProduction(
+                rdkafka::error::RDKafkaErrorCode::MessageSizeTooLarge,
+            ));
+        }
         let headers = EventHeaders::new(schema, trace);
         self.producer
             .produce(topic, key, &payload, &headers)
@@ -135,28 +151,109 @@ impl Services {
     /// Publishes a decision to the decisions topic, waits for its acknowledgement, then logs and
     /// counts it: the one place a decision is published. `published_at` is the draft's, when
     /// known, for the decision latency.
+    ///
+    /// A report too large for the broker is shortened first ([`fit_decision`]); a decision the
+    /// broker still refuses for its own sake is replaced by a block (`internal_error`) saying
+    /// so, and if even that is refused it is logged and given up: one decision never stops a
+    /// role.
+    ///
+    /// # Errors
+    /// A fault of the broker (the decision is then not published).
     pub async fn publish_decision(
         &self,
-        decision: &Decision,
+        mut decision: Decision,
         published_at: Option<DateTime<Utc>>,
         trace: Option<&TraceParent>,
     ) -> Result<(), rdkafka::error::KafkaError> {
+        let budget = self.config.kafka.max_payload_bytes();
+        match fit_decision(&mut decision, budget) {
+            Ok(false) => {}
+            Ok(true) => {
+                crate::metrics::metrics().output_shortened("decision");
+                info!(
+                    article_id = %decision.article_id,
+                    revision = ?decision.revision,
+                    budget,
+                    claims_kept = decision.report.claims.len(),
+                    issues_kept = decision.report.issues.len(),
+                    "decision report shortened to fit the broker's message limit"
+                );
+            }
+            Err(oversize) => {
+                decision = unpublishable(&decision, &oversize.to_string(), published_at);
+            }
+        }
         let topic = &self.config.kafka.topics.decisions;
-        self.publish(topic, &decision.article_id, DECISION_V1, decision, trace)
-            .await?;
+        let sent = self
+            .publish(topic, &decision.article_id, DECISION_V1, &decision, trace)
+            .await;
+        match sent {
+            Ok(()) => {}
+            Err(err) if is_message_fault(&err) => {
+                error!(
+                    article_id = %decision.article_id,
+                    revision = ?decision.revision,
+                    outcome = ?decision.outcome,
+                    error = %err,
+                    "the broker refused the decision; a block saying so is sent instead"
+                );
+                let fallback = unpublishable(&decision, &err.to_string(), published_at);
+                match self
+                    .publish(topic, &fallback.article_id, DECISION_V1, &fallback, trace)
+                    .await
+                {
+                    Ok(()) => decision = fallback,
+                    Err(again) if is_message_fault(&again) => {
+                        crate::metrics::metrics().message_failed("decision");
+                        error!(
+                            article_id = %decision.article_id,
+                            revision = ?decision.revision,
+                            error = %again,
+                            "the broker refused the decision and the block replacing it; none was published"
+                        );
+                        return Ok(());
+                    }
+                    Err(again) => return Err(again),
+                }
+            }
+            Err(err) => return Err(err),
+        }
         // A clock ahead of the CMS's would make it negative: count that as immediate.
         let latency = published_at.map(|at| (Utc::now() - at).to_std().unwrap_or_default());
-        crate::metrics::metrics().decision_published(decision.outcome, &decision.reasons, latency);
+        // A decision with no known publication time (a record without a timestamp) counts as
+        // immediate, so the histogram still counts every decision.
+        crate::metrics::metrics().decision_published(
+            decision.outcome,
+            &decision.reasons,
+            latency.unwrap_or_default(),
+        );
         info!(
             article_id = %decision.article_id,
             revision = ?decision.revision,
             outcome = ?decision.outcome,
             reasons = ?decision.reasons,
+            decision_id = %decision.decision_id,
+            draft_position = decision.draft_position.map(|p| p.to_string()),
             latency_ms = latency.map(|l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
             "decision published"
         );
         Ok(())
     }
+}
+
+/// The block that replaces a decision the broker cannot take (`internal_error`, saying why):
+/// small, so it always fits, and never a pass.
+fn unpublishable(decision: &Decision, why: &str, published_at: Option<DateTime<Utc>>) -> Decision {
+    crate::decide::decide_not_checked(
+        &decision.article_id,
+        decision.revision,
+        decision.content_digest.as_deref().unwrap_or_default(),
+        crate::events::DecisionReason::InternalError,
+        &format!("the decision could not be published: {why}"),
+        published_at,
+        Utc::now(),
+    )
+    .for_publication(decision.draft_position)
 }
 
 /// A running stream processor's handles, for callers (the demo, tests) that need the bootstrap
@@ -259,12 +356,12 @@ pub async fn run(
         info!(listen = %services.config.http.listen, "HTTP endpoint listening");
         let router = crate::http::router(services.board.clone(), Arc::clone(&readiness));
         let mut stop = stop_rx.clone();
+        let http = services.config.http.clone();
         tasks.spawn(async move {
-            let served = axum::serve(listener, router)
-                .with_graceful_shutdown(async move {
-                    let _ = stop.wait_for(|s| *s).await;
-                })
-                .await;
+            let served = crate::http::serve(listener, router, &http, async move {
+                let _ = stop.wait_for(|s| *s).await;
+            })
+            .await;
             ("http".to_owned(), served.map_err(PipelineError::Http))
         });
     }

@@ -8,8 +8,10 @@
 
 use super::offsets::{InOrderOffsets, store_next_offset};
 use super::{PipelineError, Role, Services, stopped};
-use crate::events::{CLAIM_RESULT_V1, ClaimResult, FetchStatus, Issue, IssueType, VerifyRequest};
-use crate::kafka::{self, TraceParent, read_traceparent};
+use crate::events::{
+    CLAIM_RESULT_V1, ClaimResult, FetchStatus, Issue, IssueType, VerifyRequest, fit_result,
+};
+use crate::kafka::{self, TraceParent, is_message_fault, read_traceparent};
 use crate::model::{Severity, Verdict};
 use crate::verify::Verifier;
 use chrono::Utc;
@@ -58,6 +60,7 @@ pub(super) async fn run(
                     }
                 }
                 Ok(Err(err)) => break Err(PipelineError::Client(err)),
+                // Panics are caught inside the task: only a cancelled task ends here, at shutdown.
                 Err(join_error) => break Err(PipelineError::Role {
                     role: Role::Verify,
                     message: join_error.to_string(),
@@ -86,7 +89,18 @@ pub(super) async fn run(
                     let _permit = permit;
                     let done = (message.topic().to_owned(), message.partition(), message.offset());
                     let trace = read_traceparent(&message);
-                    handle(&services, &verifier, message.payload().unwrap_or_default(), trace.as_ref()).await?;
+                    let handled = AssertUnwindSafe(handle(&services, &verifier, message.payload().unwrap_or_default(), trace.as_ref()))
+                        .catch_unwind()
+                        .await;
+                    match handled {
+                        Ok(outcome) => outcome?,
+                        // A defect tied to this request: the join blocks its article at the
+                        // deadline; the role reads on.
+                        Err(_panic) => {
+                            crate::metrics::metrics().message_failed("verify");
+                            error!(topic = %done.0, partition = done.1, offset = done.2, "handling a verification request panicked; skipped");
+                        }
+                    }
                     Ok(done)
                 });
             }
@@ -109,7 +123,8 @@ async fn handle(
         Err(err) => {
             // Not something factgate wrote: there is no claim to answer for. The join blocks the
             // article at its deadline, listing the check that never came.
-            error!(error = %err, "verification request unreadable; skipped");
+            crate::metrics::metrics().message_failed("verify");
+            error!(error = %err, bytes = payload.len(), "verification request unreadable; skipped");
             return Ok(());
         }
     };
@@ -145,14 +160,22 @@ async fn check_and_publish(
         &request.claim,
         &request.source_url,
     );
-    let result = match tokio::time::timeout(budget, AssertUnwindSafe(check).catch_unwind()).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(_panic)) => internal_failure(request, "the check failed internally"),
-        // Past the deadline the join has blocked the article; the result changes nothing.
-        Err(_elapsed) => return Ok(()),
-    };
+    let mut result =
+        match tokio::time::timeout(budget, AssertUnwindSafe(check).catch_unwind()).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_panic)) => internal_failure(request, "the check failed internally"),
+            // Past the deadline the join has blocked the article; the result changes nothing.
+            Err(_elapsed) => return Ok(()),
+        };
+    result.draft_position = request.draft_position;
+    let size_budget = services.config.kafka.max_payload_bytes();
+    match fit_result(&mut result, size_budget) {
+        Ok(false) => {}
+        Ok(true) => crate::metrics::metrics().output_shortened("result"),
+        Err(oversize) => result = internal_failure(request, &oversize.to_string()),
+    }
     let topics = &services.config.kafka.topics;
-    services
+    let sent = services
         .publish(
             &topics.verified,
             &request.article_id,
@@ -160,7 +183,36 @@ async fn check_and_publish(
             &result,
             trace,
         )
-        .await?;
+        .await;
+    match sent {
+        Ok(()) => {}
+        Err(err) if is_message_fault(&err) => {
+            // The smallest result that still answers the check, so the join can decide.
+            let mut fallback =
+                internal_failure(request, &format!("the result could not be sent: {err}"));
+            // Cut to fit when it can be; if it cannot, the broker says so below.
+            let _ = fit_result(&mut fallback, size_budget);
+            match services
+                .publish(
+                    &topics.verified,
+                    &request.article_id,
+                    CLAIM_RESULT_V1,
+                    &fallback,
+                    trace,
+                )
+                .await
+            {
+                Ok(()) => result = fallback,
+                Err(again) if is_message_fault(&again) => {
+                    crate::metrics::metrics().message_failed("verify");
+                    error!(article_id = %request.article_id, claim_id = %request.claim.id, error = %again, "the broker refused the result; the join blocks the article at its deadline");
+                    return Ok(());
+                }
+                Err(again) => return Err(again),
+            }
+        }
+        Err(err) => return Err(err),
+    }
     result_published(&result);
     Ok(())
 }
@@ -214,5 +266,6 @@ fn internal_failure(request: &VerifyRequest, reason: &str) -> ClaimResult {
         }),
         reason: reason.to_owned(),
         judged_at: Utc::now(),
+        draft_position: request.draft_position,
     }
 }

@@ -73,6 +73,7 @@ impl Verifier {
             issue: None,
             reason: String::new(),
             judged_at: Utc::now(),
+            draft_position: None,
         };
         match fetched.outcome.as_ref() {
             FetchOutcome::Ok(page) => {
@@ -427,6 +428,7 @@ mod tests {
             issue: None,
             reason: String::new(),
             judged_at: Utc::now(),
+            draft_position: None,
         }
     }
 

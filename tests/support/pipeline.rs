@@ -76,6 +76,11 @@ async fn run(config: Config, roles: &[Role], serve_http: bool) -> Running {
 }
 
 impl Running {
+    /// Whether the roles have stopped (they never should before [`Running::stop`]).
+    pub fn is_finished(&self) -> bool {
+        self.task.is_finished()
+    }
+
     /// Stops the roles through their shutdown future; they must end cleanly.
     pub async fn stop(self) {
         let _ = self.stop.send(());

@@ -1,7 +1,8 @@
 //! Reading a response body within its caps, decompressing it as it streams.
 //!
-//! reqwest's own decompression is off: it would hide the compressed size, so only one of the
-//! two caps could be enforced. Here the bytes received count against `max_body_bytes` and the
+//! This is the one decompression path: reqwest is built without its gzip/brotli/deflate features,
+//! since transparent decompression would hide the compressed size, so only one of the two caps
+//! could be enforced. Here the bytes received count against `max_body_bytes` and the
 //! bytes they expand to against `max_decompressed_bytes`, chunk by chunk, so a bomb is stopped
 //! after at most one chunk's expansion past the cap and is never held in memory.
 //! The compressed count needs its own cap: a stream of empty deflate blocks, or an endless gzip

@@ -3,6 +3,7 @@
 
 use std::error::Error as StdError;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use url::Url;
@@ -37,9 +38,6 @@ pub fn build(settings: &Arc<FetchSettings>) -> Result<reqwest::Client, FetchErro
         .no_proxy()
         .dns_resolver(PolicyResolver::new(Arc::clone(settings)))
         .connect_timeout(settings.connect_timeout)
-        .gzip(false)
-        .brotli(false)
-        .deflate(false)
         .build()
         .map_err(FetchError::BuildClient)
 }
@@ -123,9 +121,13 @@ pub async fn read_response(
         Err(outcome) => return outcome,
     };
     let final_url = url.to_string();
-    // Decoding and parsing a page of megabytes is CPU work: keep it off the async workers.
-    let parsed = tokio::task::spawn_blocking(move || {
-        to_outcome(&bytes, charset, kind, media_type, final_url, status)
+    let max_depth = settings.max_nesting_depth;
+    // Decoding and parsing a page of megabytes is CPU work: it runs on the bounded parsing
+    // pool, and stops as soon as the fetch's time is up (this future is then dropped).
+    let parsed = crate::markup::run_bounded(move |cancel| {
+        to_outcome(
+            &bytes, charset, kind, media_type, final_url, status, max_depth, cancel,
+        )
     })
     .await;
     parsed.unwrap_or_else(|err| FetchOutcome::NetworkError {
@@ -133,6 +135,7 @@ pub async fn read_response(
     })
 }
 
+#[allow(clippy::too_many_arguments)] // one response's parts, passed across a thread boundary
 fn to_outcome(
     bytes: &[u8],
     charset: Option<String>,
@@ -140,11 +143,27 @@ fn to_outcome(
     content_type: String,
     final_url: String,
     status: u16,
+    max_depth: usize,
+    cancel: &AtomicBool,
 ) -> FetchOutcome {
     let decoded = content::decode(bytes, charset.as_deref(), kind);
     let (title, text, html, claim_reviews) = match kind {
         TextKind::Html => {
-            let page = content::html_to_text(&decoded);
+            // A tree costs time that grows with its depth: a page nested too deep is not built
+            // (a linear scan says so first) and leaves its source unjudged.
+            if let Err(too_deep) = crate::markup::check_html_depth(&decoded, max_depth) {
+                return FetchOutcome::UnsupportedContent {
+                    content_type: format!(
+                        "{content_type} nested deeper than fetch.max_nesting_depth ({} levels)",
+                        too_deep.limit
+                    ),
+                };
+            }
+            let Ok(document) = crate::markup::parse_html_cancellable(&decoded, cancel) else {
+                // Cancelled: the fetch's time ran out and no one awaits this any more.
+                return FetchOutcome::Timeout;
+            };
+            let page = content::document_to_text(&document);
             (
                 page.title,
                 page.text,

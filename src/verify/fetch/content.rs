@@ -127,7 +127,12 @@ const BLOCKS: &[&str] = &[
 
 /// Extracts the title and visible text of an HTML document.
 pub fn html_to_text(html: &str) -> HtmlText {
-    let document = Html::parse_document(html);
+    document_to_text(&Html::parse_document(html))
+}
+
+/// Extracts the title and visible text of a parsed HTML document (see
+/// [`crate::markup::parse_html_cancellable`] for a parse bounded in time).
+pub fn document_to_text(document: &Html) -> HtmlText {
     let title = Selector::parse("title")
         .ok()
         .and_then(|sel| document.select(&sel).next())

@@ -26,11 +26,30 @@ pub const METADATA: &str = "cloud metadata";
 /// Allowed: any address inside `settings.address_allowlist`; otherwise any public address; and,
 /// when `allow_private_addresses` is set, any non-public address except cloud metadata endpoints.
 ///
+/// An IPv6 address that embeds an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible
+/// `::a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:aabb:ccdd::`) is checked twice, as the IPv6
+/// address it is (whose range is that of the IPv4 address it reaches) and as the IPv4 address
+/// inside, and the stricter answer wins: an allowlist entry for `127.0.0.1/32` does not admit
+/// `::ffff:127.0.0.1` or `2002:7f00:1::` (which a 6to4 relay would carry anywhere), and an entry
+/// for an IPv6 range does not admit the private IPv4 address one of its addresses embeds.
+///
 /// # Errors
-/// [`RefusalReason::Address`] naming the range the address falls in.
+/// [`RefusalReason::Address`] naming the range the address (or the one inside it) falls in.
 pub fn check_address(ip: IpAddr, settings: &FetchSettings) -> Result<(), RefusalReason> {
-    let allowlisted = |ip: IpAddr| settings.address_allowlist.iter().any(|n| n.contains(&ip));
-    if allowlisted(ip) || embedded_ipv4(ip).is_some_and(|v4| allowlisted(IpAddr::V4(v4))) {
+    check_one(ip, settings)?;
+    if let Some(v4) = embedded_ipv4(ip) {
+        check_one(IpAddr::V4(v4), settings).map_err(|reason| match reason {
+            // Name the address the fetch would have gone to, and the range of the one inside.
+            RefusalReason::Address { range, .. } => RefusalReason::Address { address: ip, range },
+            other => other,
+        })?;
+    }
+    Ok(())
+}
+
+/// [`check_address`] for the address as it is, without looking inside it.
+fn check_one(ip: IpAddr, settings: &FetchSettings) -> Result<(), RefusalReason> {
+    if settings.address_allowlist.iter().any(|n| n.contains(&ip)) {
         return Ok(());
     }
     match range_of(ip) {
@@ -278,9 +297,96 @@ mod tests {
             ..FetchSettings::default()
         };
         assert!(!refused("127.0.0.1", &settings));
-        assert!(!refused("::ffff:127.0.0.1", &settings));
         assert!(refused("127.0.0.2", &settings));
         assert!(refused("10.0.0.1", &settings));
+    }
+
+    #[test]
+    fn an_ipv6_address_embedding_an_allowlisted_ipv4_needs_an_entry_of_its_own() {
+        let settings = FetchSettings {
+            address_allowlist: vec!["127.0.0.1/32".parse().expect("parses")],
+            ..FetchSettings::default()
+        };
+        // 6to4 and NAT64 reach 127.0.0.1 through a relay or translator, mapped and compatible
+        // forms through the IPv6 stack: the IPv6 address itself is not allowlisted.
+        for ip in [
+            "2002:7f00:1::",
+            "2002:7f00:1:1234::5",
+            "64:ff9b::7f00:1",
+            "::ffff:127.0.0.1",
+            "::127.0.0.1",
+        ] {
+            assert!(refused(ip, &settings), "{ip} should be refused");
+        }
+        let both = FetchSettings {
+            address_allowlist: vec![
+                "127.0.0.1/32".parse().expect("parses"),
+                "::ffff:127.0.0.1/128".parse().expect("parses"),
+            ],
+            ..FetchSettings::default()
+        };
+        assert!(!refused("::ffff:127.0.0.1", &both), "both forms allowed");
+    }
+
+    #[test]
+    fn an_allowlisted_ipv6_range_does_not_admit_the_private_ipv4_inside() {
+        let settings = FetchSettings {
+            address_allowlist: vec![
+                "2002::/16".parse().expect("parses"),
+                "64:ff9b::/96".parse().expect("parses"),
+            ],
+            ..FetchSettings::default()
+        };
+        for ip in [
+            "2002:a00:1::",
+            "2002:a9fe:a9fe::",
+            "64:ff9b::a00:1",
+            "64:ff9b::7f00:1",
+        ] {
+            assert!(refused(ip, &settings), "{ip} should be refused");
+        }
+        assert!(!refused("2002:5db8:d822::", &settings));
+        assert!(!refused("64:ff9b::5db8:d822", &settings));
+        let err = check_address("2002:a9fe:a9fe::".parse().expect("parses"), &settings);
+        assert!(
+            matches!(
+                err,
+                Err(RefusalReason::Address {
+                    range: METADATA,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn embedded_public_addresses_are_allowed_and_private_ones_refused_by_default() {
+        let settings = FetchSettings::default();
+        for ip in [
+            "64:ff9b::5db8:d822",
+            "2002:5db8:d822::",
+            "::ffff:93.184.216.34",
+        ] {
+            assert!(!refused(ip, &settings), "{ip} reaches a public address");
+        }
+        for ip in [
+            "64:ff9b::a9fe:a9fe",
+            "2002:c0a8:101::",
+            "::ffff:192.168.1.1",
+            "::10.0.0.1",
+        ] {
+            assert!(refused(ip, &settings), "{ip} reaches a private address");
+        }
+        let allow_private = FetchSettings {
+            allow_private_addresses: true,
+            ..FetchSettings::default()
+        };
+        assert!(
+            refused("2002:a9fe:a9fe::", &allow_private),
+            "metadata stays refused"
+        );
+        assert!(!refused("2002:a00:1::", &allow_private));
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub struct FetchSettings {
     pub max_decompressed_bytes: u64,
     /// Redirects followed before the fetch is refused.
     pub max_redirects: usize,
+    /// How deep an HTML page may nest its elements; a deeper page is not parsed (its tree would
+    /// cost time that grows with the depth) and leaves its source unjudged.
+    pub max_nesting_depth: usize,
     /// Allow private, loopback, link-local, CGNAT and similar addresses. Cloud metadata addresses
     /// stay refused even then, unless they are in `address_allowlist`.
     pub allow_private_addresses: bool,
@@ -73,6 +76,7 @@ impl Default for FetchSettings {
             max_body_bytes: 5 * 1024 * 1024,
             max_decompressed_bytes: 10 * 1024 * 1024,
             max_redirects: 5,
+            max_nesting_depth: crate::config::DEFAULT_FETCH_MAX_NESTING_DEPTH,
             allow_private_addresses: false,
             address_allowlist: Vec::new(),
             per_host_rps: 2.0,

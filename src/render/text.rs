@@ -1,8 +1,8 @@
 //! A decision as text for a person at a terminal: the outcome and why, the headline counts, every
 //! issue with what to do about it, and the per-claim verdicts.
 
-use crate::events::{Decision, Outcome};
-use crate::model::Severity;
+use super::{outcome_word, reason_names, serde_name, severity_word};
+use crate::events::Decision;
 use std::fmt::Write;
 
 /// Renders `decision` for reading; `title` names the article (a file name, an id).
@@ -10,20 +10,8 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
     let mut out = String::new();
     let r = &decision.report;
     let s = &r.summary;
-    let outcome = match decision.outcome {
-        Outcome::Pass => "PASS",
-        Outcome::Block => "BLOCK",
-    };
-    let reasons: Vec<String> = decision
-        .reasons
-        .iter()
-        .map(|reason| {
-            serde_json::to_value(reason)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default()
-        })
-        .collect();
+    let outcome = outcome_word(decision.outcome);
+    let reasons = reason_names(&decision.reasons);
     // Writing to a String cannot fail.
     let _ = writeln!(out, "{outcome}  {title}");
     if !reasons.is_empty() {
@@ -54,10 +42,7 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
     if !r.issues.is_empty() {
         let _ = writeln!(out, "\nissues:");
         for issue in &r.issues {
-            let issue_type = serde_json::to_value(issue.issue_type)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
+            let issue_type = serde_name(&issue.issue_type);
             let _ = writeln!(
                 out,
                 "  [{}] {} — {}",
@@ -86,11 +71,7 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
     if !judged.is_empty() {
         let _ = writeln!(out, "\nverdicts:");
         for c in judged {
-            let verdict = c
-                .verdict
-                .and_then(|v| serde_json::to_value(v).ok())
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
+            let verdict = c.verdict.as_ref().map(serde_name).unwrap_or_default();
             let _ = write!(
                 out,
                 "  {:<12} {:.2}  \"{}\"",
@@ -105,12 +86,4 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
         }
     }
     out
-}
-
-fn severity_word(severity: Severity) -> &'static str {
-    match severity {
-        Severity::High => "HIGH",
-        Severity::Medium => "MEDIUM",
-        Severity::Low => "LOW",
-    }
 }

@@ -1,0 +1,157 @@
+//! Checked articles as Markdown, for a pull-request comment or a CI job summary
+//! (`$GITHUB_STEP_SUMMARY`): a table of every article first, then each blocked article's issues
+//! and every article's verdicts.
+
+use std::fmt::Write;
+
+use super::{CheckedArticle, outcome_word, reason_names, serde_name, severity_word};
+use crate::events::Outcome;
+
+/// The report of every article, as one Markdown document.
+pub fn render(articles: &[CheckedArticle<'_>]) -> String {
+    let mut out = String::new();
+    let blocked = articles
+        .iter()
+        .filter(|a| a.decision.outcome == Outcome::Block)
+        .count();
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        out,
+        "# factgate: {} of {} {} blocked\n",
+        blocked,
+        articles.len(),
+        if articles.len() == 1 {
+            "article"
+        } else {
+            "articles"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "| article | outcome | reasons | claims | issues (high / medium / low) | accuracy |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---|---:|");
+    for a in articles {
+        let s = &a.decision.report.summary;
+        let _ = writeln!(
+            out,
+            "| {} | **{}** | {} | {} | {} / {} / {} | {:.1} |",
+            cell(a.name),
+            outcome_word(a.decision.outcome),
+            cell(&reason_names(&a.decision.reasons).join(", ")),
+            s.total_claims,
+            s.severity_counts.high,
+            s.severity_counts.medium,
+            s.severity_counts.low,
+            s.accuracy_score
+        );
+    }
+    for a in articles {
+        article_section(&mut out, a);
+    }
+    out
+}
+
+fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
+    let r = &a.decision.report;
+    let _ = writeln!(
+        out,
+        "\n## {} {}\n",
+        outcome_word(a.decision.outcome),
+        code(a.name)
+    );
+    let _ = writeln!(out, "{}\n", text(&r.recommendation_reason));
+    if !r.issues.is_empty() {
+        let _ = writeln!(out, "### Issues\n");
+        for issue in &r.issues {
+            let _ = writeln!(
+                out,
+                "- **{}** `{}`: {}",
+                severity_word(issue.severity),
+                serde_name(&issue.issue_type),
+                text(&issue.problem)
+            );
+            if !issue.claim.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  - claim: “{}” ({})",
+                    text(&issue.claim),
+                    text(&issue.location)
+                );
+            }
+            let _ = writeln!(out, "  - evidence: {}", text(&issue.evidence));
+            let _ = writeln!(out, "  - do: {}", text(&issue.recommendation));
+        }
+        let _ = writeln!(out);
+    }
+    let judged: Vec<_> = r.claims.iter().filter(|c| c.verdict.is_some()).collect();
+    if !judged.is_empty() {
+        let _ = writeln!(out, "### Verdicts\n");
+        let _ = writeln!(out, "| verdict | support | claim | source | correction |");
+        let _ = writeln!(out, "|---|---:|---|---|---|");
+        for c in judged {
+            let _ = writeln!(
+                out,
+                "| {} | {:.2} | {} | {} | {} |",
+                c.verdict.as_ref().map(serde_name).unwrap_or_default(),
+                c.support.unwrap_or(0.0),
+                cell(&c.text),
+                cell(c.source_url.as_deref().unwrap_or("")),
+                cell(c.correction.as_deref().unwrap_or(""))
+            );
+        }
+    }
+}
+
+/// Text from an article or a source, made inert: Markdown's own characters escaped so a claim
+/// cannot open a link, an image or a heading in the report, and HTML tags cannot render.
+fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '!' | '|' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text for a table cell: [`text`], on one line.
+fn cell(s: &str) -> String {
+    text(s)
+}
+
+/// An inline code span holding `s` whatever backticks it holds.
+fn code(s: &str) -> String {
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{}{pad}{fence}", s.replace(['\n', '\r'], " "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn article_text_cannot_break_the_table_or_open_links() {
+        assert_eq!(text("a | b"), "a \\| b");
+        assert_eq!(text("[x](http://e)"), "\\[x\\](http://e)");
+        assert_eq!(text("<script>"), "\\<script\\>");
+        assert_eq!(text("one\ntwo"), "one two");
+    }
+
+    #[test]
+    fn a_name_with_backticks_stays_one_code_span() {
+        assert_eq!(code("a.md"), "`a.md`");
+        assert_eq!(code("a`b.md"), "``a`b.md``");
+    }
+}

@@ -1,0 +1,220 @@
+//! Reports of checked articles, in every format `factgate check --format` writes. All report
+//! formatting lives here, one file per format, so a new one (HTML, say) is one more file and one
+//! more [`Format`] variant:
+//!
+//! - [`text`]: for a person at a terminal (the default).
+//! - [`json`]: the decision events, one per line (JSON Lines), as on the `decisions` topic.
+//! - [`markdown`]: for a pull-request comment or a CI job summary.
+//! - [`junit`]: JUnit XML, one test case per article, a blocked article a failure: what CI
+//!   systems show as test results.
+//! - [`sarif`]: SARIF 2.1.0, one result per issue, located in the article where the claim can be
+//!   found: what code-review tools and code-scanning dashboards show.
+
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod sarif;
+pub mod text;
+
+use std::path::Path;
+
+use crate::events::{Decision, DecisionReason, Outcome};
+use crate::extract::Extraction;
+use crate::model::Severity;
+
+pub use text::decision_text;
+
+/// An output format of `factgate check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+    Markdown,
+    Junit,
+    Sarif,
+}
+
+impl Format {
+    /// Every format, as named on the command line.
+    pub const ALL: [Format; 5] = [
+        Format::Text,
+        Format::Json,
+        Format::Markdown,
+        Format::Junit,
+        Format::Sarif,
+    ];
+
+    /// The format's name on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Junit => "junit",
+            Format::Sarif => "sarif",
+        }
+    }
+
+    /// Whether each article's report can be written as soon as it is checked; the others are one
+    /// document over all articles, written at the end.
+    pub fn streams(self) -> bool {
+        matches!(self, Format::Text | Format::Json)
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
+                format!(
+                    "unknown format {s:?} (expected one of: {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// One checked article, as the reports need it.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckedArticle<'a> {
+    /// What the user calls it: a path, `path:3` for line 3 of a JSON Lines file, `-` for
+    /// standard input.
+    pub name: &'a str,
+    /// The file the article's body is, when it is one (not a draft event inside JSON): claims
+    /// are located in it by line and column.
+    pub file: Option<&'a Path>,
+    /// The body, to turn claim offsets into lines and columns.
+    pub body: Option<&'a str>,
+    pub decision: &'a Decision,
+    /// `None` when the body could not be read.
+    pub extraction: Option<&'a Extraction>,
+    /// Seconds the check took.
+    pub seconds: f64,
+}
+
+/// The report of `articles` in `format`. For a format that [streams](Format::streams), the
+/// reports of the articles one after another.
+pub fn render(format: Format, articles: &[CheckedArticle<'_>]) -> String {
+    match format {
+        Format::Text => articles
+            .iter()
+            .map(|a| text::decision_text(a.name, a.decision))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Format::Json => articles.iter().map(json::decision_line).collect(),
+        Format::Markdown => markdown::render(articles),
+        Format::Junit => junit::render(articles),
+        Format::Sarif => sarif::render(articles),
+    }
+}
+
+/// The snake_case name of a serde enum value (`high_severity_issue`), as the events write it.
+pub fn serde_name<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The decision's reasons, as the events name them.
+pub fn reason_names(reasons: &[DecisionReason]) -> Vec<String> {
+    reasons.iter().map(serde_name).collect()
+}
+
+/// `PASS` or `BLOCK`.
+pub(crate) fn outcome_word(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Pass => "PASS",
+        Outcome::Block => "BLOCK",
+    }
+}
+
+/// `HIGH`, `MEDIUM` or `LOW`.
+pub(crate) fn severity_word(severity: Severity) -> &'static str {
+    match severity {
+        Severity::High => "HIGH",
+        Severity::Medium => "MEDIUM",
+        Severity::Low => "LOW",
+    }
+}
+
+/// Where a claim is in its file: 1-based line and column (in UTF-16 code units, SARIF's
+/// default), start and end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    pub start_line: usize,
+    pub start_column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+/// The region of the claim `claim_id` in `article`'s file, when the article is a file and the
+/// claim's sentence was located in its body.
+pub fn claim_region(article: &CheckedArticle<'_>, claim_id: &str) -> Option<Region> {
+    article.file?;
+    let body = article.body?;
+    let claim = article
+        .extraction?
+        .claims
+        .iter()
+        .find(|c| c.id == claim_id)?;
+    let span = claim.location.span?;
+    let (start_line, start_column) = line_column(body, span.start)?;
+    let (end_line, end_column) = line_column(body, span.end)?;
+    Some(Region {
+        start_line,
+        start_column,
+        end_line,
+        end_column,
+    })
+}
+
+/// The 1-based line and UTF-16 column of character offset `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> Option<(usize, usize)> {
+    let mut line = 1;
+    let mut column = 1;
+    let mut chars = text.chars();
+    for _ in 0..offset {
+        let c = chars.next()?;
+        if c == '\n' {
+            line += 1;
+            column = 1;
+        } else {
+            column += c.len_utf16();
+        }
+    }
+    Some((line, column))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_parse_from_their_names() {
+        for format in Format::ALL {
+            assert_eq!(format.as_str().parse::<Format>(), Ok(format));
+        }
+        let err = "html".parse::<Format>().unwrap_err();
+        assert!(err.contains("text, json, markdown, junit, sarif"), "{err}");
+    }
+
+    #[test]
+    fn offsets_become_lines_and_utf16_columns() {
+        let text = "ab\nc€d\n𝄞x";
+        assert_eq!(line_column(text, 0), Some((1, 1)));
+        assert_eq!(line_column(text, 3), Some((2, 1)));
+        assert_eq!(line_column(text, 5), Some((2, 3)));
+        assert_eq!(line_column(text, 7), Some((3, 1)));
+        // 𝄞 is two UTF-16 code units.
+        assert_eq!(line_column(text, 8), Some((3, 3)));
+        assert_eq!(line_column(text, 9), Some((3, 4)));
+        assert_eq!(line_column(text, 10), None);
+    }
+}
