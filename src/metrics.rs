@@ -13,6 +13,7 @@
 //! | `factgate_judge_duration_seconds` | the verifier |
 //! | `factgate_verifications_total{verdict}` | the verify role, as it publishes a result |
 //! | `factgate_llm_votes_total{voter,vote}` | the LLM judge, as each voter answers |
+//! | `factgate_llm_claim_duration_seconds` | the LLM judge, as the panel decides on a claim |
 //! | `factgate_decisions_total{outcome,reason}`, `factgate_decision_latency_seconds{outcome}` | the pipeline, as it publishes a decision |
 //! | `factgate_join_in_flight_articles`, `factgate_join_paused{input}` | the join role |
 //! | `factgate_consumer_lag_messages{role,topic,partition}` | each role consumer's statistics callback |
@@ -108,6 +109,9 @@ pub struct Metrics {
     pub dead_letters: IntCounter,
     /// `factgate_llm_votes_total{voter,vote}`: label with [`VoterRole::as_str`] and [`vote`].
     pub llm_votes: IntCounterVec,
+    /// `factgate_llm_claim_duration_seconds`: the LLM panel on one claim, all voters and waits
+    /// for a request slot included.
+    pub llm_claim_duration: Histogram,
     /// `factgate_consumer_lag_messages{role,topic,partition}`.
     pub consumer_lag: IntGaugeVec,
 }
@@ -222,6 +226,12 @@ impl Metrics {
                 "factgate_llm_votes_total",
                 "LLM quorum votes, by voter and vote (abstained when there was no valid vote).",
                 &["voter", "vote"],
+            ),
+            llm_claim_duration: histogram(
+                &registry,
+                "factgate_llm_claim_duration_seconds",
+                "Time the LLM quorum took on one claim, every voter and wait for a request slot included.",
+                LATENCY_BUCKETS,
             ),
             consumer_lag: gauge_vec(
                 &registry,
@@ -512,6 +522,11 @@ mod tests {
             &["voter", "vote"],
         ),
         (
+            "factgate_llm_claim_duration_seconds",
+            MetricType::HISTOGRAM,
+            &[],
+        ),
+        (
             "factgate_consumer_lag_messages",
             MetricType::GAUGE,
             &["role", "topic", "partition"],
@@ -553,6 +568,7 @@ mod tests {
         m.llm_votes
             .with_label_values(&[VoterRole::Skeptic.as_str(), vote(&abstained)])
             .inc();
+        m.llm_claim_duration.observe(2.5);
         m.consumer_lag
             .with_label_values(&["verify", "claims.verify", "0"])
             .set(7);
