@@ -272,13 +272,14 @@ impl LlmJudge {
                 })
                 .collect()
         } else {
-            if let Some(cut) = fit.describe() {
+            if fit.is_cut() {
                 tracing::info!(
                     passages_given = fit.passages_given,
                     passages_sent = fit.passages_sent,
+                    cut_passage = fit.cut_passage.map(|i| i + 1),
                     tokens_given = fit.tokens_given,
                     tokens_sent = fit.tokens_sent,
-                    "{cut}"
+                    "llm evidence cut to fit llm.context_tokens"
                 );
             }
             join_all(roles.iter().map(|&role| self.vote(role, &user, &sent))).await
