@@ -86,6 +86,9 @@ impl Verifier {
                     _ => None,
                 };
                 apply_judgment(&mut result, claim, &judgment, quorum.as_ref());
+                if self.llm.is_some() && quorum.is_none() {
+                    result.reason.push_str("; not sent to the llm panel: refuted already");
+                }
                 judged(article_id, &claim.id, result.verdict, started.elapsed());
             }
             outcome => {
