@@ -8,7 +8,7 @@
 
 use super::fetch::{FetchOutcome, Fetcher};
 use super::judge::{IssueKind, JudgeSettings, Judgment, Source, judge_source};
-use super::llm::LlmJudge;
+use super::llm::{Lead, LlmJudge, QuorumOutcome};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::model::{Claim, Severity, Span, Verdict};
 use chrono::Utc;
@@ -83,11 +83,19 @@ impl Verifier {
                     reviews: &page.claim_reviews,
                 };
                 let judgment = judge_source(claim, source, &page.final_url, &self.judge);
+                // A refuted claim stays refuted whatever the panel says: it is not asked.
                 let quorum = match &self.llm {
-                    Some(llm) => Some(self.ask_quorum(llm, claim, source_url, &judgment).await),
-                    None => None,
+                    Some(llm) if judgment.verdict != Verdict::Refuted => {
+                        Some(ask_quorum(llm, claim, source_url, &page.text, &judgment).await)
+                    }
+                    _ => None,
                 };
-                apply_judgment(&mut result, claim, &judgment, quorum);
+                apply_judgment(&mut result, claim, &judgment, quorum.as_ref());
+                if self.llm.is_some() && quorum.is_none() {
+                    result
+                        .reason
+                        .push_str("; not sent to the llm panel: refuted already");
+                }
                 judged(article_id, &claim.id, result.verdict, started.elapsed());
             }
             outcome => {
@@ -98,23 +106,23 @@ impl Verifier {
         result.judged_at = Utc::now();
         result
     }
+}
 
-    async fn ask_quorum(
-        &self,
-        llm: &LlmJudge,
-        claim: &Claim,
-        source_url: &str,
-        judgment: &Judgment,
-    ) -> Verdict {
-        // The best few passages, the one the verdict rests on first.
-        let mut passages: Vec<String> = judgment.evidence.iter().map(|e| e.quote.clone()).collect();
-        for p in &judgment.passages {
-            if !passages.contains(&p.quote) {
-                passages.push(p.quote.clone());
-            }
-        }
-        llm.judge(&claim.text, source_url, &passages).await.verdict
-    }
+/// The LLM quorum on the best few passages of the source, the judge's own passage first.
+async fn ask_quorum(
+    llm: &LlmJudge,
+    claim: &Claim,
+    source_url: &str,
+    source_text: &str,
+    judgment: &Judgment,
+) -> QuorumOutcome {
+    let lead = judgment.evidence.as_ref().map(|e| Lead {
+        text: &e.quote,
+        start: e.start,
+        end: e.end,
+    });
+    llm.judge_source(&claim.text, source_url, source_text, lead)
+        .await
 }
 
 /// A claim was judged against its fetched source (the lexical judge and the LLM quorum, when
@@ -141,9 +149,9 @@ fn apply_judgment(
     result: &mut ClaimResult,
     claim: &Claim,
     judgment: &Judgment,
-    quorum: Option<Verdict>,
+    quorum: Option<&QuorumOutcome>,
 ) {
-    result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q));
+    result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q.verdict));
     result.support = judgment.support.clamp(0.0, 1.0);
     result.source_credibility = judgment.credibility.score.clamp(0.0, 1.0);
     result.correction = judgment.correction.clone();
@@ -155,17 +163,15 @@ fn apply_judgment(
         }),
         sentence: None,
     });
-    result.reason = match quorum {
-        Some(q) => format!(
-            "judged {:?} (support {:.2}); LLM quorum {:?}",
-            judgment.verdict, judgment.support, q
-        ),
-        None => format!(
-            "judged {:?} (support {:.2})",
-            judgment.verdict, judgment.support
-        ),
-    }
+    result.reason = format!(
+        "judged {:?} (support {:.2})",
+        judgment.verdict, judgment.support
+    )
     .to_lowercase();
+    // Every vote, with the reason of each abstention, and any cut of the evidence.
+    if let Some(q) = quorum {
+        result.reason = format!("{}; {}", result.reason, q.summary());
+    }
     // Fail closed: a claim that is not supported always carries an issue of at least medium, so
     // the policy blocks on it. The quorum may have doubted what the lexical judge accepted, even
     // one it accepted with a low-severity figure discrepancy.
@@ -176,7 +182,15 @@ fn apply_judgment(
         judgment.severity.max(Some(Severity::Medium))
     };
     if let Some(severity) = severity {
-        result.issue = Some(judgment_issue(claim, result, judgment, severity));
+        let mut issue = judgment_issue(claim, result, judgment, severity);
+        if let Some(q) = quorum
+            && judgment.verdict == Verdict::Supported
+            && result.verdict != Verdict::Supported
+        {
+            // The lexical check alone would have passed the claim: say who doubted it.
+            issue.problem = format!("The LLM panel did not confirm the claim ({})", q.tally());
+        }
+        result.issue = Some(issue);
     }
 }
 
@@ -410,6 +424,22 @@ mod tests {
         }
     }
 
+    fn quorum(verdict: Verdict) -> QuorumOutcome {
+        QuorumOutcome {
+            verdict,
+            votes: Vec::new(),
+            evidence: crate::verify::llm::EvidenceFit {
+                budget_tokens: 100,
+                passages_given: 1,
+                tokens_given: 10,
+                passages_sent: 1,
+                tokens_sent: 10,
+                cut_passage: None,
+            },
+            elapsed_ms: 0,
+        }
+    }
+
     fn result() -> ClaimResult {
         ClaimResult {
             schema_version: Default::default(),
@@ -453,7 +483,13 @@ mod tests {
             ),
         ] {
             let mut r = result();
-            apply_judgment(&mut r, &claim(), &judgment(verdict, severity), quorum);
+            let quorum = quorum.map(super::tests::quorum);
+            apply_judgment(
+                &mut r,
+                &claim(),
+                &judgment(verdict, severity),
+                quorum.as_ref(),
+            );
             assert_ne!(r.verdict, Verdict::Supported);
             let issue = r.issue.expect("an issue the policy can see");
             assert!(
@@ -471,7 +507,7 @@ mod tests {
             &mut r,
             &claim(),
             &judgment(Verdict::Supported, None),
-            Some(Verdict::Supported),
+            Some(&quorum(Verdict::Supported)),
         );
         assert_eq!(r.verdict, Verdict::Supported);
         assert!(r.issue.is_none());
@@ -484,7 +520,7 @@ mod tests {
             &mut r,
             &claim(),
             &judgment(Verdict::Supported, Some(Severity::Low)),
-            Some(Verdict::Supported),
+            Some(&quorum(Verdict::Supported)),
         );
         assert_eq!(r.verdict, Verdict::Supported);
         assert_eq!(r.issue.map(|i| i.severity), Some(Severity::Low));

@@ -168,7 +168,7 @@ pub struct Judgment {
     pub reasons: Vec<String>,
     /// The element of the claim at fault, when the issue is about one.
     pub element: Option<ClaimElement>,
-    /// The best passages of the source for the claim, best first (for the LLM quorum).
+    /// The best passages of the source for the claim, best first: the passages the alignment read.
     pub passages: Vec<Evidence>,
 }
 
