@@ -51,6 +51,9 @@ const NEAR_BEST: f64 = 0.8;
 /// The share of a claim's weighted words (the specific under test left out) one source sentence
 /// must hold for a specific the source lacks to be what the claim adds to it.
 const STATED: f64 = 0.7;
+/// The fewest content words a claim must share, in order, with a source sentence for a slot
+/// between them to be what the claim changed in it.
+const MIN_FOLLOWED_WORDS: usize = 3;
 /// The share of a claim's weighted words a sentence must hold to state part of it.
 const PART: f64 = 0.2;
 /// The share of a claim's weighted words (the element under test left out) the best passage
@@ -568,7 +571,8 @@ impl<'a> Alignment<'a> {
 
     /// Names, years, numbers and negations the claim changed in a source sentence it otherwise
     /// follows word for word ([`substitute`]). The sentence must hold at least
-    /// [`MIN_ALIGNMENT`] of the claim's weighted words, and a changed slot needs a content word
+    /// [`MIN_ALIGNMENT`] of the claim's weighted words and [`MIN_FOLLOWED_WORDS`] of its content
+    /// words, and a changed slot needs a content word
     /// among the words that enclose it, so that "the … of" alone anchors nothing.
     fn substitutions(&self) -> Vec<Finding> {
         let claim = &self.claim;
@@ -585,7 +589,11 @@ impl<'a> Alignment<'a> {
                 .filter(|(c, _)| claim.toks[*c].is_content())
                 .map(|(c, _)| claim.toks[*c].stem.as_str())
                 .collect();
-            if self.weight_of(&matched) < MIN_ALIGNMENT * total {
+            // Following a sentence word for word takes words to follow: a fragment sharing one
+            // or two content words with a sentence does not copy it.
+            if matched.len() < MIN_FOLLOWED_WORDS
+                || self.weight_of(&matched) < MIN_ALIGNMENT * total
+            {
                 continue;
             }
             for sub in substitute::substitutions(claim, s, &pairs) {
@@ -2264,6 +2272,11 @@ mod tests {
             source,
         );
         assert!(got.contains(&(ClaimElement::Date, true)), "{got:?}");
+        // A fragment that shares two words with a sentence does not follow it.
+        let source = "The revitalized Verve Records is home to imprints including Impulse! and Decca Records.";
+        let got = elements("Records and Decca Records.", source);
+        assert!(!got.contains(&(ClaimElement::Name, true)), "{got:?}");
+        let source = "The novel was first published in December of 1865 by a London house.";
         // The same words said otherwise change nothing.
         assert!(
             elements(
