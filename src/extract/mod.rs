@@ -13,6 +13,8 @@
 //! - `detect`: decides what makes a sentence check-worthy (kinds, quotes, attribution) and
 //!   prejudges claims that cite nothing.
 //! - `figures`: finds the figures a sentence states, normalized to value, unit and scale.
+//! - `view`: the article block by block and sentence by sentence, for a report that marks each
+//!   claim where it is.
 //!
 //! # Which citations back a claim
 //! 1. **Same sentence** ([`CitationRule::SameSentence`]): the citations written in the claim's own
@@ -45,6 +47,9 @@ pub mod detect;
 mod document;
 pub mod figures;
 mod segment;
+mod view;
+
+pub use view::{ViewBlock, ViewKind, article_view};
 
 use crate::model::{BodyFormat, Citation, CitationRule, Claim, Location, Span};
 use detect::SentenceFeatures;
