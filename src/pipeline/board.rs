@@ -3,7 +3,7 @@
 //! article. Its consumer group is unique to the process and stores no offsets.
 
 use super::{PipelineError, Services, stopped};
-use crate::events::{Decision, recover_article_id};
+use crate::events::{Decision, DraftEvent, recover_article_id};
 use crate::kafka;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
@@ -47,6 +47,9 @@ pub(super) async fn run(
                 Ok(decision) => services.board.record(decision),
                 Err(err) => warn!(error = %err, "decision unreadable on the board"),
             }
+        } else if let Ok(draft) = DraftEvent::from_json(payload) {
+            // Read in full: the pages show its title, section and body.
+            services.board.note_draft_event(&draft);
         } else if let Some(id) = recover_article_id(payload)
             && let Some(revision) = id.revision
         {

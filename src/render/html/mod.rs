@@ -53,6 +53,7 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("decision.html", include_str!("../templates/decision.html")),
         ("index.html", include_str!("../templates/index.html")),
         ("desk.html", include_str!("../templates/desk.html")),
+        ("status.html", include_str!("../templates/status.html")),
     ] {
         // The templates are part of the binary; the unit tests render each of them.
         env.add_template(name, source)
@@ -750,6 +751,22 @@ pub fn desk_page(desk: &Desk<'_>) -> String {
             "pending": desk.pending,
             "top_reasons": reason_views(desk.top_reasons.iter().copied()),
             "today": desk.today.format("%Y-%m-%d").to_string(),
+        }),
+    )
+}
+
+/// A page that says where a decision stands when there is none to show: `status` is `pending`
+/// or `unknown`.
+pub fn status_page(heading: &str, status: &str, message: &str, back: &str) -> String {
+    render_template(
+        "status.html",
+        serde_json::json!({
+            "csp": CONTENT_SECURITY_POLICY.as_str(),
+            "css": CSS,
+            "heading": heading,
+            "status": status,
+            "message": message,
+            "back": back,
         }),
     )
 }
