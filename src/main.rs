@@ -413,12 +413,21 @@ fn write_html_pages(
     let folder = index.with_file_name(&stem);
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
     let names = render::html_page_names(views);
+    // The index's name is the user's: escape what a relative link cannot hold as written.
+    const LINK: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'#')
+        .add(b'%')
+        .add(b'<')
+        .add(b'>')
+        .add(b'?')
+        .add(b'`')
+        .add(b'{')
+        .add(b'}');
     let back = format!(
         "../{}",
-        index_name
-            .replace('%', "%25")
-            .replace('#', "%23")
-            .replace('?', "%3F")
+        percent_encoding::utf8_percent_encode(&index_name, LINK)
     );
     let mut hrefs = Vec::with_capacity(views.len());
     for (view, name) in views.iter().zip(&names) {
