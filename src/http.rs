@@ -47,9 +47,10 @@ pub struct DecisionBoard {
     inner: Arc<Mutex<Board>>,
 }
 
-/// Bytes of draft bodies the board keeps so pages can show the article: the newest drafts' bodies
-/// are kept until their total passes this, then the oldest go (their pages list the claims
-/// alone). Bounded apart from the article count because a body can be large.
+/// The default of `http.page_body_bytes`: bytes of draft bodies the board keeps so pages can
+/// show the article. The newest drafts' bodies are kept until their total passes it, then the
+/// oldest go (their pages list the claims alone). Bounded apart from the article count because
+/// one body can be large.
 pub const BOARD_BODY_BYTES: usize = 64 << 20;
 
 /// Characters of a draft's title and section kept for the pages.

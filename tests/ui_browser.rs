@@ -1,5 +1,6 @@
 //! The editors' pages in a real browser: Debian's `chromium`, headless, loads the pages that
-//! `factgate check --format html` writes and the ones the HTTP endpoint serves, takes screenshots
+//! `factgate check --format html` writes and the ones a running stream processor serves (every
+//! role and the HTTP endpoint on the embedded broker, fed a draft over Kafka), takes screenshots
 //! at desktop and phone widths (kept under `target/screenshots/` as CI artifacts) and prints the
 //! DOM it rendered, which the tests read: every claim marked with its verdict, and the markup a
 //! hostile draft and a hostile source carried shown as text, never run or rendered.
@@ -11,16 +12,18 @@
 //! IPv6 is routable, which sends no packet.
 //! Without `chromium` the tests fail: `.ci/test.sh` installs it.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 
 use axum::Router;
 use axum::response::Html;
 use axum::routing::get;
-use factgate::events::{Decision, DraftEvent};
-use factgate::http::{DecisionBoard, Readiness};
+use factgate::config::Config;
+use factgate::kafka::{EmbeddedBroker, EventProducer};
 use scraper::{Html as Dom, Selector};
+use support::pipeline::{decided, publish_draft};
 
 /// Markup the hostile draft and source carry, each trying to change the page's title.
 const PAYLOAD: &str = "document.title='pwned'";
@@ -307,54 +310,46 @@ async fn check_html_pages_in_chromium_mark_every_verdict_and_run_nothing_hostile
     screenshots(&page_url, "check-decision");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn served_pages_in_chromium_carry_the_policy_and_list_decisions() {
+    // The stream processor as `factgate run` runs it, in this process: every role and the HTTP
+    // endpoint on the embedded broker (librdkafka's mock cluster on 127.0.0.1).
     let port = start_origin().await;
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("local.toml"), LOOPBACK_CONFIG).expect("config");
-    let body = hostile_article(port);
-    std::fs::write(dir.path().join("streaming.md"), &body).expect("article");
-    let args: Vec<String> = [
-        "check",
-        "streaming.md",
-        "-c",
-        "local.toml",
-        "--json",
-        "--quiet",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    let out = factgate(args, dir.path()).await;
-    let decision: Decision = serde_json::from_slice(&out.stdout).expect("one decision");
-
-    // The board as the stream processor fills it: the draft, then its decision.
-    let board = DecisionBoard::new(100);
-    let draft = DraftEvent::from_json(
-        serde_json::json!({
-            "schema_version": "factgate.draft.v1",
-            "article_id": decision.article_id,
-            "revision": decision.revision,
-            "published_at": "2026-01-01T00:00:00Z",
-            "title": format!("Streaming <img src=x onerror=\"{PAYLOAD}\">"),
-            "section": "Business",
-            "body": body,
-            "body_format": "markdown",
-        })
-        .to_string()
-        .as_bytes(),
+    let broker: &'static EmbeddedBroker = Box::leak(Box::new(
+        EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
+    ));
+    let http = support::pipeline::free_port();
+    let mut config = Config::from_toml_str(&format!(
+        "{LOOPBACK_CONFIG}[http]\nlisten = \"127.0.0.1:{http}\"\n"
+    ))
+    .expect("test configuration is valid");
+    config.kafka.bootstrap_servers = Some(broker.bootstrap_servers().to_owned());
+    let client = support::pipeline::http_client();
+    let running = support::pipeline::start(config.clone(), &client).await;
+    let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
+    let draft = serde_json::json!({
+        "schema_version": "factgate.draft.v1",
+        "article_id": "streaming-1",
+        "revision": 1,
+        "published_at": chrono::Utc::now().to_rfc3339(),
+        "title": format!("Streaming <img src=x onerror=\"{PAYLOAD}\">"),
+        "section": "Business",
+        "body": hostile_article(port),
+        "body_format": "markdown",
+    });
+    publish_draft(
+        &producer,
+        &config,
+        "streaming-1",
+        draft.to_string().as_bytes(),
     )
-    .expect("a draft");
-    board.note_draft_event(&draft);
-    board.record(decision.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind loopback");
-    let http = listener.local_addr().expect("addr").port();
-    let app = factgate::http::router(board, Arc::new(Readiness::default()));
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    .await;
+    let base = format!("http://127.0.0.1:{http}");
+    let until = tokio::time::Instant::now() + std::time::Duration::from_secs(90);
+    let decision = decided(&client, &base, "streaming-1", until).await;
+    assert_eq!(decision["outcome"], "block");
 
-    let desk_url = format!("http://127.0.0.1:{http}/ui/");
+    let desk_url = format!("{base}/ui/");
     let desk = tokio::task::spawn_blocking({
         let url = desk_url.clone();
         move || chromium(&url, &["--dump-dom".to_owned()])
@@ -374,7 +369,7 @@ async fn served_pages_in_chromium_carry_the_policy_and_list_decisions() {
         .attr("href")
         .expect("a link")
         .to_owned();
-    let page_url = format!("http://127.0.0.1:{http}{href}");
+    let page_url = format!("{base}{href}");
     let page = tokio::task::spawn_blocking({
         let page_url = page_url.clone();
         let desk_url = desk_url.clone();
@@ -402,6 +397,7 @@ async fn served_pages_in_chromium_carry_the_policy_and_list_decisions() {
         heading.contains("<img src=x"),
         "the title as text: {heading}"
     );
+    running.stop().await;
 }
 
 /// The two halves of the guarantee apart. First, the detector: in this browser a script that

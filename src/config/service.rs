@@ -137,12 +137,16 @@ impl JoinConfig {
 pub struct HttpConfig {
     /// Address and port to listen on, e.g. `"127.0.0.1:8080"` or `"0.0.0.0:8080"`.
     pub listen: SocketAddr,
+    /// Bytes of draft bodies kept so decision pages can show the article text; the oldest go
+    /// first. 0 keeps none (pages then list the claims alone).
+    pub page_body_bytes: usize,
 }
 
 impl Default for HttpConfig {
     fn default() -> Self {
         Self {
             listen: DEFAULT_HTTP_LISTEN,
+            page_body_bytes: crate::http::BOARD_BODY_BYTES,
         }
     }
 }
