@@ -322,3 +322,26 @@ fn the_desk_page_shows_its_figures_and_escapes_titles() {
         Some("block")
     );
 }
+
+#[test]
+fn only_http_sources_become_links_and_template_syntax_in_text_stays_text() {
+    let mut decision = hostile_decision();
+    decision.report.claims[0].source_url = Some("javascript:alert(6)".to_owned());
+    decision.report.claims[0].text = "{{ 7*7 }} {% raw %} claim".to_owned();
+    let html = Html::parse_document(&decision_page(&DecisionPage {
+        decision: &decision,
+        body: None,
+        title: None,
+        section: None,
+        previous: None,
+        back: None,
+    }));
+    for link in select(&html, "a[href]") {
+        let href = link.value().attr("href").unwrap_or_default();
+        assert!(!href.to_lowercase().starts_with("javascript:"), "{href}");
+    }
+    let text: String = html.root_element().text().collect();
+    assert!(text.contains("javascript:alert(6)"), "shown, not linked");
+    assert!(text.contains("{{ 7*7 }} {% raw %} claim"), "not evaluated");
+    assert!(!text.contains("49 "));
+}
