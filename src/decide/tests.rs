@@ -438,4 +438,16 @@ fn sources_that_disagree_make_a_contested_claim_decided_by_the_refutation() {
     let d = decide(&check(&alone, &results, &[]), Strictness::Normal, at(1));
     assert!(!d.report.claims[0].contested);
     assert_eq!(d.report.claims[0].source_credibility, Some(0.5));
+
+    // A source never judged (not fetched) has no credibility to report.
+    let mut unread = result(
+        &alone[0],
+        FetchStatus::NotFound,
+        Verdict::Inconclusive,
+        None,
+    );
+    unread.source_credibility = 0.0;
+    let results = [unread];
+    let d = decide(&check(&alone, &results, &[]), Strictness::Normal, at(1));
+    assert_eq!(d.report.claims[0].source_credibility, None);
 }

@@ -155,7 +155,7 @@ pub struct ClaimVerdict {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
     /// The credibility in [0, 1] of the source whose check decided the verdict, from the
-    /// configured domain lists.
+    /// configured domain lists; absent when that check did not judge its source (not fetched).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_credibility: Option<f64>,
     /// The claim's sources disagree: one supports it and another refutes it
