@@ -178,6 +178,25 @@ fn assert_decision_page(dom: &Dom, expected: &[&str]) {
         };
         assert!(words.contains(label), "{id}: {words}");
     }
+    // Keyboard: each panel leads back to its mark and on to the next claim's panel.
+    for (i, card) in cards.iter().enumerate() {
+        let id = card.value().id().expect("an id");
+        let links: Vec<&str> = card
+            .select(&Selector::parse("nav a").expect("selector"))
+            .filter_map(|a| a.value().attr("href"))
+            .collect();
+        assert!(
+            links.contains(&format!("#mark-{}", &id["claim-".len()..]).as_str()),
+            "{links:?}"
+        );
+        if let Some(next) = cards.get(i + 1) {
+            let next = format!("#{}", next.value().id().expect("an id"));
+            assert!(
+                links.contains(&next.as_str()),
+                "{id} leads to {next}: {links:?}"
+            );
+        }
+    }
     let verdicts: Vec<&str> = cards
         .iter()
         .filter_map(|c| c.value().attr("data-verdict"))
