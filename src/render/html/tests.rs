@@ -2,6 +2,7 @@ use super::*;
 use crate::decide::{self, ArticleCheck, Strictness};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::model::Claim;
+use chrono::Utc;
 use scraper::{Html, Selector};
 
 /// Markup written raw (which Markdown takes as markup and drops) and written as entities (which
