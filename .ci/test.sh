@@ -26,6 +26,9 @@ command -v kcat >/dev/null 2>&1 || need_apt+=(kcat)
 # promtool (from Debian's prometheus package): checks deploy/prometheus/ and the dashboard's queries
 # (tests/deploy.rs), which fail without it.
 command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+# chromium (Debian's package): the headless browser of tests/ui_browser.rs, which renders the
+# editors' pages, screenshots them into target/screenshots/ and reads their DOM. It fails without it.
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # python3 with pip: kafka-python is the CMS of the end-to-end test on tansu (tests/e2e_tansu.rs).
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
@@ -117,6 +120,12 @@ trap 'rm -f "$results"' EXIT
 cargo test --all-targets --locked 2>&1 | tee "$results"
 # (pipefail: a failing cargo test stops the script here.) The library has no doc tests: its docs
 # hold no code blocks to run, so `cargo test --doc` is not a step.
+
+# The browser tests' screenshots (desktop and phone widths), kept for CI to archive.
+shots="${CARGO_TARGET_DIR:-target}/screenshots"
+if ls "$shots"/*.png >/dev/null 2>&1; then
+  log "screenshots: $(ls "$shots"/*.png | tr '\n' ' ')"
+fi
 
 # One closing line over every test binary, so the run's outcome is read from the whole suite.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }

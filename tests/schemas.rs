@@ -406,6 +406,8 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 evidence_quote: Some("The market is worth $30 billion.".into()),
                 correction: Some("source says $30 billion".into()),
                 severity: Some(Severity::High),
+                source_credibility: Some(0.7),
+                contested: true,
             }],
         },
         draft_position: None,

@@ -80,6 +80,10 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             evidence_quote: deciding.and_then(|r| r.evidence.as_ref().map(|e| e.quote.clone())),
             correction: deciding.and_then(|r| r.correction.clone()),
             severity,
+            // A check that never judged its source (not fetched, refused) carries 0: no class.
+            source_credibility: deciding.map(|r| r.source_credibility).filter(|s| *s > 0.0),
+            contested: own.iter().any(|r| r.verdict == Verdict::Supported)
+                && own.iter().any(|r| r.verdict == Verdict::Refuted),
         });
     }
     // Fail closed on results the claims above cannot account for. A result of another revision

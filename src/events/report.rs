@@ -170,6 +170,14 @@ pub struct ClaimVerdict {
     /// The highest severity among the claim's issues; absent when it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// The credibility in [0, 1] of the source whose check decided the verdict, from the
+    /// configured domain lists; absent when that check did not judge its source (not fetched).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_credibility: Option<f64>,
+    /// The claim's sources disagree: one supports it and another refutes it
+    /// (reference/fact-analyst-node.md's "contested"). The verdict is then the refutation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contested: bool,
 }
 
 /// The report an editor acts on.

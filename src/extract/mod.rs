@@ -15,6 +15,8 @@
 //! - `figures`: finds the figures a sentence states, normalized to value, unit and scale.
 //! - `limits`: the per-article limits [`extract_within`] enforces (size, nesting, links, claims,
 //!   checks), each before the work it bounds.
+//! - `view`: the article block by block and sentence by sentence, for a report that marks each
+//!   claim where it is.
 //!
 //! # Which citations back a claim
 //! 1. **Same sentence** ([`CitationRule::SameSentence`]): the citations written in the claim's own
@@ -49,6 +51,9 @@ pub mod figures;
 pub mod lexicon;
 mod limits;
 mod segment;
+mod view;
+
+pub use view::{ViewBlock, ViewKind, article_view};
 
 pub use limits::{ExtractLimits, LimitExceeded};
 
