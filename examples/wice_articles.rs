@@ -133,7 +133,7 @@ fn main() -> anyhow::Result<()> {
         );
     }
     let mut blame: Vec<_> = blame.into_iter().collect();
-    blame.sort_by(|a, b| b.1.cmp(&a.1));
+    blame.sort_by_key(|b| std::cmp::Reverse(b.1));
     println!("issues of medium or high severity, by how many articles they blocked:");
     for ((claim, problem), count) in blame.iter().take(12) {
         println!("  {count:5}  {claim}\n         {problem}");

@@ -182,10 +182,7 @@ fn edit(category: &str, claim: &str, page: &str, rng: &mut Rng) -> Option<Edit> 
 fn states(page: &str, word: &str) -> bool {
     let lower = page.to_lowercase();
     let word = word.to_lowercase();
-    let stem: String = word
-        .chars()
-        .take(4.max(word.chars().count().min(4)))
-        .collect();
+    let stem: String = word.chars().take(4).collect();
     words(&lower)
         .iter()
         .any(|&(s, e)| lower[s..e].starts_with(&stem))
@@ -445,7 +442,7 @@ fn add_place(claim: &str, page: &str) -> Option<String> {
     let city = CITIES.iter().find(|c| !page.contains(*c))?;
     let trimmed = claim.trim_end();
     let (body, stop) = match trimmed.char_indices().last() {
-        Some((at, c)) if matches!(c, '.' | '!' | '?') => (&trimmed[..at], &trimmed[at..]),
+        Some((at, '.' | '!' | '?')) => (&trimmed[..at], &trimmed[at..]),
         _ => (trimmed, ""),
     };
     Some(format!(

@@ -573,7 +573,8 @@ fn restated_claim(
     };
     let restates = rule != CitationRule::None && words.len() >= MIN_SHARED_WORDS;
     let alt_text = r.location.block == Some(BlockRole::AltText);
-    if !restates && !(features.is_check_worthy() && !alt_text) {
+    // Kept when it restates a cited sentence, or is check-worthy and not an image's description.
+    if !restates && (!features.is_check_worthy() || alt_text) {
         return None;
     }
     let prejudgment = (rule == CitationRule::None).then(|| detect::prejudge(&features));

@@ -180,7 +180,7 @@ pub fn document_to_text(document: &Html) -> HtmlText {
     HtmlText {
         title,
         text: tidy(&out),
-        claim_reviews: claim_reviews(&document),
+        claim_reviews: claim_reviews(document),
     }
 }
 

@@ -220,11 +220,10 @@ impl Text {
                 located.push((f, t));
             }
         }
-        let mut directions = vec![Vec::new(); toks.len()];
         let figure_at: HashSet<usize> = located.iter().map(|(_, t)| *t).collect();
-        for i in 0..toks.len() {
-            directions[i] = direction_at(&toks, i, &figure_at);
-        }
+        let directions: Vec<_> = (0..toks.len())
+            .map(|i| direction_at(&toks, i, &figure_at))
+            .collect();
         let clauses = clauses(&toks, &figure_at, &directions);
         let mut t = Text {
             text: text.to_owned(),
@@ -2118,8 +2117,17 @@ mod tests {
 
     fn findings(claim: &str, source: &str) -> Vec<Finding> {
         let index = SourceIndex::new(source);
-        let all = [0..index.sentences.len()];
-        let a = Alignment::new(claim, parse_figures(claim), source, &index, &all, 0.1, 0.2);
+        let all = 0..index.sentences.len();
+        let windows = std::slice::from_ref(&all);
+        let a = Alignment::new(
+            claim,
+            parse_figures(claim),
+            source,
+            &index,
+            windows,
+            0.1,
+            0.2,
+        );
         a.findings()
     }
 
@@ -2242,8 +2250,9 @@ mod tests {
     }
 
     /// Rules that read a passage of several sentences, not one aligned clause.
-    fn windows(claim: &str, source: &str, windows: &[Range<usize>]) -> Vec<(ClaimElement, bool)> {
+    fn windows(claim: &str, source: &str, passage: Range<usize>) -> Vec<(ClaimElement, bool)> {
         let index = SourceIndex::new(source);
+        let windows = std::slice::from_ref(&passage);
         let a = Alignment::new(
             claim,
             parse_figures(claim),
@@ -2330,10 +2339,10 @@ mod tests {
                       Passenger numbers on the buses declined over the year. \
                       The agency blamed the strikes.";
         let claim = "Passenger numbers on the transit agency's buses grew over the year, its annual report says.";
-        let got = windows(claim, source, &[0..3]);
+        let got = windows(claim, source, 0..3);
         assert!(got.contains(&(ClaimElement::Direction, true)), "{got:?}");
         let agreeing = "Passenger numbers on the transit agency's buses declined over the year, its annual report says.";
-        let got = windows(agreeing, source, &[0..3]);
+        let got = windows(agreeing, source, 0..3);
         assert!(!got.iter().any(|(_, c)| *c), "{got:?}");
     }
 }
