@@ -189,16 +189,20 @@ pub fn review_in_text(text: &str) -> Option<ClaimReview> {
                 .map(|_| line[label.len()..].trim().to_owned())
         })
     })?;
-    rating_named(&rating)?;
-    let claim = lines
-        .iter()
-        .find_map(|line| {
-            let lower = line.to_lowercase();
-            lower
-                .starts_with("claim:")
-                .then(|| line["claim:".len()..].trim().to_owned())
-        })
-        .or_else(|| lines.first().map(|l| (*l).to_owned()))?;
+    let labelled_claim = lines.iter().find_map(|line| {
+        let lower = line.to_lowercase();
+        lower
+            .starts_with("claim:")
+            .then(|| line["claim:".len()..].trim().to_owned())
+    });
+    // A rating in words not known here ("Conclusion: this is incorrect…", "Lie of the Year")
+    // still makes a page with a "Claim:" line a fact-check of that claim: [`applicable`] then
+    // keeps the claim from passing on the page's repeating it. Without such a line, an unknown
+    // "Conclusion:" is more likely a report's own conclusion than a rating.
+    if rating_named(&rating).is_none() && labelled_claim.is_none() {
+        return None;
+    }
+    let claim = labelled_claim.or_else(|| lines.first().map(|l| (*l).to_owned()))?;
     Some(ClaimReview {
         claim_reviewed: claim,
         rating_name: Some(rating),
@@ -217,10 +221,18 @@ pub struct Applied<'a> {
 /// The first review that rates `claim`, with what it says of it.
 pub fn applicable<'a>(claim: &str, reviews: &'a [ClaimReview]) -> Option<Applied<'a>> {
     reviews.iter().find_map(|review| {
-        let rating = review.rating()?;
         if !same_claim(claim, &review.claim_reviewed) {
             return None;
         }
+        // A fact-check of this very claim whose rating cannot be read: the page repeats the
+        // claim it reviews, so reading it as an ordinary source would pass a claim it may
+        // debunk. Taken as mixed: not supported, a medium issue naming the rating as shown.
+        let Some(rating) = review.rating() else {
+            return Some(Applied {
+                review,
+                rating: Rating::Mixed,
+            });
+        };
         let rating = if opposite(claim, &review.claim_reviewed) {
             match rating {
                 Rating::False => Rating::True,
@@ -349,5 +361,30 @@ mod tests {
         );
         assert_eq!(r.rating(), Some(Rating::False));
         assert!(review_in_text("Rating: our take on it").is_none());
+    }
+
+    #[test]
+    fn a_fact_check_of_the_claim_whose_rating_is_not_known_never_backs_it() {
+        let text = "Did the council raise parking fees?\n\
+                    Claim: The council raised parking fees in 2023.\n\
+                    Conclusion: This is incorrect. The fees were set in 2019 and not changed.";
+        let r = review_in_text(text).expect("a fact-check with a claim line");
+        assert_eq!(r.rating(), None);
+        let reviews = [r];
+        let applied = applicable("The council raised parking fees in 2023.", &reviews);
+        assert_eq!(applied.map(|a| a.rating), Some(Rating::Mixed));
+        // Markup with a rating name not known here, the same way.
+        let reviews = [review(
+            "The mayor grew up in Leeds",
+            Some("Misattributed"),
+            None,
+            None,
+        )];
+        let applied = applicable("The mayor grew up in Leeds.", &reviews);
+        assert_eq!(applied.map(|a| a.rating), Some(Rating::Mixed));
+        // A report's own conclusion, with no claim line, is not a rating.
+        assert!(
+            review_in_text("Annual report\nConclusion: ridership grew in every quarter.").is_none()
+        );
     }
 }
