@@ -303,14 +303,19 @@ fn a_quote_with_its_negation_added_contradicts_the_source() {
 }
 
 #[test]
-fn a_negation_added_to_a_quote_of_something_else_is_a_misquote() {
+fn a_negation_added_to_a_quoted_description_contradicts_the_source() {
+    // The source calls the video "mature, tasteful, and [...] sexy": the quote with "not" added
+    // says the opposite of what the source says, a contradiction (high), as for any negated
+    // quote, not only a misquote (medium).
     let text = "The critic said the new video is \"not mature, tasteful, and [...] sexy\".";
     let j = check(
         &claim(text, vec![], &["not mature, tasteful, and [...] sexy"]),
         REVIEW,
     );
-    assert_eq!(j.issue, Some(IssueKind::QuoteNotFound), "{j:#?}");
-    assert_eq!(j.severity, Some(Severity::Medium));
+    assert_eq!(j.verdict, Verdict::Refuted, "{j:#?}");
+    assert_eq!(j.issue, Some(IssueKind::Contradicted), "{j:#?}");
+    assert_eq!(j.element, Some(ClaimElement::Negation));
+    assert_eq!(j.severity, Some(Severity::High));
 }
 
 #[test]

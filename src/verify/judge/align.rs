@@ -459,7 +459,6 @@ impl<'a> Alignment<'a> {
     pub fn findings(&self) -> Vec<Finding> {
         let mut out = Vec::new();
         out.extend(self.speaker());
-        out.extend(self.substitutions());
         out.extend(self.direction());
         out.extend(self.negation());
         out.extend(self.subject());
@@ -469,6 +468,9 @@ impl<'a> Alignment<'a> {
         out.extend(self.multipliers());
         out.extend(self.quantifiers());
         out.extend(self.places());
+        // Last: a slot changed in a copied sentence is the general rule; a rule that names the
+        // element (a direction reversed, a speaker, a unit) says more, so its finding leads.
+        out.extend(self.substitutions());
         out.sort_by_key(|f| !f.contradiction);
         out
     }

@@ -402,6 +402,46 @@ pub fn judge_with<'a>(
     }
     let rated_true = rated.is_some();
 
+    // A figure far from the source's for the same thing first: its correction names the
+    // source's figure, which an alignment finding about the same sentence states less precisely.
+    let worst = figures::worst(&matches).map(|(c, s, e)| (c.clone(), s.clone(), e));
+    if let Some((_, source_fig, error)) = &worst {
+        j.figure_error = Some(*error);
+        if *error > 0.0 {
+            j.correction = Some(format!("source says {}", figures::describe(source_fig)));
+            // Show the passage that states the source's figure.
+            if let Some(p) = source_figures
+                .iter()
+                .find(|(f, _)| f == source_fig)
+                .and_then(|(_, i)| passages.get(*i))
+            {
+                j.evidence = Some(as_evidence(p));
+            }
+        }
+    }
+    let figure_problem = |e: f64, c: &Figure, s: &Figure| {
+        format!(
+            "The claim says {} where the source says {} ({:.0}% off)",
+            c.text,
+            figures::describe(s),
+            e * 100.0
+        )
+    };
+
+    if let Some((c, s, e)) = worst
+        .as_ref()
+        .filter(|w| w.2 > settings.figure_high_tolerance)
+    {
+        j.support = (lexical * 0.2).min(settings.refute_threshold);
+        j.element = Some(ClaimElement::Figure);
+        return j.with_issue(
+            Verdict::Refuted,
+            Severity::High,
+            IssueKind::ContradictedFigure,
+            figure_problem(*e, c, s),
+        );
+    }
+
     // The claim against the clauses that state it.
     let windows: Vec<std::ops::Range<usize>> = passages.iter().map(|p| p.first..p.last).collect();
     let alignment = align::Alignment::new(
@@ -443,43 +483,6 @@ pub fn judge_with<'a>(
         return j.with_issue(Verdict::Refuted, Severity::High, kind, f.problem.clone());
     }
 
-    let worst = figures::worst(&matches).map(|(c, s, e)| (c.clone(), s.clone(), e));
-    if let Some((_, source_fig, error)) = &worst {
-        j.figure_error = Some(*error);
-        if *error > 0.0 {
-            j.correction = Some(format!("source says {}", figures::describe(source_fig)));
-            // Show the passage that states the source's figure.
-            if let Some(p) = source_figures
-                .iter()
-                .find(|(f, _)| f == source_fig)
-                .and_then(|(_, i)| passages.get(*i))
-            {
-                j.evidence = Some(as_evidence(p));
-            }
-        }
-    }
-    let figure_problem = |e: f64, c: &Figure, s: &Figure| {
-        format!(
-            "The claim says {} where the source says {} ({:.0}% off)",
-            c.text,
-            figures::describe(s),
-            e * 100.0
-        )
-    };
-
-    if let Some((c, s, e)) = worst
-        .as_ref()
-        .filter(|w| w.2 > settings.figure_high_tolerance)
-    {
-        j.support = (lexical * 0.2).min(settings.refute_threshold);
-        j.element = Some(ClaimElement::Figure);
-        return j.with_issue(
-            Verdict::Refuted,
-            Severity::High,
-            IssueKind::ContradictedFigure,
-            figure_problem(*e, c, s),
-        );
-    }
     if lexical <= settings.refute_threshold && !rated_true {
         return j.with_issue(
             Verdict::Refuted,
