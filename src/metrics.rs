@@ -507,18 +507,7 @@ const ALL_CLAIM_KINDS: [ClaimKind; 14] = [
     ClaimKind::Allegation,
 ];
 
-const ALL_DECISION_REASONS: [DecisionReason; 10] = [
-    DecisionReason::HighSeverityIssue,
-    DecisionReason::MediumSeverityIssue,
-    DecisionReason::LowSeverityIssue,
-    DecisionReason::DraftUnreadable,
-    DecisionReason::ExtractionFailed,
-    DecisionReason::DeadlineExceeded,
-    DecisionReason::SourceUnjudgeable,
-    DecisionReason::Superseded,
-    DecisionReason::InternalError,
-    DecisionReason::LimitExceeded,
-];
+const ALL_DECISION_REASONS: [DecisionReason; 10] = DecisionReason::ALL;
 
 const ALL_VOTES: [&str; 4] = ["supported", "refuted", "not_enough_info", "abstained"];
 /// The join's inputs, as `factgate_join_paused`'s `input` label.

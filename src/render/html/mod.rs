@@ -24,6 +24,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use super::{CheckedArticle, outcome_word, serde_name};
 use crate::events::{ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome};
 use crate::extract::{self, ViewBlock, ViewKind};
+use crate::model::BlockRole;
 use crate::model::{BodyFormat, Severity, Verdict};
 use crate::verify::judge::CredibilityLevel;
 
@@ -284,15 +285,46 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                     .enumerate()
                     .map(|(i, c)| (c.claim_id.as_str(), i))
                     .collect();
+                // Sentences by (paragraph, sentence); headings apart, since a heading's claim
+                // carries the index of the paragraph after it; the draft's title is not in the
+                // body, and its claim is listed alone.
                 let mut at: HashMap<(usize, usize), usize> = HashMap::new();
+                let mut headings: Vec<(usize, usize, Vec<String>)> = Vec::new();
                 for claim in &extraction.claims {
-                    if let Some(&i) = number.get(claim.id.as_str()) {
-                        at.insert((claim.location.paragraph, claim.location.sentence), i);
+                    let Some(&i) = number.get(claim.id.as_str()) else {
+                        continue;
+                    };
+                    match claim.location.block {
+                        Some(BlockRole::Title) => {}
+                        Some(BlockRole::Heading) => {
+                            headings.push((claim.location.paragraph, i, words(&claim.text)));
+                        }
+                        _ => {
+                            at.insert((claim.location.paragraph, claim.location.sentence), i);
+                        }
                     }
                 }
+                let last = extraction.paragraphs.saturating_sub(1);
+                let mut next_paragraph = 0;
                 blocks = view
                     .iter()
-                    .map(|b| block_view(b, &at, report, &marks, &mut in_text))
+                    .map(|b| {
+                        let heading = match b.paragraph {
+                            Some(p) => {
+                                next_paragraph = p + 1;
+                                None
+                            }
+                            None => {
+                                let before = next_paragraph.min(last);
+                                let text = words(&b.text);
+                                headings
+                                    .iter()
+                                    .find(|(p, _, w)| *p == before && contains_in_order(&text, w))
+                                    .map(|h| h.1)
+                            }
+                        };
+                        block_view(b, &at, heading, report, &marks, &mut in_text)
+                    })
                     .collect();
             }
             _ => no_text = "The article's text could not be read, so no claim is marked in it.",
@@ -395,9 +427,24 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
     render_template("decision.html", context)
 }
 
+/// The words of `text`, lower-cased, for matching a heading's claim to its heading.
+fn words(text: &str) -> Vec<String> {
+    text.unicode_words().map(str::to_lowercase).collect()
+}
+
+/// Whether `needle`'s words all appear in `hay`, in order (a claim's text is its block's with
+/// citation markers left out).
+fn contains_in_order(hay: &[String], needle: &[String]) -> bool {
+    let mut rest = hay.iter();
+    !needle.is_empty() && needle.iter().all(|w| rest.any(|h| h == w))
+}
+
+/// `block` with its claims marked: the sentences at `at`, or the whole of a heading whose claim
+/// is `heading`.
 fn block_view(
     block: &ViewBlock,
     at: &HashMap<(usize, usize), usize>,
+    heading: Option<usize>,
     report: &crate::events::Report,
     marks: &[Mark],
     in_text: &mut HashSet<usize>,
@@ -410,6 +457,24 @@ fn block_view(
         icon: "",
         severity: None,
     };
+    let marked = |i: usize, text: &str| {
+        let mark = marks[i];
+        Segment {
+            text: text.to_owned(),
+            claim: Some(i + 1),
+            class: mark.class(),
+            label: mark.label(),
+            icon: mark.icon(),
+            severity: report.claims[i].severity.map(severity_name),
+        }
+    };
+    if let Some(i) = heading {
+        in_text.insert(i);
+        return BlockView {
+            kind: block.kind,
+            segments: vec![marked(i, &block.text)],
+        };
+    }
     let mut segments = Vec::new();
     let mut cursor = 0;
     if let Some(paragraph) = block.paragraph {
@@ -426,15 +491,7 @@ fn block_view(
             if !before.is_empty() {
                 segments.push(plain(before));
             }
-            let mark = marks[i];
-            segments.push(Segment {
-                text: claim_text.to_owned(),
-                claim: Some(i + 1),
-                class: mark.class(),
-                label: mark.label(),
-                icon: mark.icon(),
-                severity: report.claims[i].severity.map(severity_name),
-            });
+            segments.push(marked(i, claim_text));
             in_text.insert(i);
             cursor = range.end;
         }

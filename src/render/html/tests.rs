@@ -222,7 +222,13 @@ fn changes_since_the_previous_revision_are_listed() {
     previous.revision = Some(1);
     previous.outcome = Outcome::Pass;
     previous.report.claims.retain(|c| !c.text.contains("12%"));
-    previous.report.claims[0].verdict = Some(Verdict::Supported);
+    previous
+        .report
+        .claims
+        .iter_mut()
+        .find(|c| c.text.contains("$4/month"))
+        .expect("the price claim")
+        .verdict = Some(Verdict::Supported);
     previous.report.claims.push(ClaimVerdict {
         text: "An old claim of 2019.".to_owned(),
         ..previous.report.claims[0].clone()
@@ -329,8 +335,14 @@ fn the_desk_page_shows_its_figures_and_escapes_titles() {
 #[test]
 fn only_http_sources_become_links_and_template_syntax_in_text_stays_text() {
     let mut decision = hostile_decision();
-    decision.report.claims[0].source_url = Some("javascript:alert(6)".to_owned());
-    decision.report.claims[0].text = "{{ 7*7 }} {% raw %} claim".to_owned();
+    let price = decision
+        .report
+        .claims
+        .iter_mut()
+        .find(|c| c.text.contains("$4/month"))
+        .expect("the price claim");
+    price.source_url = Some("javascript:alert(6)".to_owned());
+    price.text = "{{ 7*7 }} {% raw %} claim".to_owned();
     let html = Html::parse_document(&decision_page(&DecisionPage {
         decision: &decision,
         body: None,
