@@ -78,7 +78,8 @@ pub struct Extraction {
     pub citations: Vec<Citation>,
     /// How many paragraphs (blocks other than headings, reference entries included) were read.
     pub paragraphs: usize,
-    /// How many sentences of prose were read; with no claims, shows the article was read.
+    /// How many sentences were read: those of prose, and each title, heading or alt text that
+    /// makes a claim; with no claims, shows the article was read.
     pub sentences: usize,
     /// Numbered and footnote markers that resolve to no URL, where they were written.
     pub unresolved: Vec<UnresolvedMarker>,
@@ -516,6 +517,8 @@ fn extract_limited(
         }
         if let Some(claim) = restated_claim(&r, &cited, analyze) {
             restated += 1;
+            // A title, heading or alt text that makes a claim was read as a sentence too.
+            out.sentences += 1;
             budget.claim(body_claims + restated, claim.citations.len())?;
             for c in &claim.citations {
                 if listed.insert(c.url.clone()) {
