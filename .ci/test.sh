@@ -116,10 +116,27 @@ cargo clippy --all-targets --locked -- -D warnings
 
 log "cargo test (unit, integration, examples, benches in test mode)"
 results=$(mktemp)
-trap 'rm -f "$results"' EXIT
-cargo test --all-targets --locked 2>&1 | tee "$results"
-# (pipefail: a failing cargo test stops the script here.) The library has no doc tests: its docs
-# hold no code blocks to run, so `cargo test --doc` is not a step.
+llm_results=$(mktemp)
+trap 'rm -f "$results" "$llm_results"' EXIT
+cargo test --all-targets --locked --no-run
+# tests/llm_server.rs spends its minutes in the model's server, on the CPU, while most other
+# tests wait on a broker or a timer: it runs beside them rather than after them. Every other
+# target is named, so the two runs share no test.
+cargo test --locked --test llm_server >"$llm_results" 2>&1 &
+llm_pid=$!
+others=(--lib --bins --examples --benches)
+for t in tests/*.rs; do
+  name=$(basename "$t" .rs)
+  [ "$name" = llm_server ] || others+=(--test "$name")
+done
+status=0
+cargo test --locked --no-fail-fast "${others[@]}" 2>&1 | tee "$results" || status=$?
+llm_status=0
+wait "$llm_pid" || llm_status=$?
+log "cargo test --test llm_server (run beside the others)"
+cat "$llm_results"; cat "$llm_results" >>"$results"
+# The library has no doc tests: its docs hold no code blocks to run, so `cargo test --doc` is not
+# a step.
 
 # The browser tests' screenshots (desktop and phone widths), kept for CI to archive.
 shots="${CARGO_TARGET_DIR:-target}/screenshots"
@@ -130,3 +147,7 @@ fi
 # One closing line over every test binary, so the run's outcome is read from the whole suite.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "%d passed, %d failed\n", p, f }' "$results"
+if [ "$status" -ne 0 ] || [ "$llm_status" -ne 0 ]; then
+  echo "cargo test failed (other targets: status $status; llm_server: status $llm_status)" >&2
+  exit 1
+fi
