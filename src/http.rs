@@ -22,6 +22,7 @@
 mod ui;
 
 use crate::events::{Decision, DraftEvent, DraftPosition, Outcome};
+use crate::extract::ExtractLimits;
 use crate::kafka::ConsumerHealth;
 use crate::model::BodyFormat;
 use axum::Json;
@@ -94,6 +95,9 @@ struct Board {
     body_order: VecDeque<(String, u64)>,
     body_bytes: usize,
     body_budget: usize,
+    /// The extraction limits of the drafts: a body over one is never held (its page would
+    /// parse it again).
+    limits: ExtractLimits,
 }
 
 impl DecisionBoard {
@@ -114,8 +118,16 @@ impl DecisionBoard {
                 body_order: VecDeque::new(),
                 body_bytes: 0,
                 body_budget: body_bytes,
+                limits: ExtractLimits::default(),
             })),
         }
+    }
+
+    /// The board, holding only bodies within `limits` (the configuration's `extract` limits):
+    /// a page parses its body again, so a body extraction refused is not held.
+    pub fn with_extract_limits(self, limits: ExtractLimits) -> DecisionBoard {
+        self.with(|b| b.limits = limits);
+        self
     }
 
     /// A draft was read in full: pending as [`note_draft`](Self::note_draft), and its title,
@@ -132,6 +144,10 @@ impl DecisionBoard {
                 .map(|t| t.chars().take(MAX_LABEL_CHARS).collect::<String>())
                 .filter(|t| !t.trim().is_empty())
         };
+        let limits = self.with(|b| b.limits);
+        // Checked outside the lock: a scan of the whole body.
+        let holdable =
+            crate::extract::within_parse_limits(&draft.body, draft.body_format, &limits).is_ok();
         self.with(|b| {
             let newest = b
                 .articles
@@ -150,7 +166,7 @@ impl DecisionBoard {
             b.hold_body(
                 &draft.article_id,
                 draft.revision,
-                &draft.body,
+                holdable.then_some(draft.body.as_str()),
                 draft.body_format,
             );
         });
@@ -314,16 +330,24 @@ fn later_or_unknown(new: Option<DraftPosition>, known: Option<DraftPosition>) ->
 }
 
 impl Board {
-    fn hold_body(&mut self, article_id: &str, revision: u64, body: &str, format: BodyFormat) {
+    /// Holds `body` for the revision's page (`None`: a body not to hold, over the extraction
+    /// limits), replacing what was held for it.
+    fn hold_body(
+        &mut self,
+        article_id: &str,
+        revision: u64,
+        body: Option<&str>,
+        format: BodyFormat,
+    ) {
         let key = (article_id.to_owned(), revision);
         // A revision published again with other content: the page shows what was published last.
         if let Some(held) = self.bodies.remove(&key) {
             self.body_bytes -= held.body.len();
             self.body_order.retain(|k| k != &key);
         }
-        if body.len() > self.body_budget {
+        let Some(body) = body.filter(|b| b.len() <= self.body_budget) else {
             return;
-        }
+        };
         while self.body_bytes + body.len() > self.body_budget {
             let Some(oldest) = self.body_order.pop_front() else {
                 break;
@@ -690,7 +714,7 @@ async fn decision(
     headers: axum::http::HeaderMap,
 ) -> Response {
     let mut response = if ui::prefers_html(&headers) {
-        ui::page(&state.board, &article_id, query.revision)
+        ui::page_off_runtime(state.board.clone(), article_id, query.revision).await
     } else {
         decision_json(&state.board, &article_id, query.revision)
     };
@@ -1118,6 +1142,29 @@ mod tests {
         assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     }
 
+    #[tokio::test]
+    async fn the_desk_says_when_a_later_revision_is_being_checked() {
+        let board = DecisionBoard::new(10);
+        let router = router(board.clone(), Arc::new(Readiness::default()));
+        board.note_draft_event(&draft("a-1", 1, "S", "Our pilot showed 73% gains."), None);
+        let mut pass = decision("a-1", 1);
+        pass.outcome = Outcome::Pass;
+        pass.reasons.clear();
+        board.record(pass);
+        let page = text(get_with(&router, "/ui/", "text/html").await).await;
+        assert!(!page.contains("data-pending-revision"), "{page}");
+
+        board.note_draft_event(&draft("a-1", 2, "S", "Our pilot showed 93% gains."), None);
+        let page = text(get_with(&router, "/ui/", "text/html").await).await;
+        assert!(
+            page.contains(r#"data-pending-revision="2""#) && page.contains("rev. 2 being checked"),
+            "the pass of revision 1 is shown with revision 2 pending: {page}"
+        );
+        board.record(decision("a-1", 2));
+        let page = text(get_with(&router, "/ui/", "text/html").await).await;
+        assert!(!page.contains("data-pending-revision"), "{page}");
+    }
+
     #[test]
     fn draft_bodies_are_kept_within_their_byte_budget() {
         let board = DecisionBoard::with_body_budget(10, 10);
@@ -1128,6 +1175,38 @@ mod tests {
         board.note_draft_event(&draft("c", 1, "S", "12345678901"), None);
         assert!(board.body("c", 1).is_none(), "larger than the budget");
         assert!(board.lookup("c", Some(1)).is_some(), "still pending");
+    }
+
+    #[tokio::test]
+    async fn bodies_extraction_refuses_are_not_held_and_their_pages_still_render() {
+        let limits = ExtractLimits {
+            max_body_bytes: 200,
+            max_nesting_depth: 16,
+            ..ExtractLimits::default()
+        };
+        let board = DecisionBoard::new(10).with_extract_limits(limits);
+        let router = router(board.clone(), Arc::new(Readiness::default()));
+        let nested = format!("{}Deep.", "> ".repeat(64));
+        let large = "Our pilot showed 73% gains. ".repeat(20);
+        let fine = "Our pilot showed 73% gains.";
+        for (article, body) in [("nested", &*nested), ("large", &*large), ("fine", fine)] {
+            board.note_draft_event(&draft(article, 1, "S", body), None);
+            board.record(decision(article, 1));
+        }
+        assert!(
+            board.body("nested", 1).is_none(),
+            "nested past the depth limit"
+        );
+        assert!(board.body("large", 1).is_none(), "over the byte limit");
+        assert_eq!(
+            board.body("fine", 1).map(|b| b.body.len()),
+            Some(fine.len())
+        );
+        for article in ["nested", "large", "fine"] {
+            let response =
+                get_with(&router, &format!("/ui/decisions/{article}"), "text/html").await;
+            assert_eq!(response.status(), StatusCode::OK, "{article}");
+        }
     }
 
     #[tokio::test]

@@ -165,6 +165,20 @@ pub fn extract_titled_within(
     extract_limited(body, format, title, &detect::analyze, limits)
 }
 
+/// Whether `body` is within the limits checked before it is parsed: its size and its nesting
+/// depth. A body that passes can be parsed again safely (the HTTP board holds only those, for
+/// the decision pages).
+///
+/// # Errors
+/// [`LimitExceeded`] naming the limit.
+pub fn within_parse_limits(
+    body: &str,
+    format: BodyFormat,
+    limits: &ExtractLimits,
+) -> Result<(), LimitExceeded> {
+    limits::check_before_parse(body, format, limits)
+}
+
 /// A cited sentence, as a heading, title or alt text that restates it may borrow its citations.
 struct CitedSentence {
     /// The heading section it is in (0 before the first heading).

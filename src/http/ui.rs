@@ -127,7 +127,26 @@ pub(super) async fn decision_page(
     Path(article_id): Path<String>,
     Query(query): Query<RevisionQuery>,
 ) -> Response {
-    page(&state.board, &article_id, query.revision)
+    page_off_runtime(state.board, article_id, query.revision).await
+}
+
+/// [`page`] on a blocking thread: a page parses the article's body again, which is CPU work the
+/// runtime's threads (serving probes and metrics) should not wait on.
+pub(super) async fn page_off_runtime(
+    board: DecisionBoard,
+    article_id: String,
+    revision: Option<u64>,
+) -> Response {
+    tokio::task::spawn_blocking(move || page(&board, &article_id, revision))
+        .await
+        .unwrap_or_else(|e| {
+            tracing::error!(error = %e, "rendering a decision page failed");
+            html_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "<!doctype html><title>Error</title><p>The page could not be rendered.</p>"
+                    .to_owned(),
+            )
+        })
 }
 
 pub(super) async fn to_desk() -> Redirect {
@@ -182,6 +201,7 @@ pub(super) async fn desk(
                 title: r.title.as_deref(),
                 section: r.section.as_deref(),
                 href,
+                pending_revision: r.pending_revision,
             })
             .collect(),
         truncated: snapshot.truncated,
@@ -201,6 +221,8 @@ struct Row {
     decision: Decision,
     title: Option<String>,
     section: Option<String>,
+    /// A later revision still being checked.
+    pending_revision: Option<u64>,
 }
 
 /// What the desk page shows, copied out of the board.
@@ -218,7 +240,7 @@ struct Snapshot {
 /// and today's figures (UTC) over every decision held, whatever the filters.
 fn snapshot(board: &DecisionBoard, outcome: Option<Outcome>, section: Option<&str>) -> Snapshot {
     let today = Utc::now().date_naive();
-    let mut matching: Vec<(chrono::DateTime<Utc>, String, u64)> = Vec::new();
+    let mut matching: Vec<(chrono::DateTime<Utc>, String, u64, Option<u64>)> = Vec::new();
     let mut sections = BTreeSet::new();
     let (mut blocked_today, mut passed_today, mut pending) = (0, 0, 0);
     let mut reasons: HashMap<DecisionReason, usize> = HashMap::new();
@@ -227,7 +249,11 @@ fn snapshot(board: &DecisionBoard, outcome: Option<Outcome>, section: Option<&st
         if let Some(s) = article_section {
             sections.insert(s.to_owned());
         }
-        if matches!(revisions.last(), Some((_, RevisionState::Pending))) {
+        let pending_revision = match revisions.last() {
+            Some(&(revision, RevisionState::Pending)) => Some(revision),
+            _ => None,
+        };
+        if pending_revision.is_some() {
             pending += 1;
         }
         let mut newest: Option<(u64, &Decision)> = None;
@@ -252,7 +278,12 @@ fn snapshot(board: &DecisionBoard, outcome: Option<Outcome>, section: Option<&st
             && outcome.is_none_or(|o| o == d.outcome)
             && section.is_none_or(|s| article_section == Some(s))
         {
-            matching.push((d.decided_at, id.to_owned(), revision));
+            matching.push((
+                d.decided_at,
+                id.to_owned(),
+                revision,
+                pending_revision.filter(|p| *p > revision),
+            ));
         }
     });
     matching.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -261,13 +292,14 @@ fn snapshot(board: &DecisionBoard, outcome: Option<Outcome>, section: Option<&st
     let rows = matching
         .into_iter()
         .filter_map(
-            |(_, id, revision)| match board.lookup(&id, Some(revision)) {
+            |(_, id, revision, pending_revision)| match board.lookup(&id, Some(revision)) {
                 Some((_, RevisionState::Decided(decision))) => {
                     let labels = board.labels(&id);
                     Some(Row {
                         decision: *decision,
                         title: labels.title,
                         section: labels.section,
+                        pending_revision,
                     })
                 }
                 _ => None,

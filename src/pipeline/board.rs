@@ -3,7 +3,7 @@
 //! article. Its consumer group is unique to the process and stores no offsets.
 
 use super::{PipelineError, Services, stopped};
-use crate::events::{Decision, DraftEvent, DraftPosition, recover_article_id};
+use crate::events::{Decision, DraftEvent, DraftPosition, content_digest, recover_article_id};
 use crate::kafka;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
@@ -56,10 +56,18 @@ pub(super) async fn run(
                 // Read in full: the pages show its title, section and body.
                 Ok(draft) => services.board.note_draft_event(&draft, Some(position)),
                 Err(_) => {
+                    // Pending on what was published (the digest its block will carry), so
+                    // a revision decided before on readable content does not keep showing
+                    // that decision while the unreadable one is being answered.
                     if let Some(id) = recover_article_id(payload)
                         && let Some(revision) = id.revision
                     {
-                        services.board.note_draft(&id.article_id, revision);
+                        services.board.note_publication(
+                            &id.article_id,
+                            revision,
+                            Some(position),
+                            Some(content_digest(payload)),
+                        );
                     }
                 }
             }

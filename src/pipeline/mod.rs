@@ -300,7 +300,8 @@ pub async fn run(
     let producer = EventProducer::new(&config.kafka, &bootstrap)?;
     let readiness = Arc::new(Readiness::default());
     readiness.set_broker_reachable(true);
-    let board = DecisionBoard::with_body_budget(BOARD_CAPACITY, config.http.page_body_bytes);
+    let board = DecisionBoard::with_body_budget(BOARD_CAPACITY, config.http.page_body_bytes)
+        .with_extract_limits(config.extract.limits());
     let roles: BTreeSet<Role> = roles.iter().copied().collect();
     for role in &roles {
         readiness.expect_role(role.as_str());

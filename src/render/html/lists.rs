@@ -65,6 +65,9 @@ pub struct DeskEntry<'a> {
     pub section: Option<&'a str>,
     /// Where the decision's page is.
     pub href: &'a str,
+    /// A later revision of the article still being checked: this row's decision no longer
+    /// answers for the article as it stands.
+    pub pending_revision: Option<u64>,
 }
 
 /// What the desk's list page shows.
@@ -95,6 +98,7 @@ struct DeskRow {
     outcome_word: &'static str,
     title: String,
     revision: Option<u64>,
+    pending_revision: Option<u64>,
     section: String,
     href: String,
     decided_at: String,
@@ -121,6 +125,7 @@ pub fn desk_page(desk: &Desk<'_>) -> String {
                     .unwrap_or(&d.article_id)
                     .to_owned(),
                 revision: d.revision,
+                pending_revision: e.pending_revision,
                 section: e.section.unwrap_or("").to_owned(),
                 href: e.href.to_owned(),
                 decided_at: d.decided_at.format("%Y-%m-%d %H:%M").to_string(),

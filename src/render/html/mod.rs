@@ -423,6 +423,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
         "blocks": blocks,
         "no_text": no_text,
         "claims": claims,
+        "not_checked": d.reasons.iter().any(|r| r.is_not_checked()),
     });
     render_template("decision.html", context)
 }

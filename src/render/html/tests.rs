@@ -304,6 +304,7 @@ fn the_desk_page_shows_its_figures_and_escapes_titles() {
             title: Some("<script>alert(5)</script>"),
             section: Some("Business"),
             href: "/ui/decisions/a-1",
+            pending_revision: None,
         }],
         truncated: false,
         outcome: Some(Outcome::Block),
@@ -359,4 +360,33 @@ fn only_http_sources_become_links_and_template_syntax_in_text_stays_text() {
     assert!(text.contains("javascript:alert(6)"), "shown, not linked");
     assert!(text.contains("{{ 7*7 }} {% raw %} claim"), "not evaluated");
     assert!(!text.contains("49 "));
+}
+
+#[test]
+fn a_shortened_report_and_an_unchecked_article_say_why_claims_are_missing() {
+    let mut shortened = hostile_decision();
+    let total = shortened.report.claims.len();
+    assert!(total > 1, "the fixture has several claims");
+    shortened.report.claims.truncate(1);
+    let html = page(&shortened, None);
+    let note = select(&html, "[data-claims-left-out]");
+    assert_eq!(note.len(), 1, "the page says claims were left out");
+    assert_eq!(
+        note[0].value().attr("data-claims-left-out"),
+        Some((total - 1).to_string().as_str())
+    );
+    assert!(!html.html().contains("No check-worthy claim"));
+
+    let unreadable = crate::decide::decide_not_checked(
+        "a-9",
+        Some(1),
+        &crate::events::content_digest(b"x"),
+        crate::events::DecisionReason::ExtractionFailed,
+        "the body is not readable text",
+        None,
+        Utc::now(),
+    );
+    let text = page(&unreadable, None).html();
+    assert!(text.contains("were not checked"), "{text}");
+    assert!(!text.contains("No check-worthy claim"), "{text}");
 }
