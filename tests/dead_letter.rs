@@ -88,3 +88,73 @@ async fn a_dead_letter_says_why_and_where_in_headers_its_schema_describes() {
 
     roles.stop().await;
 }
+
+/// A record the broker took whole can be too large to dead-letter as it came once factgate's own
+/// limit, the cause's headers and a long key are counted: it is still dead-lettered, its key cut
+/// to the longest article id and its payload to what the limit leaves, under the truncated
+/// schema, rather than refused by the broker and only logged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_oversized_record_with_a_long_key_is_dead_lettered_cut_to_the_limit() {
+    const LIMIT: usize = 64 * 1024;
+    let broker: &'static EmbeddedBroker = Box::leak(Box::new(
+        EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
+    ));
+    let mut config = mock_cluster_config(broker.bootstrap_servers(), "");
+    config
+        .kafka
+        .properties
+        .insert("message.max.bytes".into(), LIMIT.to_string());
+    let roles = start_roles(&config, &[Role::Extract]).await;
+    let dead_letters = outside_reader(&config, &config.kafka.topics.dead_letter, "ops");
+    // The CMS's producer has the broker's default limit (1 MB), above factgate's.
+    let producer =
+        EventProducer::new(&Config::default().kafka, broker.bootstrap_servers()).expect("producer");
+
+    let key = "k".repeat(8 * 1024);
+    let payload = vec![b'{'; LIMIT - 1024];
+    timeout(
+        Duration::from_secs(60),
+        producer.produce(
+            &config.kafka.topics.drafts,
+            &key,
+            &payload,
+            &EventHeaders::new(DRAFT_V1, None),
+        ),
+    )
+    .await
+    .expect("the record is acknowledged in time")
+    .expect("the record is delivered");
+
+    let letter = timeout(Duration::from_secs(60), dead_letters.recv())
+        .await
+        .expect("a dead letter within a minute")
+        .expect("the dead letter is read");
+    let letter_key = letter.key().unwrap_or_default();
+    assert_eq!(letter_key.len(), factgate::events::MAX_ARTICLE_ID_BYTES);
+    assert!(key.as_bytes().starts_with(letter_key));
+    let letter_payload = letter.payload().unwrap_or_default();
+    assert!(
+        !letter_payload.is_empty() && payload.starts_with(letter_payload),
+        "the payload's beginning, as sent"
+    );
+    let headers_bytes: usize = letter
+        .headers()
+        .expect("headers")
+        .iter()
+        .map(|h| h.key.len() + h.value.map_or(0, <[u8]>::len))
+        .sum();
+    assert!(
+        letter_key.len() + letter_payload.len() + headers_bytes <= LIMIT,
+        "within factgate's limit"
+    );
+    let schema = letter
+        .headers()
+        .expect("headers")
+        .iter()
+        .find(|h| h.key == "factgate-schema")
+        .and_then(|h| h.value)
+        .map(|v| String::from_utf8_lossy(v).into_owned());
+    assert_eq!(schema.as_deref(), Some("factgate.dead_letter.truncated.v1"));
+
+    roles.stop().await;
+}

@@ -239,6 +239,16 @@ impl KafkaConfig {
         usize::try_from(budget).unwrap_or(usize::MAX)
     }
 
+    /// The largest payload of a record whose key and headers take `key_and_headers` bytes: for
+    /// records whose headers are larger than an event's (a dead letter's cause).
+    pub fn max_payload_bytes_beside(&self, key_and_headers: usize) -> usize {
+        let budget = self
+            .message_max_bytes()
+            .saturating_sub(RECORD_OVERHEAD_BYTES)
+            .saturating_sub(u64::try_from(key_and_headers).unwrap_or(u64::MAX));
+        usize::try_from(budget).unwrap_or(usize::MAX)
+    }
+
     pub(crate) fn check(&self, checks: &mut Checks) {
         if let Some(value) = self.properties.get("message.max.bytes") {
             let key = "kafka.properties.\"message.max.bytes\"";

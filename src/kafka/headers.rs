@@ -214,6 +214,18 @@ impl EventHeaders {
 
     /// These headers and one more, `name: value`.
     #[must_use]
+    /// The bytes these headers take in a record: names and values (a `traceparent` is 55
+    /// bytes), before the record's own framing.
+    pub fn encoded_len(&self) -> usize {
+        let fixed = "traceparent".len() + 55 + "factgate-schema".len() + self.schema.len();
+        fixed
+            + self
+                .extra
+                .iter()
+                .map(|(name, value)| name.len() + value.len())
+                .sum::<usize>()
+    }
+
     pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
         self.extra.push((name.to_owned(), value.into()));
         self

@@ -19,8 +19,8 @@ use crate::check::check_keys;
 use crate::decide::decide_not_checked;
 use crate::events::{
     ArticleManifest, DecisionReason, DraftEvent, DraftPosition, ExtractionFailure,
-    ExtractionOutcome, MANIFEST_V1, VERIFY_REQUEST_V1, VerifyRequest, content_digest, fit,
-    recover_article_id, split_manifest,
+    ExtractionOutcome, MANIFEST_V1, MAX_ARTICLE_ID_BYTES, VERIFY_REQUEST_V1, VerifyRequest,
+    content_digest, fit, recover_article_id, split_manifest,
 };
 use crate::extract::{ExtractError, Extraction, LimitExceeded, extract_titled_within};
 use crate::kafka::{
@@ -524,23 +524,34 @@ async fn dead_letter<E: std::fmt::Display + std::fmt::Debug>(
     error: &E,
     trace: &TraceParent,
 ) -> Result<(), KafkaError> {
+    // A key is an article id: one longer than any valid id is cut (on a character boundary);
+    // the headers say where the record was read, so the original can be found whole.
     let key = message
         .key()
         .and_then(|k| std::str::from_utf8(k).ok())
         .unwrap_or("");
+    let key = &key[..key.floor_char_boundary(MAX_ARTICLE_ID_BYTES)];
     let payload = message.payload().unwrap_or_default();
-    let budget = services.config.kafka.max_payload_bytes();
-    let (payload, schema) = if payload.len() > budget {
-        (&payload[..budget], DEAD_LETTER_TRUNCATED_SCHEMA)
-    } else {
-        (payload, DEAD_LETTER_SCHEMA)
+    let headers_of = |schema: &str| {
+        kafka::dead_letter::with_cause(
+            EventHeaders::new(schema, Some(trace)),
+            "extract",
+            message,
+            error,
+        )
     };
-    let headers = kafka::dead_letter::with_cause(
-        EventHeaders::new(schema, Some(trace)),
-        "extract",
-        message,
-        error,
-    );
+    // The payload's room is what the key and the cause's headers leave of the broker's limit.
+    let truncated_headers = headers_of(DEAD_LETTER_TRUNCATED_SCHEMA);
+    let budget = services
+        .config
+        .kafka
+        .max_payload_bytes_beside(key.len() + truncated_headers.encoded_len());
+    let (payload, headers) = if payload.len() > budget {
+        (&payload[..budget], truncated_headers)
+    } else {
+        (payload, headers_of(DEAD_LETTER_SCHEMA))
+    };
+    let schema = headers.schema.clone();
     let produced = services
         .producer
         .produce(
