@@ -102,9 +102,17 @@ impl PendingArticle {
     }
 
     /// Adds part `manifest` of this article's split manifest, read at `at`. Returns whether it
-    /// was new (a part already received, replayed, changes nothing).
+    /// was new (a part already received, replayed, changes nothing). A whole manifest saying
+    /// extraction failed, for a publication whose parts are coming in, is how extract answers
+    /// when the broker refused a later part: the failure decides the article.
     pub(crate) fn add_part(&mut self, manifest: ArticleManifest, at: Position) -> bool {
         let Some(part) = manifest.part else {
+            let failed = matches!(manifest.extraction, ExtractionOutcome::Failed { .. });
+            if failed && self.manifest.part.is_some() && self.extraction_failed().is_none() {
+                self.manifest.extraction = manifest.extraction;
+                self.held.push(at);
+                return true;
+            }
             return false;
         };
         let known = self.manifest.part.map(|p| p.count);

@@ -963,6 +963,36 @@ fn parts_of_two_different_splits_never_pass() {
 }
 
 #[test]
+fn a_failure_after_the_first_part_decides_at_once_with_its_reason() {
+    let mut join = state();
+    let draft = published(manifest("a", 1, 6), 10);
+    let halves = parts(draft.clone(), 2);
+    assert!(
+        join.on_manifest(&tp(0), 0, halves[0].clone(), at(1))
+            .is_empty()
+    );
+    // The broker refused the second part: extract answers with a failed manifest.
+    let failed = ArticleManifest {
+        extraction: crate::events::ExtractionOutcome::Failed {
+            reason: crate::events::ExtractionFailure::InternalError,
+            message: "the broker refused what its check produced".into(),
+        },
+        claims: Vec::new(),
+        pending: Vec::new(),
+        part: None,
+        ..draft
+    };
+    let d = join.on_manifest(&tp(0), 1, failed.clone(), at(2));
+    assert_eq!(d.len(), 1, "decided at once, not at the deadline");
+    assert_eq!(d[0].outcome, Outcome::Block);
+    assert_eq!(d[0].reasons, vec![DecisionReason::InternalError]);
+    assert!(
+        join.on_manifest(&tp(0), 2, failed, at(2)).is_empty(),
+        "a replay of the failure changes nothing"
+    );
+}
+
+#[test]
 fn a_malformed_part_marker_blocks() {
     let mut join = state();
     let mut lone = published(manifest("a", 1, 2), 10);
