@@ -407,6 +407,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
         },
         draft_position: None,
         content_digest: Some(manifest.content_digest.clone()),
+        run_id: None,
     }
     .for_publication(manifest.draft_position);
     let json = serde_json::to_value(&decision).expect("serializes");

@@ -1,0 +1,188 @@
+//! Reading Kafka topics for a run without a consumer group: the drafts and the live decisions up
+//! to fixed offsets, the runs topic, and the run's own decisions as they arrive. Nothing here
+//! joins a group or commits an offset, so the live groups never see a re-check.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use rdkafka::consumer::{BaseConsumer, Consumer, StreamConsumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::Message;
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::RecheckError;
+use crate::config::KafkaConfig;
+use crate::events::DraftPosition;
+use crate::kafka::client::{base_config, redact_config_error};
+
+/// How long metadata and watermark requests may take.
+const ADMIN_WAIT: Duration = Duration::from_secs(30);
+/// How long a bounded read may go without a record before it is taken as stalled.
+const STALL: Duration = Duration::from_secs(60);
+
+/// A consumer with no group: it reads what it is assigned and commits nothing.
+fn reader_config(config: &KafkaConfig, bootstrap: &str) -> rdkafka::ClientConfig {
+    let mut client = base_config(config, bootstrap);
+    client
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set("enable.partition.eof", "true")
+        .set("allow.auto.create.topics", "false");
+    client
+}
+
+fn client_error(source: KafkaError) -> RecheckError {
+    RecheckError::Client(redact_config_error(source))
+}
+
+/// Each partition of `topic` with its (low, high) watermarks now; `None` when the topic does
+/// not exist.
+///
+/// # Errors
+/// The brokers cannot be reached.
+pub async fn watermarks(
+    config: &KafkaConfig,
+    bootstrap: &str,
+    topic: &str,
+) -> Result<Option<BTreeMap<i32, (i64, i64)>>, RecheckError> {
+    let consumer: BaseConsumer = reader_config(config, bootstrap)
+        .create()
+        .map_err(client_error)?;
+    let topic = topic.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let metadata = consumer
+            .fetch_metadata(Some(&topic), ADMIN_WAIT)
+            .map_err(client_error)?;
+        let Some(found) = metadata.topics().iter().find(|t| t.name() == topic) else {
+            return Ok(None);
+        };
+        if found.error().is_some() || found.partitions().is_empty() {
+            return Ok(None);
+        }
+        let mut marks = BTreeMap::new();
+        for partition in found.partitions() {
+            let id = partition.id();
+            let mark = consumer
+                .fetch_watermarks(&topic, id, ADMIN_WAIT)
+                .map_err(client_error)?;
+            marks.insert(id, mark);
+        }
+        Ok(Some(marks))
+    })
+    .await
+    .map_err(|e| RecheckError::Blocking(e.to_string()))?
+}
+
+/// One record of a bounded read.
+pub struct Record<'a> {
+    pub position: DraftPosition,
+    pub key: Option<&'a [u8]>,
+    pub payload: Option<&'a [u8]>,
+}
+
+/// Reads `topic` from each partition's start to its offset in `ends` (exclusive), handing each
+/// record to `take`, on the blocking pool; returns `state` as `take` left it.
+///
+/// # Errors
+/// The brokers cannot be reached, or a partition gives nothing for [`STALL`] before its end.
+pub async fn read_until<S, F>(
+    config: &KafkaConfig,
+    bootstrap: &str,
+    topic: &str,
+    ends: &BTreeMap<i32, i64>,
+    mut state: S,
+    mut take: F,
+) -> Result<S, RecheckError>
+where
+    S: Send + 'static,
+    F: FnMut(&mut S, Record<'_>) + Send + 'static,
+{
+    let consumer: BaseConsumer = reader_config(config, bootstrap)
+        .create()
+        .map_err(client_error)?;
+    let topic = topic.to_owned();
+    let ends = ends.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut list = TopicPartitionList::new();
+        let mut open: BTreeMap<i32, i64> = BTreeMap::new();
+        for (&partition, &end) in &ends {
+            let (low, _) = consumer
+                .fetch_watermarks(&topic, partition, ADMIN_WAIT)
+                .map_err(client_error)?;
+            if low < end {
+                list.add_partition_offset(&topic, partition, Offset::Offset(low))
+                    .map_err(client_error)?;
+                open.insert(partition, end);
+            }
+        }
+        if open.is_empty() {
+            return Ok(state);
+        }
+        consumer.assign(&list).map_err(client_error)?;
+        let mut last_record = std::time::Instant::now();
+        while !open.is_empty() {
+            match consumer.poll(Duration::from_millis(500)) {
+                None => {}
+                Some(Ok(message)) => {
+                    last_record = std::time::Instant::now();
+                    let partition = message.partition();
+                    let offset = message.offset();
+                    let Some(&end) = open.get(&partition) else {
+                        continue;
+                    };
+                    if offset < end {
+                        take(
+                            &mut state,
+                            Record {
+                                position: DraftPosition { partition, offset },
+                                key: message.key(),
+                                payload: message.payload(),
+                            },
+                        );
+                    }
+                    if offset + 1 >= end {
+                        open.remove(&partition);
+                    }
+                }
+                Some(Err(KafkaError::PartitionEOF(partition))) => {
+                    open.remove(&partition);
+                }
+                Some(Err(err)) => {
+                    tracing::warn!(topic = %topic, error = %err, "reading a topic: retrying");
+                }
+            }
+            if last_record.elapsed() > STALL {
+                return Err(RecheckError::Stalled {
+                    topic: topic.clone(),
+                    partitions: open.keys().copied().collect(),
+                });
+            }
+        }
+        Ok(state)
+    })
+    .await
+    .map_err(|e| RecheckError::Blocking(e.to_string()))?
+}
+
+/// A consumer of every partition of `topic` from its start, with no group, for records as they
+/// arrive (the run's decisions).
+///
+/// # Errors
+/// The client cannot be created or assigned.
+pub fn tail_from_start(
+    config: &KafkaConfig,
+    bootstrap: &str,
+    topic: &str,
+    partitions: impl IntoIterator<Item = i32>,
+) -> Result<StreamConsumer, RecheckError> {
+    let consumer: StreamConsumer = reader_config(config, bootstrap)
+        .create()
+        .map_err(client_error)?;
+    let mut list = TopicPartitionList::new();
+    for partition in partitions {
+        list.add_partition_offset(topic, partition, Offset::Beginning)
+            .map_err(client_error)?;
+    }
+    consumer.assign(&list).map_err(client_error)?;
+    Ok(consumer)
+}
