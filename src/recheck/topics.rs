@@ -20,10 +20,13 @@ const ADMIN_WAIT: Duration = Duration::from_secs(30);
 /// How long a bounded read may go without a record before it is taken as stalled.
 const STALL: Duration = Duration::from_secs(60);
 
-/// A consumer with no group: it reads what it is assigned and commits nothing.
+/// A consumer that reads what it is assigned and commits nothing. librdkafka wants a group id
+/// to assign partitions; this one never joins (no subscription) and never commits, so the
+/// broker keeps no state for it.
 fn reader_config(config: &KafkaConfig, bootstrap: &str) -> rdkafka::ClientConfig {
     let mut client = base_config(config, bootstrap);
     client
+        .set("group.id", format!("{}-recheck-reader", config.group_prefix))
         .set("enable.auto.commit", "false")
         .set("enable.auto.offset.store", "false")
         .set("enable.partition.eof", "true")
