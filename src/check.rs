@@ -125,13 +125,7 @@ pub async fn check_article_with_progress(
     let keys = check_keys(&extraction);
     progress.extracted(article_id, &extraction, keys.len());
     check_extracted(
-        article_id,
-        revision,
-        &digest,
-        extraction,
-        verifier,
-        options,
-        progress,
+        article_id, revision, &digest, extraction, verifier, options, progress,
     )
     .await
 }
@@ -215,8 +209,7 @@ async fn run_checks(
             Some(verifier.check(article_id, revision, claim, &key.source_url))
         })
         .collect();
-    let mut pending =
-        futures::stream::iter(checks).buffer_unordered(options.concurrency.max(1));
+    let mut pending = futures::stream::iter(checks).buffer_unordered(options.concurrency.max(1));
     let mut results: Vec<ClaimResult> = Vec::with_capacity(keys.len());
     let deadline = tokio::time::sleep(options.deadline);
     tokio::pin!(deadline);

@@ -182,7 +182,10 @@ fn archive(origin_port: u16) -> Vec<(String, Vec<u8>)> {
 
 /// (article, revision) pairs the live pipeline must decide.
 fn live_decision_count() -> usize {
-    ARTICLES + (0..ARTICLES).filter(|i| case_of(*i) == Case::Revised).count()
+    ARTICLES
+        + (0..ARTICLES)
+            .filter(|i| case_of(*i) == Case::Revised)
+            .count()
 }
 
 fn config_for(bootstrap: &str) -> Config {
@@ -203,14 +206,15 @@ fn producer(config: &Config) -> EventProducer {
     .expect("producer")
 }
 
-/// Every record of `topic` now, read without a group: (key, payload).
+/// Every record of `topic` now, read without a group: (key, payload). Read until nothing
+/// comes for a while rather than to the high watermark, which tansu reports short after a
+/// batch.
 fn read_all(config: &Config, topic: &str) -> Vec<(String, Vec<u8>)> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set(
             "bootstrap.servers",
             config.kafka.bootstrap_servers.as_deref().unwrap_or(""),
         )
-        .set("enable.partition.eof", "true")
         .set("enable.auto.commit", "false")
         // Assigned partitions need a group id; this one never joins or commits.
         .set("group.id", "recheck-test-reader")
@@ -219,42 +223,23 @@ fn read_all(config: &Config, topic: &str) -> Vec<(String, Vec<u8>)> {
     let metadata = consumer
         .fetch_metadata(Some(topic), Duration::from_secs(10))
         .expect("metadata");
-    let partitions: Vec<i32> = metadata.topics()[0]
-        .partitions()
-        .iter()
-        .map(|p| p.id())
-        .collect();
     let mut list = rdkafka::TopicPartitionList::new();
-    let mut open = BTreeSet::new();
-    for p in partitions {
-        let (low, high) = consumer
-            .fetch_watermarks(topic, p, Duration::from_secs(10))
-            .expect("watermarks");
-        if low < high {
-            list.add_partition_offset(topic, p, rdkafka::Offset::Offset(low))
-                .unwrap();
-            open.insert(p);
-        }
-    }
-    let mut records = Vec::new();
-    if open.is_empty() {
-        return records;
+    for p in metadata.topics()[0].partitions() {
+        list.add_partition_offset(topic, p.id(), rdkafka::Offset::Beginning)
+            .unwrap();
     }
     consumer.assign(&list).expect("assign");
-    let until = std::time::Instant::now() + Duration::from_secs(60);
-    while !open.is_empty() && std::time::Instant::now() < until {
-        match consumer.poll(Duration::from_millis(500)) {
-            Some(Ok(m)) => records.push((
+    let mut records = Vec::new();
+    let mut last = std::time::Instant::now();
+    while last.elapsed() < Duration::from_millis(1500) {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(100)) {
+            last = std::time::Instant::now();
+            records.push((
                 String::from_utf8_lossy(m.key().unwrap_or_default()).into_owned(),
                 m.payload().unwrap_or_default().to_vec(),
-            )),
-            Some(Err(rdkafka::error::KafkaError::PartitionEOF(p))) => {
-                open.remove(&p);
-            }
-            _ => {}
+            ));
         }
     }
-    assert!(open.is_empty(), "{topic} was not read to its end");
     records
 }
 
@@ -306,18 +291,33 @@ fn assert_live_outcomes(decisions: &[Decision]) {
             Page::Figure(TRUE_FIGURE) => Outcome::Pass,
             _ => Outcome::Block,
         };
-        assert_eq!(d.outcome, want, "live {} ({:?}): {:?}", d.article_id, case_of(i), d.reasons);
+        assert_eq!(
+            d.outcome,
+            want,
+            "live {} ({:?}): {:?}",
+            d.article_id,
+            case_of(i),
+            d.reasons
+        );
     }
 }
 
 /// What each article's diff must say, for sources changed by [`recheck_page`] (and, when
 /// `revived_dead` is set, the dead links of `NowDead` back again).
-fn expected(case: Case, revived_dead: bool) -> (Change, Outcome, Vec<FindingKind>, Vec<FindingKind>) {
+fn expected(
+    case: Case,
+    revived_dead: bool,
+) -> (Change, Outcome, Vec<FindingKind>, Vec<FindingKind>) {
     use FindingKind::*;
     match case {
         Case::Unchanged | Case::Revised => (Change::Unchanged, Outcome::Pass, vec![], vec![]),
         Case::NowDead if revived_dead => (Change::Unchanged, Outcome::Pass, vec![], vec![]),
-        Case::NowDead => (Change::NewlyBlocked, Outcome::Block, vec![CitationDead], vec![]),
+        Case::NowDead => (
+            Change::NewlyBlocked,
+            Outcome::Block,
+            vec![CitationDead],
+            vec![],
+        ),
         Case::Corrected => (
             Change::Fixed,
             Outcome::Pass,
@@ -366,13 +366,20 @@ fn assert_diff(report: &Value, articles: &[usize], revived_dead: bool) {
         assert_eq!(a["change"], change.as_str(), "{context}");
         assert_eq!(
             a["recheck"]["outcome"],
-            if outcome == Outcome::Pass { "pass" } else { "block" },
+            if outcome == Outcome::Pass {
+                "pass"
+            } else {
+                "block"
+            },
             "{context}"
         );
         assert_eq!(kinds("new_findings"), names(new), "{context}");
         assert_eq!(kinds("resolved_findings"), names(resolved), "{context}");
         let revision = if case_of(i) == Case::Revised { 2 } else { 1 };
-        assert_eq!(a["recheck"]["revision"], revision, "the latest revision: {context}");
+        assert_eq!(
+            a["recheck"]["revision"], revision,
+            "the latest revision: {context}"
+        );
         assert_eq!(a["live"]["revision"], revision, "{context}");
         assert_ne!(
             a["live"]["decision_id"], a["recheck"]["decision_id"],
@@ -409,7 +416,13 @@ fn live_marks(config: &Config) -> Vec<(String, i32, i64)> {
         .expect("reader");
     let t = &config.kafka.topics;
     let mut marks = Vec::new();
-    for topic in [&t.verify, &t.verified, &t.manifests, &t.decisions, &t.dead_letter] {
+    for topic in [
+        &t.verify,
+        &t.verified,
+        &t.manifests,
+        &t.decisions,
+        &t.dead_letter,
+    ] {
         for p in 0..i32::try_from(config.kafka.partitions).unwrap() {
             let (_, high) = consumer
                 .fetch_watermarks(topic, p, Duration::from_secs(10))
@@ -472,9 +485,15 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
     let json2: Value = serde_json::to_value(&run2).unwrap();
     assert_diff(&json2, &all_articles(), true);
     assert_eq!(run2.summary.changes["newly_blocked"], per_case);
-    let ids1: BTreeSet<&str> = run1.articles.iter().map(|a| a.recheck.decision_id.as_str()).collect();
+    let ids1: BTreeSet<&str> = run1
+        .articles
+        .iter()
+        .map(|a| a.recheck.decision_id.as_str())
+        .collect();
     assert!(
-        run2.articles.iter().all(|a| !ids1.contains(a.recheck.decision_id.as_str())),
+        run2.articles
+            .iter()
+            .all(|a| !ids1.contains(a.recheck.decision_id.as_str())),
         "run 2 reported a decision of run 1"
     );
 
@@ -520,7 +539,10 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
         .unwrap();
     support::pipeline::publish_draft(&producer, &config, "late-article", &late).await;
     let run3 = run_to_end(&config, options("run-3")).await;
-    assert_eq!(run3.summary.articles, ARTICLES, "published after the run started: not in it");
+    assert_eq!(
+        run3.summary.articles, ARTICLES,
+        "published after the run started: not in it"
+    );
     assert!(run3.articles.iter().all(|a| a.article_id != "late-article"));
     assert_diff(&serde_json::to_value(&run3).unwrap(), &all_articles(), true);
     let run3_decisions = decisions_on(&config, &config.kafka.topics.recheck_decisions)
@@ -537,24 +559,41 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
         &config,
         RecheckOptions {
             sections: vec!["business".into()],
-            articles: vec![article_id(0), article_id(1), article_id(2), "no-such".into()],
+            articles: vec![
+                article_id(0),
+                article_id(1),
+                article_id(2),
+                "no-such".into(),
+            ],
             ..options("run-4")
         },
     )
     .await;
-    let chosen: Vec<&str> = narrowed.articles.iter().map(|a| a.article_id.as_str()).collect();
+    let chosen: Vec<&str> = narrowed
+        .articles
+        .iter()
+        .map(|a| a.article_id.as_str())
+        .collect();
     assert_eq!(chosen.len(), 2, "{chosen:?}");
     assert!(chosen.contains(&"port-000") && chosen.contains(&"port-002"));
     assert_eq!(narrowed.missing_articles, ["no-such", "port-001"]);
 
     // Nothing was written where the live deployment reads or the CMS gates.
-    assert_eq!(live_marks(&config), marks_before, "a re-check wrote to a live topic");
+    assert_eq!(
+        live_marks(&config),
+        marks_before,
+        "a re-check wrote to a live topic"
+    );
     // The run's metrics carry its id.
     let metrics = factgate::metrics::render();
     assert!(
         metrics.contains("factgate_recheck_articles{run=\"run-1\"} 210"),
         "{}",
-        metrics.lines().filter(|l| l.contains("recheck")).collect::<Vec<_>>().join("\n")
+        metrics
+            .lines()
+            .filter(|l| l.contains("recheck"))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -612,7 +651,7 @@ per_host_concurrency = 32
 global_requests_per_second = 1000.0
 
 [log]
-level = "warn"
+level = "info"
 "#
         ),
     )
@@ -643,15 +682,32 @@ fn recheck_command(config: &Path, args: &[&str]) -> tokio::process::Command {
 }
 
 async fn run_command(config: &Path, args: &[&str]) -> (i32, String, String) {
-    let output = timeout(RUN_WAIT, recheck_command(config, args).output())
-        .await
-        .expect("factgate recheck ends in time")
-        .expect("factgate recheck starts");
+    let dir = config.parent().expect("the config's directory");
+    let log = dir.join(format!(
+        "recheck-{}.stderr",
+        std::process::id() ^ rand_suffix()
+    ));
+    let mut command = recheck_command(config, args);
+    command.stderr(std::fs::File::create(&log).unwrap());
+    let child = command.spawn().expect("factgate recheck starts");
+    let output = timeout(RUN_WAIT, child.wait_with_output()).await;
+    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+    let Ok(output) = output else {
+        panic!("factgate recheck {args:?} did not end in time; its stderr:\n{stderr}");
+    };
+    let output = output.expect("factgate recheck runs");
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
+        stderr,
     )
+}
+
+/// A number that differs between calls, for file names.
+fn rand_suffix() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -680,7 +736,10 @@ async fn the_recheck_command_diffs_isolates_and_resumes_runs_on_tansu() {
         .spawn()
         .expect("tansu starts");
     let until = Instant::now() + Duration::from_secs(30);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
         assert!(Instant::now() < until, "tansu did not listen on {port}");
         sleep(Duration::from_millis(100)).await;
     }
@@ -752,7 +811,11 @@ async fn the_recheck_command_diffs_isolates_and_resumes_runs_on_tansu() {
             "{ARTICLES} articles decided: {} passed, {} blocked",
             4 * per_case,
             3 * per_case
-        )) && stdout.contains(&format!("{} newly blocked, {} fixed", 2 * per_case, 2 * per_case)),
+        )) && stdout.contains(&format!(
+            "{} newly blocked, {} fixed",
+            2 * per_case,
+            2 * per_case
+        )),
         "{stdout}"
     );
     // stderr is not a terminal here: plain progress lines, no bar.
@@ -770,15 +833,24 @@ async fn the_recheck_command_diffs_isolates_and_resumes_runs_on_tansu() {
         let i: usize = row[col("article_id")][5..].parse().unwrap();
         let (change, _, new, _) = expected(case_of(i), false);
         assert_eq!(&row[col("change")], change.as_str(), "{row:?}");
-        let mut kinds: Vec<&str> = row[col("new_findings")].split(';').filter(|k| !k.is_empty()).collect();
+        let mut kinds: Vec<&str> = row[col("new_findings")]
+            .split(';')
+            .filter(|k| !k.is_empty())
+            .collect();
         kinds.sort();
         let mut want: Vec<&str> = new.iter().map(|k| k.as_str()).collect();
         want.sort();
         assert_eq!(kinds, want, "{row:?}");
     }
     let markdown = std::fs::read_to_string(&md).unwrap();
-    assert!(markdown.contains(&format!("| newly_blocked | {} |", 2 * per_case)), "{markdown}");
-    assert!(markdown.contains("citation_dead (http://127.0.0.1:"), "{markdown}");
+    assert!(
+        markdown.contains(&format!("| newly_blocked | {} |", 2 * per_case)),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("citation_dead (http://127.0.0.1:"),
+        "{markdown}"
+    );
 
     // Run 2, on the articles whose links came back and the corrected ones: nothing got worse.
     pages.set_all(|case| match case {
@@ -804,29 +876,53 @@ async fn the_recheck_command_diffs_isolates_and_resumes_runs_on_tansu() {
     )
     .await;
     assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
-    assert!(!stderr.contains("recheck tansu-2: "), "--no-progress: {stderr}");
+    assert!(
+        !stderr.contains("recheck tansu-2: "),
+        "--no-progress: {stderr}"
+    );
     let report2: Value = serde_json::from_slice(&std::fs::read(&json2).unwrap()).unwrap();
     assert_diff(&report2, &chosen, true);
 
     // Run 3 is interrupted (SIGINT) part way and resumed with its id.
-    *pages.delay_ms.lock().unwrap() = 30;
+    *pages.delay_ms.lock().unwrap() = 60;
+    let metrics_addr = format!("127.0.0.1:{}", support::pipeline::free_port());
     let child = recheck_command(
         &config_path,
-        &["--run-id", "tansu-3", "--max-in-flight-checks", "2"],
+        &[
+            "--run-id",
+            "tansu-3",
+            "--max-in-flight-checks",
+            "1",
+            "--metrics-listen",
+            &metrics_addr,
+        ],
     )
     .spawn()
     .unwrap();
+    // The run's progress, as Prometheus would scrape it.
+    let client = support::pipeline::http_client();
     let until = Instant::now() + RUN_WAIT;
     loop {
-        let decided = decisions_on(&config, &config.kafka.topics.recheck_decisions)
-            .iter()
-            .filter(|d| d.run_id.as_deref() == Some("tansu-3"))
-            .count();
-        if decided >= 30 {
+        let text = match client
+            .get(format!("http://{metrics_addr}/metrics"))
+            .send()
+            .await
+        {
+            Ok(r) => r.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        let decided: f64 = text
+            .lines()
+            .filter(|l| {
+                l.starts_with("factgate_recheck_decided_articles{") && l.contains("run=\"tansu-3\"")
+            })
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum();
+        if decided >= 30.0 {
             break;
         }
         assert!(Instant::now() < until, "run 3 made no progress");
-        sleep(Duration::from_millis(300)).await;
+        sleep(Duration::from_millis(100)).await;
     }
     let pid = child.id().expect("run 3 is running");
     let _ = std::process::Command::new("kill")
@@ -857,5 +953,9 @@ async fn the_recheck_command_diffs_isolates_and_resumes_runs_on_tansu() {
         run3_decisions < ARTICLES + 10,
         "resumed, not started over: {run3_decisions} decisions for {ARTICLES} articles"
     );
-    assert_eq!(live_marks(&config), marks_before, "a re-check wrote to a live topic");
+    assert_eq!(
+        live_marks(&config),
+        marks_before,
+        "a re-check wrote to a live topic"
+    );
 }

@@ -294,13 +294,11 @@ pub fn compare(live: Option<&Decision>, recheck: &Decision) -> ArticleDiff {
                 (Outcome::Block, Outcome::Pass) => Change::Fixed,
                 _ => Change::Unchanged,
             };
-            let same = |a: &Finding, list: &[Finding]| {
-                list.iter().any(|b| b.identity() == a.identity())
-            };
+            let same =
+                |a: &Finding, list: &[Finding]| list.iter().any(|b| b.identity() == a.identity());
             let mut new_findings: Vec<Finding> =
                 now.iter().filter(|f| !same(f, &then)).cloned().collect();
-            let resolved: Vec<Finding> =
-                then.iter().filter(|f| !same(f, &now)).cloned().collect();
+            let resolved: Vec<Finding> = then.iter().filter(|f| !same(f, &now)).cloned().collect();
             let kept = now.len() - new_findings.len();
             new_findings.extend(changed_sources(live, recheck));
             (change, new_findings, resolved, kept)
@@ -357,7 +355,10 @@ impl Summary {
                 *summary.new_findings.entry(f.kind.as_str()).or_default() += 1;
             }
             for f in &diff.resolved_findings {
-                *summary.resolved_findings.entry(f.kind.as_str()).or_default() += 1;
+                *summary
+                    .resolved_findings
+                    .entry(f.kind.as_str())
+                    .or_default() += 1;
             }
         }
         summary

@@ -32,8 +32,8 @@ pub(super) fn metrics() -> &'static RecheckMetrics {
 }
 
 fn gauge(name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
-    let gauge = IntGaugeVec::new(Opts::new(name, help), labels)
-        .expect("a recheck gauge is well formed");
+    let gauge =
+        IntGaugeVec::new(Opts::new(name, help), labels).expect("a recheck gauge is well formed");
     register(Box::new(gauge.clone()));
     gauge
 }

@@ -23,8 +23,9 @@
 //!   A source that does not answer still fails its check with its own reason (the fetch's
 //!   timeout).
 //! - **Distributed and resumable.** Instances with one run id share the drafts' partitions
-//!   through the run's group; offsets are stored only past decided drafts, and a draft already
-//!   decided by the run is not checked again.
+//!   through the run's group; a draft the run has decided (by any instance, before an
+//!   interruption) is never checked again, so a run started again with its id goes on where it
+//!   stopped.
 
 mod diff;
 mod metrics;
@@ -34,7 +35,9 @@ mod scope;
 mod topics;
 mod worker;
 
-pub use diff::{ArticleDiff, Change, DecisionBrief, Finding, FindingKind, Summary, compare, findings};
+pub use diff::{
+    ArticleDiff, Change, DecisionBrief, Finding, FindingKind, Summary, compare, findings,
+};
 pub use progress::{ProgressDisplay, ProgressStyle, Tally};
 pub use report::{ReportFormat, RunReport};
 pub use scope::{RECHECK_RUN_V1, RunScope, Selection, Target, validate_run_id};
@@ -131,6 +134,10 @@ pub(crate) fn deadline_for(config: &Config, checks: usize) -> Duration {
     config.join.deadline().max(needed)
 }
 
+/// The longest the reader of a run's decisions waits, past the ends reported at its start, for
+/// a pause before it counts the topic as read.
+const CATCH_UP_LIMIT: Duration = Duration::from_secs(30);
+
 /// What the run has decided so far, shared by the reader of its decisions and the worker.
 #[derive(Debug, Default)]
 pub(crate) struct Decided {
@@ -173,23 +180,13 @@ pub async fn run(
     let producer = EventProducer::new(kafka, &bootstrap)?;
     let run_id = options.run_id.clone();
 
-    let scope = establish_scope(config, &bootstrap, &producer, &options).await?;
+    let (scope, selection) = establish_scope(config, &bootstrap, &producer, &options).await?;
     info!(
         run_id = %run_id,
         started_at = %scope.started_at,
         partitions = scope.end_offsets.len(),
         "re-check scope"
     );
-    let selection = topics::read_until(
-        kafka,
-        &bootstrap,
-        &scope.drafts_topic,
-        &scope.end_offsets,
-        (Selection::default(), scope.clone()),
-        |(selection, scope), record| selection.offer(scope, record.position, record.payload),
-    )
-    .await?
-    .0;
     let targets = Arc::new(selection.targets.clone());
     let total = targets.len();
     info!(
@@ -332,9 +329,7 @@ pub async fn run(
             Some(diff)
         })
         .collect();
-    articles.sort_by(|a, b| {
-        (a.change, &a.article_id).cmp(&(b.change, &b.article_id))
-    });
+    articles.sort_by(|a, b| (a.change, &a.article_id).cmp(&(b.change, &b.article_id)));
     let summary = Summary::of(total, &articles);
     metrics::metrics().finished(&run_id, &summary);
     Ok(RunReport {
@@ -348,34 +343,50 @@ pub async fn run(
     })
 }
 
-/// The run's scope: the one recorded on the runs topic for its id, or a new one recorded now.
-/// When two instances start a new run at once, both record one and the first on the topic wins.
+/// The run's scope and its targets: the scope recorded on the runs topic for its id, or a new
+/// one recorded now. When two instances start a new run at once, both record one and the first
+/// on the topic wins.
 async fn establish_scope(
     config: &Config,
     bootstrap: &str,
     producer: &EventProducer,
     options: &RecheckOptions,
-) -> Result<RunScope, RecheckError> {
+) -> Result<(RunScope, Selection), RecheckError> {
     if let Some(recorded) = recorded_scope(config, bootstrap, &options.run_id).await? {
         check_same_filters(&recorded, options)?;
         info!(run_id = %options.run_id, "resuming or joining a run with its recorded scope");
-        return Ok(recorded);
+        let selection = select(config, bootstrap, &recorded).await?;
+        return Ok((recorded, selection));
     }
     let drafts = &config.kafka.topics.drafts;
     let marks = topics::watermarks(&config.kafka, bootstrap, drafts)
         .await?
         .ok_or_else(|| RecheckError::NoDraftsTopic(drafts.clone()))?;
-    let scope = RunScope {
+    let started_at = Utc::now();
+    // Every record written by now is in scope; the read finds where that ends.
+    let mut scope = RunScope {
         schema_version: RECHECK_RUN_V1.to_owned(),
         run_id: options.run_id.clone(),
-        started_at: Utc::now(),
+        started_at,
         drafts_topic: drafts.clone(),
-        end_offsets: marks.iter().map(|(p, (_, high))| (*p, *high)).collect(),
+        end_offsets: marks.keys().map(|p| (*p, i64::MAX)).collect(),
         since: options.since,
         until: options.until,
         articles: options.articles.clone(),
         sections: options.sections.clone(),
     };
+    let reported = marks.iter().map(|(p, (_, high))| (*p, *high)).collect();
+    let ((selection, _), ends) = topics::read_until(
+        &config.kafka,
+        bootstrap,
+        drafts,
+        &reported,
+        Some(started_at),
+        (Selection::default(), scope.clone()),
+        |(selection, scope), record| selection.offer(scope, record.position, record.payload),
+    )
+    .await?;
+    scope.end_offsets = ends;
     // A scope record is small and always serializes.
     let payload = serde_json::to_vec(&scope).expect("a run scope serializes");
     let headers = EventHeaders::new(RECHECK_RUN_V1, None).to_kafka();
@@ -389,13 +400,39 @@ async fn establish_scope(
         .send(record, Timeout::Never)
         .await
         .map_err(|(err, _)| RecheckError::Client(err))?;
-    recorded_scope(config, bootstrap, &options.run_id)
+    let recorded = recorded_scope(config, bootstrap, &options.run_id)
         .await?
         .ok_or_else(|| RecheckError::BadScope {
             topic: config.kafka.topics.recheck_runs.clone(),
             run_id: options.run_id.clone(),
             why: "the scope just recorded cannot be read back".into(),
-        })
+        })?;
+    if recorded == scope {
+        Ok((scope, selection))
+    } else {
+        // Another instance recorded the run first: its scope is the run's.
+        let selection = select(config, bootstrap, &recorded).await?;
+        Ok((recorded, selection))
+    }
+}
+
+/// The targets of `scope`: the latest revision of each article within it.
+async fn select(
+    config: &Config,
+    bootstrap: &str,
+    scope: &RunScope,
+) -> Result<Selection, RecheckError> {
+    let ((selection, _), _) = topics::read_until(
+        &config.kafka,
+        bootstrap,
+        &scope.drafts_topic,
+        &scope.end_offsets,
+        None,
+        (Selection::default(), scope.clone()),
+        |(selection, scope), record| selection.offer(scope, record.position, record.payload),
+    )
+    .await?;
+    Ok(selection)
 }
 
 /// The first scope recorded for `run_id` on partition 0 of the runs topic.
@@ -413,11 +450,12 @@ async fn recorded_scope(
     };
     let ends = BTreeMap::from([(0, high)]);
     let wanted = run_id.to_owned();
-    let found = topics::read_until(
+    let (found, _) = topics::read_until(
         &config.kafka,
         bootstrap,
         topic,
         &ends,
+        Some(Utc::now()),
         None::<Result<RunScope, String>>,
         move |found, record| {
             if found.is_some() || record.key != Some(wanted.as_bytes()) {
@@ -499,11 +537,12 @@ async fn live_decisions(
     };
     let ends = marks.iter().map(|(p, (_, high))| (*p, *high)).collect();
     let targets = Arc::clone(targets);
-    topics::read_until(
+    let (latest, _) = topics::read_until(
         &config.kafka,
         bootstrap,
         topic,
         &ends,
+        Some(Utc::now()),
         HashMap::<String, Decision>::new(),
         move |latest, record| {
             let Some(key) = record.key.and_then(|k| std::str::from_utf8(k).ok()) else {
@@ -512,7 +551,8 @@ async fn live_decisions(
             if !targets.contains_key(key) {
                 return;
             }
-            let Ok(decision) = serde_json::from_slice::<Decision>(record.payload.unwrap_or_default())
+            let Ok(decision) =
+                serde_json::from_slice::<Decision>(record.payload.unwrap_or_default())
             else {
                 return;
             };
@@ -531,7 +571,8 @@ async fn live_decisions(
             }
         },
     )
-    .await
+    .await?;
+    Ok(latest)
 }
 
 /// Reads the run's decisions as they arrive (other runs' are ignored), keeps each target's, and
@@ -551,24 +592,42 @@ async fn follow_decisions(
     let marks = topics::watermarks(&config.kafka, bootstrap, topic)
         .await?
         .unwrap_or_default();
-    // Partitions still to read up to where they were at the start.
+    // Partitions still to read up to where they were at the start. Past that, the topic counts
+    // as read once records pause (some brokers report the end short; see `topics::read_until`),
+    // or after a while on a topic other runs keep writing to.
     let mut behind: BTreeMap<i32, i64> = marks
         .iter()
         .filter(|(_, (low, high))| low < high)
         .map(|(p, (_, high))| (*p, *high))
         .collect();
-    if behind.is_empty() {
-        let _ = caught_up.send(true);
-    }
+    let mut reached_ends: Option<tokio::time::Instant> =
+        behind.is_empty().then(tokio::time::Instant::now);
     let consumer = topics::tail_from_start(&config.kafka, bootstrap, topic, marks.keys().copied())?;
     loop {
+        let pause = if *caught_up.borrow() || reached_ends.is_none() {
+            Duration::from_secs(3600)
+        } else {
+            topics::PAST_END_IDLE
+        };
         let message = tokio::select! {
             _ = stop.wait_for(|s| *s) => break,
             message = consumer.recv() => message,
+            () = tokio::time::sleep(pause) => {
+                let _ = caught_up.send(true);
+                continue;
+            }
         };
+        if let Some(at) = reached_ends
+            && at.elapsed() > CATCH_UP_LIMIT
+        {
+            let _ = caught_up.send(true);
+        }
         let (partition, offset) = match &message {
             Ok(m) => (m.partition(), m.offset()),
-            Err(rdkafka::error::KafkaError::PartitionEOF(p)) => (*p, i64::MAX - 1),
+            Err(rdkafka::error::KafkaError::PartitionEOF(p)) => (
+                *p,
+                topics::position_of(&consumer, topic, *p).map_or(-1, |at| at - 1),
+            ),
             Err(err) => {
                 warn!(topic = %topic, error = %err, "reading the run's decisions: retrying");
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -605,7 +664,7 @@ async fn follow_decisions(
         {
             behind.remove(&partition);
             if behind.is_empty() {
-                let _ = caught_up.send(true);
+                reached_ends = Some(tokio::time::Instant::now());
             }
         }
     }
@@ -629,7 +688,10 @@ pub async fn serve_metrics(
             "/metrics",
             get(|| async {
                 (
-                    [(axum::http::header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+                    [(
+                        axum::http::header::CONTENT_TYPE,
+                        crate::metrics::CONTENT_TYPE,
+                    )],
                     crate::metrics::render(),
                 )
             }),

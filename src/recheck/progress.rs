@@ -183,7 +183,10 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "recheck r1: 0/10 decided, 0 blocked, -, ETA -");
         assert!(
-            lines.last().unwrap().starts_with("recheck r1: 4/10 decided, 1 blocked"),
+            lines
+                .last()
+                .unwrap()
+                .starts_with("recheck r1: 4/10 decided, 1 blocked"),
             "{text}"
         );
         assert!(!text.contains('\r'), "no terminal control in a log");
@@ -202,7 +205,10 @@ mod tests {
             display.finish();
         }
         let text = String::from_utf8(out).unwrap();
-        assert!(text.starts_with("\r\x1b[2K[##########··········]"), "{text:?}");
+        assert!(
+            text.starts_with("\r\x1b[2K[##########··········]"),
+            "{text:?}"
+        );
         assert!(text.ends_with("1 blocked\n"), "{text:?}");
 
         let mut out = Vec::new();

@@ -99,7 +99,10 @@ impl RunReport {
             [
                 a.article_id.clone(),
                 a.section.clone().unwrap_or_default(),
-                a.recheck.revision.map(|r| r.to_string()).unwrap_or_default(),
+                a.recheck
+                    .revision
+                    .map(|r| r.to_string())
+                    .unwrap_or_default(),
                 a.live
                     .as_ref()
                     .map(|l| outcome(l.outcome).to_owned())

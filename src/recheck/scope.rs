@@ -202,8 +202,7 @@ impl Selection {
         match self.targets.get(&candidate.article_id) {
             Some(current) if !candidate.is_newer_than(current) => {}
             _ => {
-                self.targets
-                    .insert(candidate.article_id.clone(), candidate);
+                self.targets.insert(candidate.article_id.clone(), candidate);
             }
         }
     }
@@ -309,7 +308,11 @@ mod tests {
             at(0, 3),
             Some(&draft("other", 1, "Science", "2026-01-02T12:00:00Z")),
         );
-        selection.offer(&scope, at(0, 4), Some(br#"{"article_id":"x","revision":"bad"}"#));
+        selection.offer(
+            &scope,
+            at(0, 4),
+            Some(br#"{"article_id":"x","revision":"bad"}"#),
+        );
         let chosen: Vec<&str> = selection.targets.keys().map(String::as_str).collect();
         assert_eq!(chosen, ["in"]);
         assert_eq!(selection.unreadable_filtered, 1);
@@ -336,7 +339,11 @@ mod tests {
             at(0, 0),
             Some(&draft("a", 1, "B", "2026-01-01T00:00:00Z")),
         );
-        selection.offer(&scope, at(0, 1), Some(br#"{"article_id":"a","revision":2}"#));
+        selection.offer(
+            &scope,
+            at(0, 1),
+            Some(br#"{"article_id":"a","revision":2}"#),
+        );
         let target = &selection.targets["a"];
         assert!(!target.readable);
         assert_eq!(target.revision, Some(2));

@@ -26,7 +26,10 @@ const STALL: Duration = Duration::from_secs(60);
 fn reader_config(config: &KafkaConfig, bootstrap: &str) -> rdkafka::ClientConfig {
     let mut client = base_config(config, bootstrap);
     client
-        .set("group.id", format!("{}-recheck-reader", config.group_prefix))
+        .set(
+            "group.id",
+            format!("{}-recheck-reader", config.group_prefix),
+        )
         .set("enable.auto.commit", "false")
         .set("enable.auto.offset.store", "false")
         .set("enable.partition.eof", "true")
@@ -76,6 +79,10 @@ pub async fn watermarks(
     .map_err(|e| RecheckError::Blocking(e.to_string()))?
 }
 
+/// How long a read past the reported end waits for another record before taking the end as
+/// reached.
+pub const PAST_END_IDLE: Duration = Duration::from_millis(1500);
+
 /// One record of a bounded read.
 pub struct Record<'a> {
     pub position: DraftPosition,
@@ -84,7 +91,13 @@ pub struct Record<'a> {
 }
 
 /// Reads `topic` from each partition's start to its offset in `ends` (exclusive), handing each
-/// record to `take`, on the blocking pool; returns `state` as `take` left it.
+/// record to `take`, on the blocking pool; returns `state` as `take` left it, and the end
+/// offsets reached.
+///
+/// With `written_by`, the ends are the high watermarks as reported and the read goes on past
+/// them for records written at or before that time. Kafka's watermark is exact; some
+/// Kafka-protocol brokers (tansu, after a batch of records) report less than they serve, and a
+/// run that trusted it would miss drafts.
 ///
 /// # Errors
 /// The brokers cannot be reached, or a partition gives nothing for [`STALL`] before its end.
@@ -93,9 +106,10 @@ pub async fn read_until<S, F>(
     bootstrap: &str,
     topic: &str,
     ends: &BTreeMap<i32, i64>,
+    written_by: Option<chrono::DateTime<chrono::Utc>>,
     mut state: S,
     mut take: F,
-) -> Result<S, RecheckError>
+) -> Result<(S, BTreeMap<i32, i64>), RecheckError>
 where
     S: Send + 'static,
     F: FnMut(&mut S, Record<'_>) + Send + 'static,
@@ -104,67 +118,102 @@ where
         .create()
         .map_err(client_error)?;
     let topic = topic.to_owned();
-    let ends = ends.clone();
+    let mut ends = ends.clone();
+    let cutoff = written_by.map(|t| t.timestamp_millis());
     tokio::task::spawn_blocking(move || {
         let mut list = TopicPartitionList::new();
-        let mut open: BTreeMap<i32, i64> = BTreeMap::new();
+        // Partitions still read, with whether the read is past the reported end.
+        let mut open: BTreeMap<i32, bool> = BTreeMap::new();
         for (&partition, &end) in &ends {
             let (low, _) = consumer
                 .fetch_watermarks(&topic, partition, ADMIN_WAIT)
                 .map_err(client_error)?;
-            if low < end {
+            if low < end || cutoff.is_some() {
                 list.add_partition_offset(&topic, partition, Offset::Offset(low))
                     .map_err(client_error)?;
-                open.insert(partition, end);
+                open.insert(partition, low >= end);
             }
         }
         if open.is_empty() {
-            return Ok(state);
+            return Ok((state, ends));
         }
         consumer.assign(&list).map_err(client_error)?;
         let mut last_record = std::time::Instant::now();
         while !open.is_empty() {
-            match consumer.poll(Duration::from_millis(500)) {
+            match consumer.poll(Duration::from_millis(200)) {
                 None => {}
                 Some(Ok(message)) => {
                     last_record = std::time::Instant::now();
                     let partition = message.partition();
                     let offset = message.offset();
-                    let Some(&end) = open.get(&partition) else {
+                    let (Some(&past), Some(end)) = (open.get(&partition), ends.get_mut(&partition))
+                    else {
                         continue;
                     };
-                    if offset < end {
-                        take(
-                            &mut state,
-                            Record {
-                                position: DraftPosition { partition, offset },
-                                key: message.key(),
-                                payload: message.payload(),
-                            },
-                        );
+                    let written = message.timestamp().to_millis().unwrap_or(i64::MIN);
+                    let within = offset < *end || cutoff.is_some_and(|cutoff| written <= cutoff);
+                    if !within {
+                        open.remove(&partition);
+                        continue;
                     }
-                    if offset + 1 >= end {
+                    *end = (*end).max(offset + 1);
+                    take(
+                        &mut state,
+                        Record {
+                            position: DraftPosition { partition, offset },
+                            key: message.key(),
+                            payload: message.payload(),
+                        },
+                    );
+                    if offset + 1 >= *end && !past {
+                        if cutoff.is_some() {
+                            open.insert(partition, true);
+                        } else {
+                            open.remove(&partition);
+                        }
+                    }
+                }
+                // Past a reported end only a pause in records is trusted (see above).
+                Some(Err(KafkaError::PartitionEOF(partition))) if cutoff.is_none() => {
+                    if let Some(&end) = ends.get(&partition)
+                        && position_of(&consumer, &topic, partition).is_some_and(|p| p >= end)
+                    {
                         open.remove(&partition);
                     }
                 }
-                Some(Err(KafkaError::PartitionEOF(partition))) => {
-                    open.remove(&partition);
-                }
+                Some(Err(KafkaError::PartitionEOF(_))) => {}
                 Some(Err(err)) => {
                     tracing::warn!(topic = %topic, error = %err, "reading a topic: retrying");
                 }
             }
-            if last_record.elapsed() > STALL {
+            let idle = last_record.elapsed();
+            if idle > PAST_END_IDLE {
+                open.retain(|_, past| !*past);
+            }
+            if idle > STALL && !open.is_empty() {
                 return Err(RecheckError::Stalled {
                     topic: topic.clone(),
                     partitions: open.keys().copied().collect(),
                 });
             }
         }
-        Ok(state)
+        Ok((state, ends))
     })
     .await
     .map_err(|e| RecheckError::Blocking(e.to_string()))?
+}
+
+/// The offset `consumer` reads `partition` of `topic` from next, when known.
+pub fn position_of<C: Consumer<X>, X: rdkafka::consumer::ConsumerContext>(
+    consumer: &C,
+    topic: &str,
+    partition: i32,
+) -> Option<i64> {
+    let positions = consumer.position().ok()?;
+    match positions.find_partition(topic, partition)?.offset() {
+        Offset::Offset(o) => Some(o),
+        _ => None,
+    }
 }
 
 /// A consumer of every partition of `topic` from its start, with no group, for records as they

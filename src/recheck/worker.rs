@@ -1,15 +1,20 @@
 //! The work of one instance of a run: the drafts of the partitions its group gives it, checked
 //! when their checks fit in the budget of checks in flight, each decision published with the
-//! run's id; offsets stored only past drafts decided (or not to be checked).
+//! run's id.
+//!
+//! The group shares out partitions and commits no offsets: a partition's owner (after a
+//! rebalance, or a resumed run) reads it from its start and skips every draft the run has
+//! decided, known from the run's decisions. Reading drafts again is cheap; checking them is
+//! not. (It also keeps resumption exact on brokers that cannot serve a fetch from an offset in
+//! the middle of a record batch, as tansu cannot.)
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use chrono::Utc;
-use rdkafka::consumer::Consumer;
+use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::message::Message;
-use rdkafka::{Offset, TopicPartitionList};
 use tokio::sync::{Semaphore, watch};
 use tracing::{debug, error, info, warn};
 
@@ -18,8 +23,7 @@ use crate::check::{CheckOptions, NoProgress, check_extracted, check_keys};
 use crate::config::Config;
 use crate::decide::decide_not_checked;
 use crate::events::{
-    DECISION_V1, Decision, DecisionReason, DraftEvent, DraftPosition, content_digest,
-    fit_decision,
+    DECISION_V1, Decision, DecisionReason, DraftEvent, DraftPosition, content_digest, fit_decision,
 };
 use crate::extract::{self, ExtractError};
 use crate::kafka::{EventHeaders, EventProducer, is_message_fault};
@@ -56,41 +60,6 @@ enum Prepared {
     Answered(Box<Decision>),
 }
 
-/// Drafts taken up and not yet decided, per partition, so a stored offset never passes one.
-#[derive(Debug, Default)]
-struct Offsets {
-    partitions: BTreeMap<i32, PartitionOffsets>,
-}
-
-#[derive(Debug, Default)]
-struct PartitionOffsets {
-    pending: BTreeSet<i64>,
-    next: i64,
-}
-
-impl Offsets {
-    fn seen(&mut self, position: DraftPosition) {
-        let p = self.partitions.entry(position.partition).or_default();
-        p.next = p.next.max(position.offset + 1);
-    }
-    fn start(&mut self, position: DraftPosition) {
-        self.seen(position);
-        if let Some(p) = self.partitions.get_mut(&position.partition) {
-            p.pending.insert(position.offset);
-        }
-    }
-    fn done(&mut self, position: DraftPosition) {
-        if let Some(p) = self.partitions.get_mut(&position.partition) {
-            p.pending.remove(&position.offset);
-        }
-    }
-    /// The offset to read the partition from after a restart.
-    fn safe(&self, partition: i32) -> Option<i64> {
-        let p = self.partitions.get(&partition)?;
-        Some(p.pending.first().copied().unwrap_or(p.next))
-    }
-}
-
 /// Reads the run's drafts through its consumer group until every target is decided or `stop`.
 ///
 /// # Errors
@@ -103,14 +72,22 @@ pub(super) async fn run(
     let work = Arc::new(work);
     let verifier = build_verifier(&work.config)?;
     let role = format!("recheck-{}", work.run_id);
-    let consumer = crate::kafka::consumer(&work.config.kafka, &work.bootstrap, &role)?;
+    let group = crate::kafka::group_id(&work.config.kafka, &role);
+    let consumer: StreamConsumer =
+        crate::kafka::client::base_config(&work.config.kafka, &work.bootstrap)
+            .set("group.id", &group)
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            .set("auto.offset.reset", "earliest")
+            .create()
+            .map_err(|e| RecheckError::Client(crate::kafka::client::redact_config_error(e)))?;
     let topic = work.scope.drafts_topic.clone();
     consumer
         .subscribe(&[topic.as_str()])
         .map_err(RecheckError::Client)?;
     info!(
         run_id = %work.run_id,
-        group = %crate::kafka::group_id(&work.config.kafka, &role),
+        group = %group,
         max_in_flight_checks = work.max_in_flight_checks,
         "re-check worker reading its drafts"
     );
@@ -118,7 +95,6 @@ pub(super) async fn run(
     let in_flight_gauge = metrics::metrics()
         .in_flight_checks
         .with_label_values(&[&work.run_id]);
-    let mut offsets = Offsets::default();
     let mut checks = tokio::task::JoinSet::new();
     let outcome: Result<(), RecheckError> = loop {
         let message = tokio::select! {
@@ -126,11 +102,7 @@ pub(super) async fn run(
             _ = tally.wait_for(|t| t.decided >= t.total) => break Ok(()),
             Some(joined) = checks.join_next() => {
                 match joined {
-                    Ok(Ok(position)) => {
-                        offsets.done(position);
-                        store(&consumer, &topic, &offsets, position.partition);
-                        continue;
-                    }
+                    Ok(Ok(())) => continue,
                     Ok(Err(err)) => break Err(err),
                     Err(err) => break Err(RecheckError::Blocking(err.to_string())),
                 }
@@ -150,11 +122,8 @@ pub(super) async fn run(
         };
         let article = work.by_position.get(&position).cloned();
         let Some(article) = article.filter(|a| !is_decided(&work.decided, a)) else {
-            offsets.seen(position);
-            store(&consumer, &topic, &offsets, position.partition);
             continue;
         };
-        offsets.start(position);
         let payload = message.payload().unwrap_or_default().to_vec();
         drop(message);
         let prepared = {
@@ -190,19 +159,13 @@ pub(super) async fn run(
                 .check_duration
                 .with_label_values(&[&work.run_id])
                 .observe(started.elapsed().as_secs_f64());
-            published.map(|()| position)
+            published
         });
     };
     // Work in flight is abandoned: its offsets were not stored, so it is done again on resume.
     checks.abort_all();
     while checks.join_next().await.is_some() {}
-    let _ = tokio::task::spawn_blocking(move || {
-        if let Err(err) = consumer.commit_consumer_state(rdkafka::consumer::CommitMode::Sync) {
-            debug!(error = %err, "committing the re-check's offsets at exit");
-        }
-        drop(consumer);
-    })
-    .await;
+    let _ = tokio::task::spawn_blocking(move || drop(consumer)).await;
     outcome
 }
 
@@ -211,26 +174,6 @@ fn is_decided(decided: &Mutex<Decided>, article: &str) -> bool {
         .lock()
         .map(|d| d.decisions.contains_key(article))
         .unwrap_or(false)
-}
-
-/// Stores the partition's safe offset; a partition revoked meanwhile is its new owner's.
-fn store<C: Consumer<crate::kafka::RoleContext>>(
-    consumer: &C,
-    topic: &str,
-    offsets: &Offsets,
-    partition: i32,
-) {
-    let Some(next) = offsets.safe(partition) else {
-        return;
-    };
-    let mut list = TopicPartitionList::new();
-    if list
-        .add_partition_offset(topic, partition, Offset::Offset(next))
-        .is_ok()
-        && let Err(err) = consumer.store_offsets(&list)
-    {
-        debug!(partition, error = %err, "offset not stored (partition revoked?)");
-    }
 }
 
 fn build_verifier(config: &Config) -> Result<Verifier, RecheckError> {
@@ -387,31 +330,4 @@ fn unpublishable(work: &Work, decision: &Decision, why: &str) -> Decision {
         Utc::now(),
     )
     .for_recheck(&work.run_id, position)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn at(offset: i64) -> DraftPosition {
-        DraftPosition {
-            partition: 0,
-            offset,
-        }
-    }
-
-    #[test]
-    fn the_stored_offset_never_passes_a_draft_in_flight() {
-        let mut offsets = Offsets::default();
-        offsets.seen(at(0));
-        offsets.start(at(1));
-        offsets.seen(at(2));
-        offsets.start(at(3));
-        assert_eq!(offsets.safe(0), Some(1));
-        offsets.done(at(3));
-        assert_eq!(offsets.safe(0), Some(1));
-        offsets.done(at(1));
-        assert_eq!(offsets.safe(0), Some(4));
-        assert_eq!(offsets.safe(1), None);
-    }
 }
