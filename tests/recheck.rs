@@ -156,7 +156,11 @@ fn archive(origin_port: u16) -> Vec<(String, Vec<u8>)> {
             "# Port {i} traffic\n\nContainer traffic through the harbour of Port {i} rose \
              {figure}% in 2025, according to [the port authority](http://127.0.0.1:{origin_port}/port/{i}).\n"
         );
-        let section = if i % 2 == 0 { "Business" } else { "Transport" };
+        let section = if i.is_multiple_of(2) {
+            "Business"
+        } else {
+            "Transport"
+        };
         let event = json!({
             "schema_version": "factgate.draft.v1",
             "article_id": article_id(i),
@@ -476,6 +480,18 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
     assert_eq!(run1.summary.changes["fixed"], 2 * per_case);
     assert_eq!(run1.summary.new_findings["citation_dead"], per_case);
 
+    // A re-check's decisions follow the decision contract, run id included.
+    let validator = support::schema::validator("decision.v1");
+    let run1_decisions: Vec<Decision> =
+        decisions_on(&config, &config.kafka.topics.recheck_decisions)
+            .into_iter()
+            .filter(|d| d.run_id.as_deref() == Some("run-1"))
+            .collect();
+    assert_eq!(run1_decisions.len(), ARTICLES, "one decision per article");
+    for d in &run1_decisions {
+        support::schema::assert_valid(&validator, d);
+    }
+
     // The dead links come back; run 2 must judge them on what it fetches, not on run 1's 404s.
     pages.set_all(|case| match case {
         Case::NowDead => Page::Figure(TRUE_FIGURE),
@@ -552,6 +568,22 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
     assert!(
         run3_decisions < ARTICLES + 10,
         "resumed, not started over: {run3_decisions} decisions for {ARTICLES} articles"
+    );
+
+    // Two instances of one run share its work and end with the same report.
+    let (a, b) = tokio::join!(
+        run_to_end(&config, options("run-shared")),
+        run_to_end(&config, options("run-shared")),
+    );
+    assert_diff(&serde_json::to_value(&a).unwrap(), &all_articles(), true);
+    assert_eq!(a.summary, b.summary);
+    let shared = decisions_on(&config, &config.kafka.topics.recheck_decisions)
+        .into_iter()
+        .filter(|d| d.run_id.as_deref() == Some("run-shared"))
+        .count();
+    assert!(
+        shared < ARTICLES + 20,
+        "the instances shared the work rather than each doing it all: {shared} decisions"
     );
 
     // --sections and --articles narrow a run.
