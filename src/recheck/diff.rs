@@ -31,6 +31,10 @@ pub enum FindingKind {
     FigureMismatch,
     /// Quoted words are not in the source.
     QuoteMismatch,
+    /// A quote or statement given to someone the source does not attribute it to.
+    Misattributed,
+    /// The claim adds a specific (a superlative, a multiplier, a place…) the source lacks.
+    UnsupportedDetail,
     /// The source's data is older than allowed for its subject.
     OutdatedSource,
     /// The claim cites nothing where it must.
@@ -60,6 +64,8 @@ impl FindingKind {
             FindingKind::ClaimRefuted => "claim_refuted",
             FindingKind::FigureMismatch => "figure_mismatch",
             FindingKind::QuoteMismatch => "quote_mismatch",
+            FindingKind::Misattributed => "misattributed",
+            FindingKind::UnsupportedDetail => "unsupported_detail",
             FindingKind::OutdatedSource => "outdated_source",
             FindingKind::Unsourced => "unsourced",
             FindingKind::SourceChanged => "source_changed",
@@ -104,6 +110,8 @@ fn issue_kind(issue: &Issue, reasons: &[DecisionReason]) -> FindingKind {
         IssueType::VerifiedFalse => FindingKind::ClaimRefuted,
         IssueType::FigureMismatch => FindingKind::FigureMismatch,
         IssueType::QuoteMismatch => FindingKind::QuoteMismatch,
+        IssueType::Misattributed => FindingKind::Misattributed,
+        IssueType::UnsupportedDetail => FindingKind::UnsupportedDetail,
         IssueType::OutdatedSource => FindingKind::OutdatedSource,
         IssueType::Unverifiable => {
             let problem = issue.problem.to_ascii_lowercase();
@@ -390,6 +398,7 @@ mod tests {
             recommendation: String::new(),
             claim_id: Some(claim.into()),
             source_url: Some(format!("http://127.0.0.1/{claim}")),
+            element: None,
         }
     }
 
@@ -425,6 +434,8 @@ mod tests {
             evidence_quote: Some(quote.into()),
             correction: None,
             severity: None,
+            contested: false,
+            source_credibility: None,
         }
     }
 
