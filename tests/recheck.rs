@@ -153,7 +153,7 @@ async fn start_origin(pages: Arc<Pages>) -> Server {
 fn archive(origin_port: u16) -> Vec<(String, Vec<u8>)> {
     let draft = |i: usize, revision: u64, figure: u32| {
         let body = format!(
-            "# Port {i} traffic\n\nContainer traffic through the harbour of Port {i} rose \
+            "Container traffic through the harbour of Port {i} rose \
              {figure}% in 2025, according to [the port authority](http://127.0.0.1:{origin_port}/port/{i}).\n"
         );
         let section = if i.is_multiple_of(2) {
@@ -166,7 +166,8 @@ fn archive(origin_port: u16) -> Vec<(String, Vec<u8>)> {
             "article_id": article_id(i),
             "revision": revision,
             "published_at": chrono::Utc::now().to_rfc3339(),
-            "title": format!("Port {i} traffic"),
+            // A title that restates no claim: each article has one claim, the cited sentence.
+            "title": "Weekly freight column",
             "body": body,
             "body_format": "markdown",
             "section": section,
