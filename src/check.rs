@@ -124,6 +124,27 @@ pub async fn check_article_with_progress(
     };
     let keys = check_keys(&extraction);
     progress.extracted(article_id, &extraction, keys.len());
+    check_extracted(
+        article_id, revision, &digest, extraction, verifier, options, progress,
+    )
+    .await
+}
+
+/// Verifies the checks of an article already extracted and decides: the second half of
+/// [`check_article_with_progress`], for callers that extract first to size the work
+/// (`factgate recheck` admits an article only when its checks fit). The deadline counts from
+/// this call; `content_digest` names the content decided.
+pub async fn check_extracted(
+    article_id: &str,
+    revision: u64,
+    content_digest: &str,
+    extraction: Extraction,
+    verifier: &Verifier,
+    options: &CheckOptions,
+    progress: &dyn CheckProgress,
+) -> Checked {
+    let started: DateTime<Utc> = Utc::now();
+    let keys = check_keys(&extraction);
     let (results, unfinished) = run_checks(
         article_id,
         revision,
@@ -137,7 +158,7 @@ pub async fn check_article_with_progress(
     let check = ArticleCheck {
         article_id,
         revision,
-        content_digest: &digest,
+        content_digest,
         published_at: started,
         claims: &extraction.claims,
         results: &results,
@@ -180,15 +201,15 @@ async fn run_checks(
     progress: &dyn CheckProgress,
 ) -> (Vec<ClaimResult>, Vec<CheckKey>) {
     let claim_of = |id: &str| extraction.claims.iter().find(|c| c.id == id);
-    let mut pending = futures::stream::iter(keys.iter().filter_map(|key| {
-        let claim = claim_of(&key.claim_id)?;
-        Some(async move {
-            verifier
-                .check(article_id, revision, claim, &key.source_url)
-                .await
+    // Collected first, so the future stays `Send` for a caller that spawns it (`recheck`).
+    let checks: Vec<_> = keys
+        .iter()
+        .filter_map(|key| {
+            let claim = claim_of(&key.claim_id)?;
+            Some(verifier.check(article_id, revision, claim, &key.source_url))
         })
-    }))
-    .buffer_unordered(options.concurrency.max(1));
+        .collect();
+    let mut pending = futures::stream::iter(checks).buffer_unordered(options.concurrency.max(1));
     let mut results: Vec<ClaimResult> = Vec::with_capacity(keys.len());
     let deadline = tokio::time::sleep(options.deadline);
     tokio::pin!(deadline);

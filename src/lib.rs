@@ -30,6 +30,8 @@
 //! - [`metrics`]: the Prometheus metrics, bumped where their events happen.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
 //! - [`pipeline`]: the stream processor: the extract, verify and join roles on Kafka.
+//! - [`recheck`]: `factgate recheck`: an archive checked again as one bounded, resumable run
+//!   isolated by its run id, with progress, a summary and a diff against the live decisions.
 //! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
 //! - [`join`]: gathers each article's manifest and results into one decision. Pure: no I/O.
 //! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
@@ -52,6 +54,7 @@ pub mod metrics;
 pub mod model;
 pub mod pipeline;
 pub mod progress;
+pub mod recheck;
 pub mod render;
 pub mod telemetry;
 pub mod verify;

@@ -69,6 +69,61 @@ enum Command {
     /// Run the whole pipeline on the embedded broker with example drafts and a local origin
     /// serving their sources, and print one line per decision.
     Demo,
+    /// Re-check an archive: the latest revision of each article on the drafts topic (as it is
+    /// when the run starts, or within --since/--until, --articles, --sections), checked again
+    /// beside the live deployment, then compared with each article's latest live decision.
+    ///
+    /// Several machines with the same --run-id share the work; a run started again with its id
+    /// resumes where it stopped. Progress goes to standard error, the summary to standard
+    /// output, the per-article report to --report files.
+    ///
+    /// Exit status: 0 when no article that passed before is blocked now, 1 when any is, 2 on an
+    /// error or an interruption (resume with the same --run-id).
+    Recheck(RecheckArgs),
+}
+
+/// `factgate recheck`'s arguments.
+#[derive(Debug, clap::Args)]
+struct RecheckArgs {
+    /// The run's id (letters, digits, '.', '_', '-'): the same id on several machines shares
+    /// the work, and resumes an interrupted run. A new id is made and printed when absent.
+    #[arg(long)]
+    run_id: Option<String>,
+    /// Only drafts published at or after this time (RFC 3339, e.g. 2026-01-01T00:00:00Z).
+    #[arg(long, value_parser = parse_time)]
+    since: Option<chrono::DateTime<chrono::Utc>>,
+    /// Only drafts published before this time (RFC 3339).
+    #[arg(long, value_parser = parse_time)]
+    until: Option<chrono::DateTime<chrono::Utc>>,
+    /// Only these articles (ids, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    articles: Vec<String>,
+    /// Only articles of these sections (comma-separated; case does not matter).
+    #[arg(long, value_delimiter = ',')]
+    sections: Vec<String>,
+    /// Write the report here; the format follows the extension: .json, .csv or .md. Repeat for
+    /// several formats.
+    #[arg(long, value_name = "FILE")]
+    report: Vec<PathBuf>,
+    /// Checks (claim, source) in flight at once on this machine; by default what
+    /// fetch.per_host_requests_per_second serves in half of join.deadline_ms.
+    #[arg(long)]
+    max_in_flight_checks: Option<usize>,
+    /// Serve Prometheus metrics (labelled with the run id) at http://ADDR/metrics.
+    #[arg(long, value_name = "ADDR")]
+    metrics_listen: Option<std::net::SocketAddr>,
+    /// No progress on standard error.
+    #[arg(long)]
+    no_progress: bool,
+    /// Configuration file (the live deployment's); `FACTGATE_…` environment variables override it.
+    #[arg(long, short, env = "FACTGATE_CONFIG")]
+    config: Option<PathBuf>,
+}
+
+fn parse_time(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .map_err(|e| format!("{s:?} is not an RFC 3339 time (2026-01-01T00:00:00Z): {e}"))
 }
 
 /// `factgate check`'s arguments.
@@ -144,6 +199,7 @@ fn main() -> ExitCode {
             no_http,
         } => run_pipeline(&roles, config.as_deref(), !no_http),
         Command::Demo => run_demo(),
+        Command::Recheck(args) => run_recheck(args),
     };
     match result {
         Ok(code) => code,
@@ -509,6 +565,96 @@ fn run_demo() -> anyhow::Result<ExitCode> {
     )
     .context("writing to standard output")?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_recheck(args: RecheckArgs) -> anyhow::Result<ExitCode> {
+    use factgate::recheck::{self, ProgressDisplay, ProgressStyle, RecheckOptions, ReportFormat};
+    for path in &args.report {
+        ReportFormat::from_path(path).map_err(anyhow::Error::msg)?;
+    }
+    let config = Config::load(args.config.as_deref()).context("loading the configuration")?;
+    let telemetry = factgate::telemetry::init(&config).context("setting up logs and traces")?;
+    let run_id = match args.run_id {
+        Some(id) => id,
+        None => {
+            let id = format!("{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"));
+            eprintln!("factgate recheck: run id {id} (pass --run-id {id} to resume or share it)");
+            id
+        }
+    };
+    recheck::validate_run_id(&run_id).map_err(anyhow::Error::msg)?;
+    let options = RecheckOptions {
+        run_id: run_id.clone(),
+        since: args.since,
+        until: args.until,
+        articles: args.articles,
+        sections: args.sections,
+        max_in_flight_checks: args.max_in_flight_checks,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let outcome = runtime.block_on(async {
+        let (stop_metrics, metrics_stopped) = tokio::sync::oneshot::channel::<()>();
+        if let Some(addr) = args.metrics_listen {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("listening on {addr} for metrics"))?;
+            tokio::spawn(recheck::serve_metrics(listener, async move {
+                let _ = metrics_stopped.await;
+            }));
+        }
+        let mut display = ProgressDisplay::new(
+            std::io::stderr(),
+            ProgressStyle::for_stderr(args.no_progress),
+            &run_id,
+        );
+        let report = recheck::run(&config, options, shutdown_signal(), |tally| {
+            display.update(tally)
+        })
+        .await;
+        display.finish();
+        let _ = stop_metrics.send(());
+        report.context("the re-check did not complete")
+    });
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    telemetry.shutdown();
+    let report = outcome?;
+    for path in &args.report {
+        report.write_to(path).map_err(anyhow::Error::msg)?;
+    }
+    let s = &report.summary;
+    let change = |name: &str| s.changes.get(name).copied().unwrap_or(0);
+    let mut stdout = std::io::stdout().lock();
+    writeln!(
+        stdout,
+        "recheck {}: {} articles decided: {} passed, {} blocked; against the live decisions: \
+         {} newly blocked, {} fixed, {} unchanged, {} with no live decision",
+        report.run_id,
+        s.decided,
+        s.passed,
+        s.blocked,
+        change("newly_blocked"),
+        change("fixed"),
+        change("unchanged"),
+        change("no_live_decision"),
+    )
+    .context("writing to standard output")?;
+    if !s.new_findings.is_empty() {
+        let kinds: Vec<String> = s
+            .new_findings
+            .iter()
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
+        writeln!(stdout, "new findings: {}", kinds.join(", "))
+            .context("writing to standard output")?;
+    }
+    for path in &args.report {
+        writeln!(stdout, "report: {}", path.display()).context("writing to standard output")?;
+    }
+    Ok(if s.newly_blocked() > 0 {
+        ExitCode::from(EXIT_BLOCK)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// How long blocking work (closing Kafka clients) may hold up the exit.

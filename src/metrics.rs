@@ -407,6 +407,12 @@ impl Metrics {
             .observe(latency.as_secs_f64());
     }
 
+    /// The registry, for families registered outside this module (`factgate recheck`'s, in
+    /// [`crate::recheck`]).
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
     fn render(&self) -> String {
         let mut out = Vec::new();
         match TextEncoder::new().encode(&self.registry.gather(), &mut out) {

@@ -523,44 +523,6 @@ fn kafka_secrets_never_reach_debug_serialization_errors_or_client_errors() {
     assert!(shown.contains("sasl.oauthbearer.client.secret"), "{shown}");
 }
 
-/// config/recheck.toml loads, counts deadlines from extraction, reads the live drafts topic and
-/// writes nothing where the live deployment reads or the CMS gates.
-#[test]
-fn recheck_file_replays_the_drafts_beside_the_live_deployment() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/recheck.toml");
-    let recheck = Config::load_with_env(Some(&path), Vec::new()).expect("recheck.toml loads");
-    let live = Config::default();
-    assert_eq!(
-        recheck.join.deadline_from,
-        factgate::config::DeadlineFrom::Extracted
-    );
-    assert_ne!(recheck.kafka.group_prefix, live.kafka.group_prefix);
-    assert_eq!(recheck.kafka.topics.drafts, live.kafka.topics.drafts);
-    let (r, l) = (&recheck.kafka.topics, &live.kafka.topics);
-    let written = [
-        &r.verify,
-        &r.verified,
-        &r.manifests,
-        &r.decisions,
-        &r.dead_letter,
-    ];
-    let live_topics = [
-        &l.drafts,
-        &l.verify,
-        &l.verified,
-        &l.manifests,
-        &l.decisions,
-        &l.dead_letter,
-    ];
-    for topic in written {
-        assert!(
-            !live_topics.contains(&topic),
-            "recheck.toml writes to the live topic {topic}"
-        );
-    }
-    assert_ne!(recheck.http.listen, live.http.listen);
-}
-
 /// Every configuration file the README tells a reader to pass (`--config FILE`, `config/….toml`)
 /// exists and loads, config/local.toml among them.
 #[test]

@@ -376,7 +376,12 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
     let window = format!("{}s", started.elapsed().as_secs() + 10);
     let mut failures = Vec::new();
     for (title, expr) in &panels {
-        let expr = expr.replace("$__rate_interval", &window);
+        // The job, instance and run variables set to All, as Grafana sends them (allValue .*).
+        let expr = expr
+            .replace("$__rate_interval", &window)
+            .replace("$job", ".*")
+            .replace("$instance", ".*")
+            .replace("$run", ".*");
         match prometheus.query(&client, &expr).await {
             Err(err) => failures.push(format!("panel {title:?}: {expr}: {err}")),
             Ok(data) => {
@@ -385,7 +390,10 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
                     _ => data["result"].as_array().cloned().unwrap_or_default(),
                 };
                 eprintln!("panel {title:?}: {expr}: {result:?}");
-                if result.is_empty() {
+                // No re-check runs here: its panels only have to evaluate (tests/recheck.rs
+                // reads the re-check metrics).
+                if result.is_empty() && expr.contains("factgate_recheck_") {
+                } else if result.is_empty() {
                     failures.push(format!("panel {title:?}: {expr}: no series"));
                 } else if !has_number(&result) {
                     failures.push(format!(

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use support::schema::{errors, read_json, schema, schemas_dir, validator};
 
 /// The event schemas, by file stem; each has an example of the same name.
-const EVENTS: [&str; 6] = [
+const EVENTS: [&str; 7] = [
     "draft.v1",
     "verify_request.v1",
     "claim_result.v1",
@@ -32,6 +32,8 @@ const EVENTS: [&str; 6] = [
     "decision.v1",
     // The headers of a dead-lettered record (its payload is the draft as received).
     "dead_letter.v1",
+    // The scope of a factgate recheck run, on factgate.recheck.runs.
+    "recheck_run.v1",
 ];
 
 fn example(stem: &str) -> Value {
@@ -155,6 +157,10 @@ fn examples_round_trip_through_their_rust_types() {
     let (manifest, again) = round_trip::<ArticleManifest>("manifest.v1");
     assert_eq!(again, example("manifest.v1"));
     assert!(manifest.pending.contains(&result.check_key()));
+
+    let (scope, again) = round_trip::<factgate::recheck::RunScope>("recheck_run.v1");
+    assert_eq!(again, example("recheck_run.v1"));
+    assert_eq!(scope.end_offsets[&2], 1240);
 
     let (decision, again) = round_trip::<Decision>("decision.v1");
     assert_eq!(again, example("decision.v1"));
@@ -412,6 +418,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
         },
         draft_position: None,
         content_digest: Some(manifest.content_digest.clone()),
+        run_id: None,
     }
     .for_publication(manifest.draft_position);
     let json = serde_json::to_value(&decision).expect("serializes");
@@ -450,6 +457,7 @@ fn unreadable_draft_decision(bytes: &[u8]) -> Decision {
         report: Report::not_checked("The draft event could not be read.", issue, 1.0),
         draft_position: None,
         content_digest: Some(content_digest(bytes)),
+        run_id: None,
     }
 }
 

@@ -29,6 +29,10 @@ pub const DEFAULT_TOPIC_MANIFESTS: &str = "articles.manifest";
 pub const DEFAULT_TOPIC_DECISIONS: &str = "decisions";
 /// Default topic of draft events that could not be read.
 pub const DEFAULT_TOPIC_DEAD_LETTER: &str = "drafts.dlq";
+/// Default `kafka.topics.recheck_runs`.
+pub const DEFAULT_TOPIC_RECHECK_RUNS: &str = "factgate.recheck.runs";
+/// Default `kafka.topics.recheck_decisions`.
+pub const DEFAULT_TOPIC_RECHECK_DECISIONS: &str = "factgate.recheck.decisions";
 
 /// librdkafka's own default `message.max.bytes`: the largest record the producer sends when
 /// `kafka.properties` does not say otherwise.
@@ -191,6 +195,11 @@ pub struct TopicsConfig {
     pub decisions: String,
     /// Draft events that could not be read.
     pub dead_letter: String,
+    /// `factgate recheck`: each run's scope, captured at its start (key: run id).
+    pub recheck_runs: String,
+    /// `factgate recheck`: the decisions of re-check runs, each carrying its run id (key:
+    /// article). Never read by the live pipeline or a CMS's gate.
+    pub recheck_decisions: String,
 }
 
 impl Default for TopicsConfig {
@@ -202,13 +211,15 @@ impl Default for TopicsConfig {
             manifests: DEFAULT_TOPIC_MANIFESTS.to_owned(),
             decisions: DEFAULT_TOPIC_DECISIONS.to_owned(),
             dead_letter: DEFAULT_TOPIC_DEAD_LETTER.to_owned(),
+            recheck_runs: DEFAULT_TOPIC_RECHECK_RUNS.to_owned(),
+            recheck_decisions: DEFAULT_TOPIC_RECHECK_DECISIONS.to_owned(),
         }
     }
 }
 
 impl TopicsConfig {
     /// Each topic with its key, in pipeline order.
-    pub fn named(&self) -> [(&'static str, &str); 6] {
+    pub fn named(&self) -> [(&'static str, &str); 8] {
         [
             ("drafts", &self.drafts),
             ("verify", &self.verify),
@@ -216,6 +227,8 @@ impl TopicsConfig {
             ("manifests", &self.manifests),
             ("decisions", &self.decisions),
             ("dead_letter", &self.dead_letter),
+            ("recheck_runs", &self.recheck_runs),
+            ("recheck_decisions", &self.recheck_decisions),
         ]
     }
 }

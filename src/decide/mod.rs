@@ -203,6 +203,7 @@ fn finish(
         report,
         draft_position: None,
         content_digest: Some(content_digest.to_owned()),
+        run_id: None,
     }
 }
 

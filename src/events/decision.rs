@@ -25,6 +25,11 @@
 //! (article, revision), the decision with the latest `draft_position` is the one that counts.
 //! Without a position (`factgate check`, a manifest that could not be read) the field is absent
 //! from the hash.
+//!
+//! A decision of a re-check run (`factgate recheck`) carries the run's id in `run_id`, and
+//! `field("run:" run_id)` is a fifth field of its id: the live decision and each run's decision
+//! of the same publication have ids of their own, so a changed verdict is never taken for a
+//! duplicate.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -141,6 +146,9 @@ pub struct Decision {
     /// of a revision the decision is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_digest: Option<String>,
+    /// The re-check run that made this decision; absent from live decisions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
 }
 
 impl Decision {
@@ -152,6 +160,17 @@ impl Decision {
                 decision_id_at(&self.article_id, self.revision, digest, Some(position));
             self.draft_position = Some(position);
         }
+        self
+    }
+
+    /// This decision as re-check run `run_id`'s answer to the publication at `position`: both
+    /// are recorded and the id derived again with them (see the module docs).
+    pub fn for_recheck(mut self, run_id: &str, position: DraftPosition) -> Decision {
+        let digest = self.content_digest.clone().unwrap_or_default();
+        self.decision_id =
+            decision_id_for_run(&self.article_id, self.revision, &digest, position, run_id);
+        self.draft_position = Some(position);
+        self.run_id = Some(run_id.to_owned());
         self
     }
 
@@ -205,6 +224,30 @@ pub fn decision_id_at(
     id
 }
 
+/// [`decision_id_at`] for re-check run `run_id`: the run is a fifth field (see the module docs).
+pub fn decision_id_for_run(
+    article_id: &str,
+    revision: Option<u64>,
+    content_digest: &str,
+    position: DraftPosition,
+    run_id: &str,
+) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"factgate.decision.v1");
+    length_prefixed(&mut hasher, article_id.as_bytes());
+    let revision = revision.map(|r| r.to_string()).unwrap_or_default();
+    length_prefixed(&mut hasher, revision.as_bytes());
+    length_prefixed(&mut hasher, content_digest.as_bytes());
+    length_prefixed(
+        &mut hasher,
+        format!("{}:{}", position.partition, position.offset).as_bytes(),
+    );
+    length_prefixed(&mut hasher, format!("run:{run_id}").as_bytes());
+    let mut id = hex::encode(hasher.finalize());
+    id.truncate(DECISION_ID_HEX_CHARS);
+    id
+}
+
 /// Feeds `bytes` with its length in front, so that no two different field lists hash alike
 /// ("ab" ‖ "c" vs "a" ‖ "bc").
 fn length_prefixed(hasher: &mut Sha256, bytes: &[u8]) {
@@ -251,6 +294,20 @@ mod tests {
         assert_ne!(first, decision_id("a-1", Some(3), &digest));
         // Pinned like the id without a position (Python hashlib over the documented fields).
         assert_eq!(first, "7003608eb17e5ad99587c37a353588c8");
+    }
+
+    #[test]
+    fn each_run_gets_ids_of_its_own() {
+        let digest = content_digest(b"body");
+        let at = DraftPosition {
+            partition: 2,
+            offset: 417,
+        };
+        let live = decision_id_at("a-1", Some(3), &digest, Some(at));
+        let run1 = decision_id_for_run("a-1", Some(3), &digest, at, "r1");
+        assert_ne!(live, run1);
+        assert_ne!(run1, decision_id_for_run("a-1", Some(3), &digest, at, "r2"));
+        assert_eq!(run1, decision_id_for_run("a-1", Some(3), &digest, at, "r1"));
     }
 
     #[test]

@@ -35,6 +35,20 @@ pub async fn ensure_topics(
     config: &KafkaConfig,
     bootstrap: &str,
 ) -> Result<EnsuredTopics, KafkaSetupError> {
+    let topics: Vec<&str> = config.topics.named().iter().map(|(_, t)| *t).collect();
+    ensure_named_topics(config, bootstrap, &topics).await
+}
+
+/// [`ensure_topics`] for `topics` only (`factgate recheck` creates its own topics and never
+/// the live ones).
+///
+/// # Errors
+/// As [`ensure_topics`].
+pub async fn ensure_named_topics(
+    config: &KafkaConfig,
+    bootstrap: &str,
+    topics: &[&str],
+) -> Result<EnsuredTopics, KafkaSetupError> {
     let admin: AdminClient<DefaultClientContext> = client::base_config(config, bootstrap)
         .create()
         .map_err(|source| KafkaSetupError::Client {
@@ -57,7 +71,7 @@ pub async fn ensure_topics(
 
     let mut ensured = EnsuredTopics::default();
     let mut missing = Vec::new();
-    for (_, topic) in config.topics.named() {
+    for &topic in topics {
         match metadata.topics().iter().find(|t| t.name() == topic) {
             Some(found) => {
                 let partitions = found.partitions().len();

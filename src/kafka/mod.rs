@@ -22,7 +22,7 @@ pub mod embedded;
 pub mod headers;
 pub mod produce;
 
-pub use admin::{EnsuredTopics, ensure_topics};
+pub use admin::{EnsuredTopics, ensure_named_topics, ensure_topics};
 pub use client::{ConsumerHealth, RoleConsumer, RoleContext, consumer, group_id, producer};
 pub use consume::{ConsumeError, close_consumer, commit_stored_offsets, consume_at_least_once};
 pub use embedded::EmbeddedBroker;
