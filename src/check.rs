@@ -7,7 +7,7 @@
 //! them.
 
 use crate::decide::{self, ArticleCheck, Strictness};
-use crate::events::{CheckKey, ClaimResult, Decision, DecisionReason, content_digest};
+use crate::events::{CheckKey, ClaimResult, Decision, DecisionReason, draft_content_digest};
 use crate::extract::{self, ExtractError, ExtractLimits, Extraction};
 use crate::model::BodyFormat;
 use crate::verify::Verifier;
@@ -98,7 +98,7 @@ pub async fn check_article_with_progress(
     progress: &dyn CheckProgress,
 ) -> Checked {
     let started: DateTime<Utc> = Utc::now();
-    let digest = content_digest(format!("{format}\n{body}").as_bytes());
+    let digest = draft_content_digest(format, body);
     let extraction = match extract::extract_within(body, format, &options.limits) {
         Ok(extraction) => extraction,
         Err(err) => {
@@ -282,5 +282,23 @@ mod tests {
             checked.decision.report.issues
         );
         assert!(checked.results.is_empty(), "nothing was fetched");
+        // The content is named as the stream processor names it, so the two can be compared.
+        let draft = crate::events::DraftEvent::from_json(
+            serde_json::json!({
+                "schema_version": "factgate.draft.v1",
+                "article_id": "a-1",
+                "revision": 1,
+                "published_at": "2026-01-01T00:00:00Z",
+                "body": body,
+                "body_format": "markdown",
+            })
+            .to_string()
+            .as_bytes(),
+        )
+        .expect("a valid draft");
+        assert_eq!(
+            checked.decision.content_digest.as_deref(),
+            Some(draft.content_digest().as_str())
+        );
     }
 }

@@ -186,8 +186,9 @@ pub fn content_digest(content: &[u8]) -> String {
     hex::encode(Sha256::digest(content))
 }
 
-/// The content digest of a readable draft: its body format and body.
-pub(super) fn draft_content_digest(format: BodyFormat, body: &str) -> String {
+/// The content digest of a readable draft: its body format and body. `factgate run` and
+/// `factgate check` both name the content they decided by it.
+pub fn draft_content_digest(format: BodyFormat, body: &str) -> String {
     let mut hasher = Sha256::new();
     length_prefixed(&mut hasher, format.as_str().as_bytes());
     length_prefixed(&mut hasher, body.as_bytes());

@@ -50,7 +50,7 @@ mod version;
 
 pub use decision::{
     Decision, DecisionReason, Outcome, content_digest, decision_id, decision_id_at,
-    decision_id_for_run,
+    decision_id_for_run, draft_content_digest,
 };
 pub use draft::{DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id};
 pub use fit::{Oversize, fit_decision, fit_result, split_manifest};
