@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeZone, Utc};
 use factgate::events::{
-    ArticleManifest, CheckKey, ClaimResult, ClaimResultV1, ClaimVerdict, Decision, DecisionReason,
-    DecisionV1, DraftError, DraftEvent, DraftPosition, Evidence, ExtractionFailure,
+    ArticleManifest, CheckKey, ClaimResult, ClaimResultV1, ClaimStatus, ClaimVerdict, Decision,
+    DecisionReason, DecisionV1, DraftError, DraftEvent, DraftPosition, Evidence, ExtractionFailure,
     ExtractionOutcome, FetchStatus, Issue, IssueType, ManifestPart, ManifestV1, Outcome,
-    Recommendation, Report, SeverityCounts, Summary, VerificationDetails, VerificationResults,
-    VerifyRequest, content_digest, decision_id, recover_article_id,
+    Recommendation, Report, SeverityCounts, Summary, SupportingSource, VerificationDetails,
+    VerificationResults, VerifyRequest, content_digest, decision_id, recover_article_id,
 };
 use factgate::model::{
     Citation, CitationRule, CitationStyle, Claim, ClaimKind, Figure, Location, Severity, Unit,
@@ -380,8 +380,9 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 unsourced_claims: 0,
                 verification_results: VerificationResults {
                     verified_true: 0,
-                    verified_false: 1,
+                    verified_false: 0,
                     unverifiable: 0,
+                    contested: 1,
                 },
                 accuracy_score: 0.0,
                 citations_checked: 1,
@@ -400,7 +401,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 claim_id: claim.id.clone(),
                 text: claim.text.clone(),
                 location: claim.location.to_string(),
-                verdict: Some(Verdict::Refuted),
+                verdict: Some(ClaimStatus::Contested),
                 support: Some(0.1),
                 source_url: Some(key.source_url.clone()),
                 evidence_quote: Some("The market is worth $30 billion.".into()),
@@ -408,6 +409,12 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 severity: Some(Severity::High),
                 source_credibility: Some(0.7),
                 contested: true,
+                supporting_source: Some(SupportingSource {
+                    source_url: "https://stats.example/market".into(),
+                    evidence_quote: Some("The market is worth $40 billion.".into()),
+                    support: 0.9,
+                    source_credibility: 0.5,
+                }),
             }],
         },
         draft_position: None,

@@ -1,6 +1,6 @@
 use super::*;
 use crate::events::{
-    CheckKey, ClaimResult, Evidence, FetchStatus, Issue, IssueType, Recommendation,
+    CheckKey, ClaimResult, ClaimStatus, Evidence, FetchStatus, Issue, IssueType, Recommendation,
 };
 use crate::model::{
     Citation, CitationRule, CitationStyle, Claim, ClaimKind, Location, Prejudgment, Severity,
@@ -147,7 +147,7 @@ fn a_supported_claim_passes_with_full_accuracy() {
     assert_eq!(d.report.summary.accuracy_score, 100.0);
     assert_eq!(d.report.summary.citations_working, 1);
     assert_eq!(d.report.summary.cited_statements_checked, 1);
-    assert_eq!(d.report.claims[0].verdict, Some(Verdict::Supported));
+    assert_eq!(d.report.claims[0].verdict, Some(ClaimStatus::Supported));
 }
 
 #[test]
@@ -403,44 +403,156 @@ fn a_result_of_another_revision_does_not_count_for_this_one() {
     );
 }
 
-#[test]
-fn sources_that_disagree_make_a_contested_claim_decided_by_the_refutation() {
-    let mut two = claim(
-        "c1",
-        "Prices start at $4/month.",
-        Some("https://a.example/p"),
-    );
+/// A claim citing two sources, `a.example` and `b.example`.
+fn two_source_claim(text: &str) -> Claim {
+    let mut two = claim("c1", text, Some("https://a.example/p"));
     two.citations.push(Citation {
         url: "https://b.example/p".to_owned(),
         style: CitationStyle::InlineLink,
         label: None,
     });
-    let claims = [two];
-    let supported = result(&claims[0], FetchStatus::Ok, Verdict::Supported, None);
+    two
+}
+
+/// `a.example` supports the claim; `b.example`, of `refuting_credibility`, refutes it with a
+/// high issue of its own.
+fn disagreeing(claim: &Claim, refuting_credibility: f64) -> [ClaimResult; 2] {
+    let mut supported = result(claim, FetchStatus::Ok, Verdict::Supported, None);
+    supported.evidence = Some(Evidence {
+        quote: "Plans start at $4/month.".to_owned(),
+        span: None,
+        sentence: None,
+    });
     let mut refuted = result(
-        &claims[0],
+        claim,
         FetchStatus::Ok,
         Verdict::Refuted,
         Some(Severity::High),
     );
     refuted.source_url = "https://b.example/p".to_owned();
-    refuted.source_credibility = 0.95;
-    let results = [supported.clone(), refuted];
+    refuted.source_credibility = refuting_credibility;
+    [supported, refuted]
+}
+
+#[test]
+fn sources_that_disagree_make_a_contested_claim_with_both_quoted() {
+    let claims = [two_source_claim("Prices start at $4/month.")];
+    // A generic source refutes what another generic source supports: medium.
+    let results = disagreeing(&claims[0], 0.5);
     let d = decide(&check(&claims, &results, &[]), Strictness::Normal, at(1));
     let verdict = &d.report.claims[0];
-    assert!(verdict.contested, "{verdict:?}");
-    assert_eq!(verdict.verdict, Some(Verdict::Refuted));
+    assert_eq!(verdict.verdict, Some(ClaimStatus::Contested), "{verdict:?}");
+    assert!(verdict.contested, "the flag kept for older readers");
     assert_eq!(verdict.source_url.as_deref(), Some("https://b.example/p"));
-    assert_eq!(verdict.source_credibility, Some(0.95));
+    let backing = verdict
+        .supporting_source
+        .as_ref()
+        .expect("the supporting source");
+    assert_eq!(backing.source_url, "https://a.example/p");
+    assert_eq!(
+        backing.evidence_quote.as_deref(),
+        Some("Plans start at $4/month.")
+    );
+    assert_eq!(verdict.severity, Some(Severity::Medium));
+    // One issue for the disagreement, in place of the refutation's own high one.
+    assert_eq!(d.report.issues.len(), 1, "{:?}", d.report.issues);
+    let issue = &d.report.issues[0];
+    assert_eq!(issue.issue_type, IssueType::Contested);
+    assert_eq!(issue.severity, Severity::Medium);
+    assert!(
+        issue.evidence.contains("https://b.example/p")
+            && issue.evidence.contains("Prices start at $9/month.")
+            && issue.evidence.contains("https://a.example/p")
+            && issue.evidence.contains("Plans start at $4/month."),
+        "both sources quoted: {}",
+        issue.evidence
+    );
+    let v = &d.report.summary.verification_results;
+    assert_eq!((v.contested, v.verified_false, v.verified_true), (1, 0, 0));
+    // Medium blocks under the default strictness, not under lenient.
     assert_eq!(d.outcome, Outcome::Block);
+    assert_eq!(d.reasons, vec![DecisionReason::MediumSeverityIssue]);
+    let lenient = decide(&check(&claims, &results, &[]), Strictness::Lenient, at(1));
+    assert_eq!(lenient.outcome, Outcome::Pass);
+}
 
+#[test]
+fn a_highly_credible_refuting_source_makes_a_contested_claim_high() {
+    let claims = [two_source_claim("Prices start at $4/month.")];
+    for (credibility, severity) in [
+        (0.95, Severity::High),
+        (0.70, Severity::Medium),
+        (0.30, Severity::Medium),
+    ] {
+        let results = disagreeing(&claims[0], credibility);
+        let d = decide(&check(&claims, &results, &[]), Strictness::Lenient, at(1));
+        assert_eq!(d.report.claims[0].verdict, Some(ClaimStatus::Contested));
+        assert_eq!(
+            d.report.issues[0].severity, severity,
+            "credibility {credibility}"
+        );
+        assert_eq!(d.report.claims[0].source_credibility, Some(credibility));
+        let blocks = severity == Severity::High;
+        assert_eq!(
+            d.outcome == Outcome::Block,
+            blocks,
+            "credibility {credibility}"
+        );
+    }
+    // The supporting source's credibility does not soften a highly credible refutation.
+    let mut results = disagreeing(&claims[0], 0.95);
+    results[0].source_credibility = 0.95;
+    let d = decide(&check(&claims, &results, &[]), Strictness::Normal, at(1));
+    assert_eq!(d.report.issues[0].severity, Severity::High);
+}
+
+#[test]
+fn synthesis_ranks_contested_over_refuted_over_supported_over_inconclusive() {
+    use Verdict::{Inconclusive as I, Refuted as R, Supported as S};
+    let of = |v: &[Verdict]| ClaimStatus::synthesize(v.iter().copied());
+    assert_eq!(of(&[S, R]), Some(ClaimStatus::Contested));
+    assert_eq!(of(&[I, R, S]), Some(ClaimStatus::Contested));
+    assert_eq!(of(&[R, I]), Some(ClaimStatus::Refuted));
+    assert_eq!(of(&[R, R]), Some(ClaimStatus::Refuted));
+    assert_eq!(of(&[I, S]), Some(ClaimStatus::Supported));
+    assert_eq!(of(&[I, I]), Some(ClaimStatus::Inconclusive));
+    assert_eq!(of(&[]), None);
+    assert!(ClaimStatus::Contested > ClaimStatus::Refuted);
+    assert!(ClaimStatus::Refuted > ClaimStatus::Supported);
+    assert!(ClaimStatus::Supported > ClaimStatus::Inconclusive);
+}
+
+#[test]
+fn a_claim_refuted_by_every_source_is_refuted_not_contested() {
+    let claims = [two_source_claim("Prices start at $4/month.")];
+    let [_, refuted] = disagreeing(&claims[0], 0.5);
+    let mut other = refuted.clone();
+    other.source_url = "https://a.example/p".to_owned();
+    let d = decide(
+        &check(&claims, &[other, refuted], &[]),
+        Strictness::Normal,
+        at(1),
+    );
+    let verdict = &d.report.claims[0];
+    assert_eq!(verdict.verdict, Some(ClaimStatus::Refuted));
+    assert!(!verdict.contested && verdict.supporting_source.is_none());
+    assert!(
+        d.report
+            .issues
+            .iter()
+            .all(|i| i.issue_type == IssueType::FigureMismatch && i.severity == Severity::High)
+    );
+}
+
+#[test]
+fn one_source_is_no_disagreement_and_an_unread_one_has_no_credibility() {
     // One source alone is not a disagreement.
     let alone = [claim(
         "c1",
         "Prices start at $9/month.",
         Some("https://a.example/p"),
     )];
-    let results = [supported];
+    let results = [result(&alone[0], FetchStatus::Ok, Verdict::Supported, None)];
     let d = decide(&check(&alone, &results, &[]), Strictness::Normal, at(1));
     assert!(!d.report.claims[0].contested);
     assert_eq!(d.report.claims[0].source_credibility, Some(0.5));

@@ -149,6 +149,13 @@ pub fn fit_decision(decision: &mut Decision, budget: usize) -> Result<bool, Over
         if let Some(correction) = &mut verdict.correction {
             cut(correction, SHORT_TEXT_CHARS);
         }
+        if let Some(quote) = verdict
+            .supporting_source
+            .as_mut()
+            .and_then(|s| s.evidence_quote.as_mut())
+        {
+            cut(quote, SHORT_TEXT_CHARS);
+        }
     }
     for issue in &mut report.issues {
         for text in [

@@ -47,6 +47,10 @@ pub enum IssueType {
     Unverifiable,
     /// The source's data is older than the configured age for its subject.
     OutdatedSource,
+    /// The claim's sources disagree: one supports it, another refutes it
+    /// (reference/fact-analyst-node.md's "contested"). Medium; high when a refuting source is of
+    /// high credibility (fact-checker, government, education). The evidence quotes both.
+    Contested,
     /// The check itself did not complete: deadline, internal error. Always blocks.
     Error,
 }
@@ -88,6 +92,11 @@ pub struct VerificationResults {
     pub verified_false: u32,
     /// Sourced claims whose verdict is `inconclusive`, or that got no verdict.
     pub unverifiable: u32,
+    /// Claims whose verdict is `contested`: one source supports them, another refutes them.
+    /// Absent from reports written before contested claims were counted apart (they were
+    /// counted in `verified_false`).
+    #[serde(default)]
+    pub contested: u32,
 }
 
 /// Counts of issues by severity.
@@ -145,6 +154,61 @@ pub struct VerificationDetails {
     pub processing_time_seconds: f64,
 }
 
+/// A claim's verdict over all the sources it cites: the per-claim synthesis of
+/// reference/fact-analyst-node.md. One source's [`Verdict`] is `supported`, `refuted` or
+/// `inconclusive`; over several sources, one that supports and one that refutes make the claim
+/// `contested`. Ordered by priority, lowest first: `contested` outranks `refuted` (the analyst
+/// node's not_supported), which outranks `supported`, which outranks `inconclusive` (its
+/// insufficient).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimStatus {
+    Inconclusive,
+    Supported,
+    Refuted,
+    Contested,
+}
+
+impl ClaimStatus {
+    /// The synthesis of a claim's per-source verdicts; `None` when it has none.
+    pub fn synthesize(verdicts: impl IntoIterator<Item = Verdict>) -> Option<ClaimStatus> {
+        let (mut supported, mut refuted, mut any) = (false, false, false);
+        for verdict in verdicts {
+            any = true;
+            supported |= verdict == Verdict::Supported;
+            refuted |= verdict == Verdict::Refuted;
+        }
+        match (supported, refuted) {
+            (true, true) => Some(ClaimStatus::Contested),
+            (false, true) => Some(ClaimStatus::Refuted),
+            (true, false) => Some(ClaimStatus::Supported),
+            (false, false) => any.then_some(ClaimStatus::Inconclusive),
+        }
+    }
+}
+
+impl From<Verdict> for ClaimStatus {
+    fn from(verdict: Verdict) -> ClaimStatus {
+        match verdict {
+            Verdict::Supported => ClaimStatus::Supported,
+            Verdict::Refuted => ClaimStatus::Refuted,
+            Verdict::Inconclusive => ClaimStatus::Inconclusive,
+        }
+    }
+}
+
+/// The source that backs a contested claim, beside the refuting one the claim's verdict names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SupportingSource {
+    pub source_url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_quote: Option<String>,
+    /// The support score of that check, in [0, 1].
+    pub support: f64,
+    /// The source's credibility in [0, 1].
+    pub source_credibility: f64,
+}
+
 /// The verdict one claim received, over all the sources it cites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimVerdict {
@@ -152,11 +216,12 @@ pub struct ClaimVerdict {
     pub text: String,
     /// Where the claim is, for a person.
     pub location: String,
-    /// Absent for a claim that cites nothing (judged at extraction; see the issues) or whose
-    /// check did not finish.
+    /// The synthesis over the claim's sources. Absent for a claim that cites nothing (judged at
+    /// extraction; see the issues) or whose check did not finish.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
-    /// The support score of the deciding check, in [0, 1].
+    pub verdict: Option<ClaimStatus>,
+    /// The support score of the deciding check, in [0, 1]: for a contested claim, the refuting
+    /// one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub support: Option<f64>,
     /// The source whose check decided the verdict.
@@ -174,10 +239,14 @@ pub struct ClaimVerdict {
     /// configured domain lists; absent when that check did not judge its source (not fetched).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_credibility: Option<f64>,
-    /// The claim's sources disagree: one supports it and another refutes it
-    /// (reference/fact-analyst-node.md's "contested"). The verdict is then the refutation.
+    /// `verdict == contested`, kept for readers of reports written before `contested` was a
+    /// verdict (they then read `verdict: refuted` and this flag).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub contested: bool,
+    /// For a contested claim, the source that supports it; the fields above name the refuting
+    /// source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supporting_source: Option<SupportingSource>,
 }
 
 /// The report an editor acts on.

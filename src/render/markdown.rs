@@ -90,13 +90,18 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
         let _ = writeln!(out, "| verdict | support | claim | source | correction |");
         let _ = writeln!(out, "|---|---:|---|---|---|");
         for c in judged {
+            let source = c.source_url.as_deref().unwrap_or("");
+            let source = match &c.supporting_source {
+                Some(backing) => format!("{source} (refutes); {} (supports)", backing.source_url),
+                None => source.to_owned(),
+            };
             let _ = writeln!(
                 out,
                 "| {} | {:.2} | {} | {} | {} |",
                 c.verdict.as_ref().map(serde_name).unwrap_or_default(),
                 c.support.unwrap_or(0.0),
                 cell(&c.text),
-                cell(c.source_url.as_deref().unwrap_or("")),
+                cell(&source),
                 cell(c.correction.as_deref().unwrap_or(""))
             );
         }

@@ -21,12 +21,13 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
     let v = &s.verification_results;
     let _ = writeln!(
         out,
-        "claims: {} ({} sourced, {} unsourced); supported {}, refuted {}, unverifiable {}; accuracy {:.1}",
+        "claims: {} ({} sourced, {} unsourced); supported {}, refuted {}, contested {}, unverifiable {}; accuracy {:.1}",
         s.total_claims,
         s.sourced_claims,
         s.unsourced_claims,
         v.verified_true,
         v.verified_false,
+        v.contested,
         v.unverifiable,
         s.accuracy_score
     );
@@ -81,6 +82,14 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
             );
             if let Some(correction) = &c.correction {
                 let _ = write!(out, " — {correction}");
+            }
+            if let Some(backing) = &c.supporting_source {
+                let _ = write!(
+                    out,
+                    " — refuted by {}, supported by {}",
+                    c.source_url.as_deref().unwrap_or("?"),
+                    backing.source_url
+                );
             }
             let _ = writeln!(out);
         }

@@ -22,10 +22,12 @@ use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::{CheckedArticle, outcome_word, serde_name};
-use crate::events::{ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome};
+use crate::events::{
+    ClaimStatus, ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome,
+};
 use crate::extract::{self, ViewBlock, ViewKind};
 use crate::model::BlockRole;
-use crate::model::{BodyFormat, Severity, Verdict};
+use crate::model::{BodyFormat, Severity};
 use crate::verify::judge::CredibilityLevel;
 
 /// The page's one style sheet.
@@ -117,13 +119,15 @@ enum Mark {
 
 impl Mark {
     fn of(claim: &ClaimVerdict, issues: &[&Issue]) -> Mark {
+        // `contested` alone marks a report written before it was a verdict.
         if claim.contested {
             return Mark::Contested;
         }
         match claim.verdict {
-            Some(Verdict::Supported) => Mark::Supported,
-            Some(Verdict::Refuted) => Mark::Refuted,
-            Some(Verdict::Inconclusive) => Mark::Unverifiable,
+            Some(ClaimStatus::Contested) => Mark::Contested,
+            Some(ClaimStatus::Supported) => Mark::Supported,
+            Some(ClaimStatus::Refuted) => Mark::Refuted,
+            Some(ClaimStatus::Inconclusive) => Mark::Unverifiable,
             None if issues.iter().any(|i| i.issue_type == IssueType::Unsourced) => Mark::Unsourced,
             None => Mark::Unchecked,
         }
@@ -207,6 +211,8 @@ struct ClaimView {
     icon: &'static str,
     severity: Option<&'static str>,
     contested: bool,
+    /// For a contested claim, the source that backs it (the fields below name the refuting one).
+    supporting: Option<SupportingView>,
     evidence: Vec<Run>,
     source_url: Option<String>,
     /// The source as a link, only when it is http(s).
@@ -218,6 +224,15 @@ struct ClaimView {
     in_text: bool,
     prev: Option<usize>,
     next: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct SupportingView {
+    source_url: String,
+    source_href: Option<String>,
+    evidence: Vec<Run>,
+    credibility: String,
+    support: String,
 }
 
 #[derive(Serialize)]
@@ -337,13 +352,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
         .enumerate()
         .map(|(i, c)| {
             let mark = marks[i];
-            let source_href = c
-                .source_url
-                .as_deref()
-                .filter(|u| {
-                    url::Url::parse(u).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
-                })
-                .map(str::to_owned);
+            let source_href = c.source_url.as_deref().and_then(web_link);
             ClaimView {
                 n: i + 1,
                 id: c.claim_id.clone(),
@@ -353,7 +362,18 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                 label: mark.label(),
                 icon: mark.icon(),
                 severity: c.severity.map(severity_name),
-                contested: c.contested,
+                contested: mark == Mark::Contested,
+                supporting: c.supporting_source.as_ref().map(|s| SupportingView {
+                    source_url: s.source_url.clone(),
+                    source_href: web_link(&s.source_url),
+                    evidence: s
+                        .evidence_quote
+                        .as_deref()
+                        .map(|q| shared_words(q, &c.text))
+                        .unwrap_or_default(),
+                    credibility: credibility_label(Some(s.source_credibility)),
+                    support: format!("{:.2}", s.support),
+                }),
                 evidence: c
                     .evidence_quote
                     .as_deref()
@@ -361,11 +381,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                     .unwrap_or_default(),
                 source_url: c.source_url.clone(),
                 source_href,
-                // A check that never read its source reports 0: no class was assessed.
-                credibility: c.source_credibility.filter(|s| *s > 0.0).map_or_else(
-                    || "not assessed".to_owned(),
-                    |s| format!("{} ({s:.2})", credibility_name(s)),
-                ),
+                credibility: credibility_label(c.source_credibility),
                 support: c.support.map(|s| format!("{s:.2}")),
                 correction: c.correction.clone(),
                 issues: issues_of(&c.claim_id).into_iter().map(issue_view).collect(),
@@ -522,6 +538,22 @@ fn severity_name(severity: Severity) -> &'static str {
         Severity::Medium => "medium",
         Severity::Low => "low",
     }
+}
+
+/// `url` as a link target, only when it is http(s).
+fn web_link(url: &str) -> Option<String> {
+    url::Url::parse(url)
+        .is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+        .then(|| url.to_owned())
+}
+
+/// A source's credibility for a person: its class and score.
+fn credibility_label(score: Option<f64>) -> String {
+    // A check that never read its source reports 0: no class was assessed.
+    score.filter(|s| *s > 0.0).map_or_else(
+        || "not assessed".to_owned(),
+        |s| format!("{} ({s:.2})", credibility_name(s)),
+    )
 }
 
 /// The credibility class whose score is nearest `score` (the classes of the `[credibility]`

@@ -1,7 +1,7 @@
 use super::*;
 use crate::decide::{self, ArticleCheck, Strictness};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
-use crate::model::Claim;
+use crate::model::{Claim, Verdict};
 use chrono::Utc;
 use scraper::{Html, Selector};
 
@@ -228,7 +228,7 @@ fn changes_since_the_previous_revision_are_listed() {
         .iter_mut()
         .find(|c| c.text.contains("$4/month"))
         .expect("the price claim")
-        .verdict = Some(Verdict::Supported);
+        .verdict = Some(ClaimStatus::Supported);
     previous.report.claims.push(ClaimVerdict {
         text: "An old claim of 2019.".to_owned(),
         ..previous.report.claims[0].clone()
@@ -359,4 +359,56 @@ fn only_http_sources_become_links_and_template_syntax_in_text_stays_text() {
     assert!(text.contains("javascript:alert(6)"), "shown, not linked");
     assert!(text.contains("{{ 7*7 }} {% raw %} claim"), "not evaluated");
     assert!(!text.contains("49 "));
+}
+
+#[test]
+fn a_contested_claim_shows_the_refuting_and_the_supporting_source() {
+    let extraction = extract::extract(HOSTILE_BODY, BodyFormat::Markdown).expect("readable");
+    let price = extraction
+        .claims
+        .iter()
+        .find(|c| c.text.contains("$4/month"))
+        .expect("the price claim");
+    let results = vec![
+        result(
+            price,
+            "https://a.example/pricing",
+            Verdict::Refuted,
+            "The plan costs $9/month.",
+            true,
+        ),
+        result(
+            price,
+            "https://d.example/offers",
+            Verdict::Supported,
+            "The plan costs $4/month this spring.",
+            false,
+        ),
+    ];
+    let decision = decide::decide(
+        &ArticleCheck {
+            article_id: "a-1",
+            revision: 2,
+            content_digest: "digest",
+            published_at: Utc::now(),
+            claims: &extraction.claims,
+            results: &results,
+            unfinished: &[],
+        },
+        Strictness::Normal,
+        Utc::now(),
+    );
+    let html = page(&decision, None);
+    let card = select(&html, "li.card[data-verdict=contested]");
+    assert_eq!(card.len(), 1, "one contested claim");
+    let text: String = card[0].text().collect();
+    assert!(
+        text.contains("https://a.example/pricing") && text.contains("https://d.example/offers"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The plan costs $9/month.") && text.contains("$4/month this spring"),
+        "{text}"
+    );
+    assert!(text.contains("Supporting source"), "{text}");
 }
