@@ -197,6 +197,12 @@ async fn a_wrong_price_is_refuted_with_the_sources_price() {
     assert!(d.reasons.contains(&DecisionReason::HighSeverityIssue));
     let claim = &d.report.claims[0];
     assert_eq!(claim.verdict, Some(ClaimStatus::Refuted), "{:#?}", d.report);
+    // The raw score and its calibrated probability, mapped by the committed table.
+    let raw = claim.support.expect("a judged claim has a support score");
+    assert_eq!(
+        claim.confidence,
+        Some(factgate::verify::judge::calibration::confidence(raw))
+    );
     assert!(
         claim
             .correction

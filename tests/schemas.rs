@@ -345,6 +345,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
         fetch_attempts: 2,
         verdict: Verdict::Refuted,
         support: 0.1,
+        confidence: None,
         source_credibility: 0.7,
         evidence: Some(Evidence {
             quote: "The market is worth $30 billion.".into(),
@@ -403,6 +404,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 location: claim.location.to_string(),
                 verdict: Some(ClaimStatus::Contested),
                 support: Some(0.1),
+                confidence: Some(0.06),
                 source_url: Some(key.source_url.clone()),
                 evidence_quote: Some("The market is worth $30 billion.".into()),
                 correction: Some("source says $30 billion".into()),
@@ -413,6 +415,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
                     source_url: "https://stats.example/market".into(),
                     evidence_quote: Some("The market is worth $40 billion.".into()),
                     support: 0.9,
+                    confidence: None,
                     source_credibility: 0.5,
                 }),
             }],

@@ -104,6 +104,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             location: claim.location.to_string(),
             verdict: status,
             support: deciding.map(|r| r.support),
+            confidence: deciding.and_then(|r| r.confidence),
             source_url: deciding.map(|r| r.source_url.clone()),
             evidence_quote: deciding.and_then(|r| r.evidence.as_ref().map(|e| e.quote.clone())),
             correction: deciding.and_then(|r| r.correction.clone()),
@@ -115,6 +116,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
                 source_url: r.source_url.clone(),
                 evidence_quote: r.evidence.as_ref().map(|e| e.quote.clone()),
                 support: r.support,
+                confidence: r.confidence,
                 source_credibility: r.source_credibility,
             }),
         });

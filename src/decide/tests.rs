@@ -73,6 +73,7 @@ fn result(
         } else {
             0.1
         },
+        confidence: None,
         source_credibility: 0.5,
         evidence: Some(Evidence {
             quote: "Prices start at $9/month.".to_owned(),

@@ -203,8 +203,11 @@ pub struct SupportingSource {
     pub source_url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_quote: Option<String>,
-    /// The support score of that check, in [0, 1].
+    /// The raw support score of that check, in [0, 1].
     pub support: f64,
+    /// The calibrated probability that this source supports the claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
     /// The source's credibility in [0, 1].
     pub source_credibility: f64,
 }
@@ -220,10 +223,15 @@ pub struct ClaimVerdict {
     /// extraction; see the issues) or whose check did not finish.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<ClaimStatus>,
-    /// The support score of the deciding check, in [0, 1]: for a contested claim, the refuting
-    /// one.
+    /// The raw support score of the deciding check, in [0, 1]: for a contested claim, the
+    /// refuting one. A ranking, not a probability; see `confidence`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub support: Option<f64>,
+    /// The calibrated probability that the deciding check's source supports the claim (see
+    /// [`ClaimResult::confidence`](crate::events::ClaimResult)); absent when that source was not
+    /// judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
     /// The source whose check decided the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_url: Option<String>,

@@ -87,7 +87,10 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
     let judged: Vec<_> = r.claims.iter().filter(|c| c.verdict.is_some()).collect();
     if !judged.is_empty() {
         let _ = writeln!(out, "### Verdicts\n");
-        let _ = writeln!(out, "| verdict | support | claim | source | correction |");
+        let _ = writeln!(
+            out,
+            "| verdict | confidence (raw support) | claim | source | correction |"
+        );
         let _ = writeln!(out, "|---|---:|---|---|---|");
         for c in judged {
             let source = c.source_url.as_deref().unwrap_or("");
@@ -97,9 +100,9 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
             };
             let _ = writeln!(
                 out,
-                "| {} | {:.2} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 c.verdict.as_ref().map(serde_name).unwrap_or_default(),
-                c.support.unwrap_or(0.0),
+                super::text::score_text(c.confidence, c.support),
                 cell(&c.text),
                 cell(&source),
                 cell(c.correction.as_deref().unwrap_or(""))

@@ -73,13 +73,8 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
         let _ = writeln!(out, "\nverdicts:");
         for c in judged {
             let verdict = c.verdict.as_ref().map(serde_name).unwrap_or_default();
-            let _ = write!(
-                out,
-                "  {:<12} {:.2}  \"{}\"",
-                verdict,
-                c.support.unwrap_or(0.0),
-                c.text
-            );
+            let score = score_text(c.confidence, c.support);
+            let _ = write!(out, "  {verdict:<12} {score}  \"{}\"", c.text);
             if let Some(correction) = &c.correction {
                 let _ = write!(out, " — {correction}");
             }
@@ -95,4 +90,14 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
         }
     }
     out
+}
+
+/// The claim's calibrated confidence with the raw support score beside it; the raw score alone
+/// for a report written before confidence was computed.
+pub(super) fn score_text(confidence: Option<f64>, support: Option<f64>) -> String {
+    match (confidence, support) {
+        (Some(p), Some(raw)) => format!("confidence {p:.2} (raw {raw:.2})"),
+        (Some(p), None) => format!("confidence {p:.2}"),
+        (None, raw) => format!("support {:.2}", raw.unwrap_or(0.0)),
+    }
 }

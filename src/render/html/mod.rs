@@ -372,7 +372,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                         .map(|q| shared_words(q, &c.text))
                         .unwrap_or_default(),
                     credibility: credibility_label(Some(s.source_credibility)),
-                    support: format!("{:.2}", s.support),
+                    support: super::text::score_text(s.confidence, Some(s.support)),
                 }),
                 evidence: c
                     .evidence_quote
@@ -382,7 +382,8 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                 source_url: c.source_url.clone(),
                 source_href,
                 credibility: credibility_label(c.source_credibility),
-                support: c.support.map(|s| format!("{s:.2}")),
+                support: (c.support.is_some() || c.confidence.is_some())
+                    .then(|| super::text::score_text(c.confidence, c.support)),
                 correction: c.correction.clone(),
                 issues: issues_of(&c.claim_id).into_iter().map(issue_view).collect(),
                 in_text: in_text.contains(&i),

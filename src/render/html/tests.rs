@@ -28,6 +28,7 @@ fn result(claim: &Claim, url: &str, verdict: Verdict, quote: &str, issue: bool) 
         fetch_attempts: 1,
         verdict,
         support: 0.5,
+        confidence: None,
         source_credibility: 0.7,
         evidence: Some(Evidence {
             quote: quote.to_owned(),
