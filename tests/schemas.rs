@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeZone, Utc};
 use factgate::events::{
-    ArticleManifest, CheckKey, ClaimResult, ClaimResultV1, ClaimStatus, ClaimVerdict, Decision,
-    DecisionReason, DecisionV1, DraftError, DraftEvent, DraftPosition, Evidence, ExtractionFailure,
-    ExtractionOutcome, FetchStatus, Issue, IssueType, ManifestPart, ManifestV1, Outcome,
-    Recommendation, Report, SeverityCounts, Summary, SupportingSource, VerificationDetails,
+    ArticleManifest, ChangeCounts, CheckKey, CitationReplaced, ClaimResult, ClaimResultV1,
+    ClaimStatus, ClaimVerdict, Decision, DecisionReason, DecisionV1, DraftError, DraftEvent,
+    DraftPosition, Evidence, ExtractionFailure, ExtractionOutcome, FetchStatus, Issue, IssueChange,
+    IssueType, ManifestPart, ManifestV1, Outcome, Rechecked, Recommendation, Report, Resolution,
+    RevisionChanges, SeverityCounts, Summary, SupportingSource, VerificationDetails,
     VerificationResults, VerifyRequest, content_digest, decision_id, recover_article_id,
 };
 use factgate::model::{
@@ -410,6 +411,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 correction: Some("source says $30 billion".into()),
                 severity: Some(Severity::High),
                 source_credibility: Some(0.7),
+                from_cache: Some(false),
                 contested: true,
                 supporting_source: Some(SupportingSource {
                     source_url: "https://stats.example/market".into(),
@@ -419,6 +421,48 @@ fn values_built_in_rust_satisfy_the_schemas() {
                     source_credibility: 0.5,
                 }),
             }],
+            changes_since_previous: Some(RevisionChanges {
+                previous_revision: 2,
+                previous_outcome: Outcome::Block,
+                previous_issues: 2,
+                fixed: vec![IssueChange {
+                    issue_type: IssueType::Unverifiable,
+                    severity: Severity::High,
+                    claim: "The market is worth $40 billion.".into(),
+                    claim_id: Some("c-1".into()),
+                    problem: "Citation returns 404 error".into(),
+                    claim_now: Some(claim.text.clone()),
+                    resolution: Some(Resolution::ClaimEdited),
+                }],
+                still_open: Vec::new(),
+                new: vec![IssueChange {
+                    issue_type: IssueType::Contested,
+                    severity: Severity::High,
+                    claim: claim.text.clone(),
+                    claim_id: Some(claim.id.clone()),
+                    problem: "The cited sources disagree".into(),
+                    claim_now: None,
+                    resolution: None,
+                }],
+                citations_replaced: vec![CitationReplaced {
+                    claim: claim.text.clone(),
+                    previous_url: "https://gone.example/report".into(),
+                    previous_problem: "Citation returns 404 error".into(),
+                    replacements: vec![key.source_url.clone()],
+                }],
+                rechecked: vec![Rechecked {
+                    claim: claim.text.clone(),
+                    source_url: key.source_url.clone(),
+                    from_cache: true,
+                }],
+                counts: ChangeCounts {
+                    fixed: 1,
+                    still_open: 0,
+                    new: 1,
+                    citations_replaced: 1,
+                    rechecked: 1,
+                },
+            }),
         },
         draft_position: None,
         content_digest: Some(manifest.content_digest.clone()),

@@ -10,6 +10,7 @@
 //! unsourced statistic) block according to [`Strictness`].
 
 mod report;
+pub mod revisions;
 #[cfg(test)]
 mod tests;
 

@@ -111,6 +111,10 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             severity,
             // A check that never judged its source (not fetched, refused) carries 0: no class.
             source_credibility: deciding.map(|r| r.source_credibility).filter(|s| *s > 0.0),
+            // A read source with no HTTP attempt came from the cache.
+            from_cache: deciding
+                .filter(|r| r.fetch_status.is_ok())
+                .map(|r| r.fetch_attempts == 0),
             contested: supporting.is_some(),
             supporting_source: supporting.map(|r| SupportingSource {
                 source_url: r.source_url.clone(),
@@ -188,6 +192,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             verification_details,
             top_priorities,
             claims,
+            changes_since_previous: None,
         },
     }
 }

@@ -570,3 +570,298 @@ fn one_source_is_no_disagreement_and_an_unread_one_has_no_credibility() {
     let d = decide(&check(&alone, &results, &[]), Strictness::Normal, at(1));
     assert_eq!(d.report.claims[0].source_credibility, None);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Revisions: what changed since the previous one
+
+mod revisions_since {
+    use super::*;
+    use crate::decide::revisions::{
+        RevisionDigest, RevisionHistory, annotate_from, compare, headline,
+    };
+    use crate::events::{Decision, Resolution};
+
+    /// A decided revision of `a-1` with `claims` and `results`.
+    fn revision(revision: u64, claims: &[Claim], results: &[ClaimResult]) -> Decision {
+        let results: Vec<ClaimResult> = results
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.revision = revision;
+                r
+            })
+            .collect();
+        let check = ArticleCheck {
+            article_id: "a-1",
+            revision,
+            content_digest: "d",
+            published_at: at(0),
+            claims,
+            results: &results,
+            unfinished: &[],
+        };
+        decide(&check, Strictness::Normal, at(1))
+    }
+
+    fn cited(id: &str, text: &str, url: &str) -> Claim {
+        claim(id, text, Some(url))
+    }
+
+    #[test]
+    fn fixed_still_open_and_new_issues_are_matched_by_claim_and_type() {
+        // Revision 1: a wrong price, a dead citation, fabricated pilot data.
+        let price = cited(
+            "p1",
+            "Basic costs $4/month, the company said.",
+            "https://a.example/p",
+        );
+        let dead = cited(
+            "d1",
+            "Tutoring doubles learning gains in a year.",
+            "https://b.example/gone",
+        );
+        let pilot = claim(
+            "u1",
+            "Our pilot with 500 students showed 73% improvement.",
+            None,
+        );
+        let mut gone = result(
+            &dead,
+            FetchStatus::NotFound,
+            Verdict::Inconclusive,
+            Some(Severity::High),
+        );
+        if let Some(issue) = gone.issue.as_mut() {
+            issue.issue_type = IssueType::Unverifiable;
+            issue.problem = "Citation returns 404 error".to_owned();
+        }
+        let first = revision(
+            1,
+            &[price.clone(), dead.clone(), pilot.clone()],
+            &[
+                result(
+                    &price,
+                    FetchStatus::Ok,
+                    Verdict::Refuted,
+                    Some(Severity::High),
+                ),
+                gone,
+            ],
+        );
+        assert_eq!(first.report.issues.len(), 3, "{:?}", first.report.issues);
+
+        // Revision 2: the price edited (another sentence, same source), the dead citation
+        // replaced by a source that backs the claim, the pilot kept, an unsourced figure added.
+        let price_now = cited(
+            "p2",
+            "Basic costs $9/month, the company said.",
+            "https://a.example/p",
+        );
+        let dead_now = cited(
+            "d1",
+            "Tutoring doubles learning gains in a year.",
+            "https://c.example/study",
+        );
+        let added = claim(
+            "u2",
+            "Teachers say 87% of students use tutoring apps daily.",
+            None,
+        );
+        let second = revision(
+            2,
+            &[
+                price_now.clone(),
+                dead_now.clone(),
+                pilot.clone(),
+                added.clone(),
+            ],
+            &[
+                result(&price_now, FetchStatus::Ok, Verdict::Supported, None),
+                result(&dead_now, FetchStatus::Ok, Verdict::Supported, None),
+            ],
+        );
+        let digest = RevisionDigest::of(&first).expect("a checked revision");
+        let changes = compare(&digest, &second.report);
+        assert_eq!(changes.previous_revision, 1);
+        assert_eq!(
+            (
+                changes.counts.fixed,
+                changes.counts.still_open,
+                changes.counts.new
+            ),
+            (2, 1, 1),
+            "{changes:#?}"
+        );
+        let fixed_price = changes
+            .fixed
+            .iter()
+            .find(|i| i.issue_type == IssueType::FigureMismatch)
+            .expect("the price fixed");
+        assert_eq!(fixed_price.resolution, Some(Resolution::ClaimEdited));
+        assert_eq!(
+            fixed_price.claim_now.as_deref(),
+            Some(price_now.text.as_str())
+        );
+        assert_eq!(changes.still_open[0].issue_type, IssueType::Unsourced);
+        assert_eq!(changes.new[0].claim, added.text);
+        assert_eq!(changes.citations_replaced.len(), 1, "{changes:#?}");
+        let replaced = &changes.citations_replaced[0];
+        assert_eq!(replaced.previous_url, "https://b.example/gone");
+        assert_eq!(
+            replaced.replacements,
+            vec!["https://c.example/study".to_owned()]
+        );
+        assert_eq!(
+            headline(Some(2), &changes),
+            "Revision 2: 2 of 3 issues fixed; 1 still open; 1 new; 1 citation replaced (since revision 1, blocked)"
+        );
+
+        // Revision 3: clean. Both remaining issues fixed, the claims removed.
+        let third = revision(
+            3,
+            &[price_now.clone(), dead_now.clone()],
+            &[
+                result(&price_now, FetchStatus::Ok, Verdict::Supported, None),
+                result(&dead_now, FetchStatus::Ok, Verdict::Supported, None),
+            ],
+        );
+        let mut history = RevisionHistory::new(1 << 20);
+        let mut first = first;
+        let mut second = second;
+        let mut third = third;
+        history.annotate_and_record(&mut first);
+        history.annotate_and_record(&mut second);
+        history.annotate_and_record(&mut third);
+        assert!(first.report.changes_since_previous.is_none());
+        assert_eq!(second.report.changes_since_previous, Some(changes));
+        let last = third.report.changes_since_previous.expect("changes");
+        assert_eq!(last.previous_revision, 2);
+        assert_eq!(
+            (last.counts.fixed, last.counts.still_open, last.counts.new),
+            (2, 0, 0)
+        );
+        assert!(
+            last.fixed
+                .iter()
+                .all(|i| i.resolution == Some(Resolution::ClaimRemoved)),
+            "{last:#?}"
+        );
+        assert_eq!(third.outcome, Outcome::Pass);
+    }
+
+    #[test]
+    fn a_different_claim_is_not_taken_for_an_edit() {
+        let before = cited(
+            "x1",
+            "Revenue grew 40% in 2023 across Europe.",
+            "https://a.example/r",
+        );
+        let after = cited(
+            "x2",
+            "The company hired 200 engineers in Berlin.",
+            "https://z.example/h",
+        );
+        let first = revision(
+            1,
+            std::slice::from_ref(&before),
+            &[result(
+                &before,
+                FetchStatus::Ok,
+                Verdict::Refuted,
+                Some(Severity::High),
+            )],
+        );
+        let second = revision(
+            2,
+            std::slice::from_ref(&after),
+            &[result(
+                &after,
+                FetchStatus::Ok,
+                Verdict::Refuted,
+                Some(Severity::High),
+            )],
+        );
+        let changes = compare(&RevisionDigest::of(&first).expect("digest"), &second.report);
+        // The same type of issue on an unrelated claim: one fixed (claim removed), one new.
+        assert_eq!(
+            (
+                changes.counts.fixed,
+                changes.counts.still_open,
+                changes.counts.new
+            ),
+            (1, 0, 1)
+        );
+        assert_eq!(changes.fixed[0].resolution, Some(Resolution::ClaimRemoved));
+    }
+
+    #[test]
+    fn a_re_decided_revision_compares_with_the_one_before_and_the_history_stays_bounded() {
+        let c = cited("c1", "Prices start at $4/month.", "https://a.example/p");
+        let refuted = [result(
+            &c,
+            FetchStatus::Ok,
+            Verdict::Refuted,
+            Some(Severity::High),
+        )];
+        let mut history = RevisionHistory::new(1 << 20);
+        let mut one = revision(1, std::slice::from_ref(&c), &refuted);
+        history.annotate_and_record(&mut one);
+        let mut two = revision(2, std::slice::from_ref(&c), &refuted);
+        history.annotate_and_record(&mut two);
+        // Revision 2 decided again (new content published under it): still against revision 1.
+        let mut again = revision(2, std::slice::from_ref(&c), &refuted);
+        history.annotate_and_record(&mut again);
+        let changes = again.report.changes_since_previous.expect("changes");
+        assert_eq!(
+            (changes.previous_revision, changes.counts.still_open),
+            (1, 1)
+        );
+
+        // A budget for about one article: the least recently decided is forgotten.
+        let budget = RevisionDigest::of(&one).expect("digest").approx_bytes() * 3;
+        let mut small = RevisionHistory::new(budget);
+        for n in 0..20 {
+            let mut d = revision(1, std::slice::from_ref(&c), &refuted);
+            d.article_id = format!("a-{n}");
+            small.record(&d);
+            assert!(
+                small.bytes() <= budget,
+                "{} bytes over {budget}",
+                small.bytes()
+            );
+        }
+        assert!(small.len() < 20, "{} articles kept", small.len());
+        assert!(small.previous("a-19", 2).is_some(), "the newest is kept");
+        assert!(
+            small.previous("a-0", 2).is_none(),
+            "the oldest is forgotten"
+        );
+    }
+
+    #[test]
+    fn a_previous_report_file_matches_by_article_or_is_the_only_one() {
+        let c = cited("c1", "Prices start at $4/month.", "https://a.example/p");
+        let refuted = [result(
+            &c,
+            FetchStatus::Ok,
+            Verdict::Refuted,
+            Some(Severity::High),
+        )];
+        let supported = [result(&c, FetchStatus::Ok, Verdict::Supported, None)];
+        let before = revision(1, std::slice::from_ref(&c), &refuted);
+        let text = format!("{}\n", serde_json::to_string(&before).expect("serializes"));
+        let previous = crate::decide::revisions::parse_decisions(&text).expect("readable");
+        let mut now = revision(1, std::slice::from_ref(&c), &supported);
+        now.article_id = "renamed".to_owned();
+        assert!(
+            annotate_from(&mut now, &previous),
+            "the only decision of the file"
+        );
+        let changes = now.report.changes_since_previous.expect("changes");
+        assert_eq!(
+            (changes.counts.fixed, changes.fixed[0].resolution),
+            (1, Some(Resolution::Resolved))
+        );
+        assert!(crate::decide::revisions::parse_decisions("{\"not\": 1}\n").is_err());
+    }
+}

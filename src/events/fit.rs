@@ -193,6 +193,18 @@ pub fn fit_decision(decision: &mut Decision, budget: usize) -> Result<bool, Over
     if json_len(decision) <= budget {
         return Ok(true);
     }
+    // The lists of what changed since the previous revision go before any claim or issue of
+    // this one; their counts stay.
+    if let Some(changes) = &mut decision.report.changes_since_previous {
+        changes.fixed.clear();
+        changes.still_open.clear();
+        changes.new.clear();
+        changes.citations_replaced.clear();
+        changes.rechecked.clear();
+        if json_len(decision) <= budget {
+            return Ok(true);
+        }
+    }
     // Per-claim verdicts go first, from the end: the issues say what the editor must fix.
     let keep = largest_fitting(claims, |n| {
         let mut trial = decision.clone();

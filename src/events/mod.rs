@@ -56,7 +56,8 @@ pub use fit::{Oversize, fit_decision, fit_result, split_manifest};
 pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome, ManifestPart};
 pub use position::DraftPosition;
 pub use report::{
-    ClaimStatus, ClaimVerdict, Issue, IssueType, Recommendation, Report, SeverityCounts, Summary,
+    ChangeCounts, CitationReplaced, ClaimStatus, ClaimVerdict, Issue, IssueChange, IssueType,
+    Rechecked, Recommendation, Report, Resolution, RevisionChanges, SeverityCounts, Summary,
     SupportingSource, VerificationDetails, VerificationResults,
 };
 pub use verify::{CheckKey, ClaimResult, Evidence, FetchStatus, VerifyRequest};

@@ -60,6 +60,16 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
         outcome_word(a.decision.outcome),
         code(a.name)
     );
+    if let Some(changes) = &r.changes_since_previous {
+        let _ = writeln!(
+            out,
+            "**{}**\n",
+            text(&crate::decide::revisions::headline(
+                a.decision.revision,
+                changes
+            ))
+        );
+    }
     let _ = writeln!(out, "{}\n", text(&r.recommendation_reason));
     if !r.issues.is_empty() {
         let _ = writeln!(out, "### Issues\n");

@@ -22,8 +22,9 @@ use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::{CheckedArticle, outcome_word, serde_name};
+use crate::decide::revisions;
 use crate::events::{
-    ClaimStatus, ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome,
+    ClaimStatus, ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome, RevisionChanges,
 };
 use crate::extract::{self, ViewBlock, ViewKind};
 use crate::model::BlockRole;
@@ -261,6 +262,11 @@ struct ChangedVerdict {
 struct Changes {
     previous_revision: Option<u64>,
     previous_outcome: &'static str,
+    /// "Revision 3: 2 of 3 issues fixed; 1 still open; 1 new", from the report's section.
+    headline: Option<String>,
+    /// The report's `changes_since_previous` (or the same comparison made with the previous
+    /// decision the board holds, for a report written before it had one).
+    issues: Option<RevisionChanges>,
     added: Vec<String>,
     removed: Vec<String>,
     changed: Vec<ChangedVerdict>,
@@ -435,7 +441,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
         "accuracy": format!("{:.1}", report.summary.accuracy_score),
         "priorities": report.top_priorities,
         "article_issues": article_issues,
-        "changes": page.previous.map(|p| changes(p, d)),
+        "changes": changes_view(d, page.previous),
         "legend": legend,
         "blocks": blocks,
         "no_text": no_text,
@@ -638,6 +644,46 @@ fn shared_words(quote: &str, claim: &str) -> Vec<Run> {
     runs
 }
 
+/// What changed since the previous revision: the report's own section when it has one, and,
+/// when the previous decision is at hand, the claims new, gone or with another verdict.
+fn changes_view(current: &Decision, previous: Option<&Decision>) -> Option<Changes> {
+    let section = current.report.changes_since_previous.clone().or_else(|| {
+        let previous = previous?;
+        let digest = revisions::RevisionDigest::of(previous)?;
+        let earlier = matches!((previous.revision, current.revision), (Some(p), Some(c)) if p < c);
+        earlier.then(|| revisions::compare(&digest, &current.report))
+    });
+    let mut view = match previous {
+        Some(p) => changes(p, current),
+        None => {
+            let s = section.as_ref()?;
+            Changes {
+                previous_revision: Some(s.previous_revision),
+                previous_outcome: outcome_past(s.previous_outcome),
+                headline: None,
+                issues: None,
+                added: Vec::new(),
+                removed: Vec::new(),
+                changed: Vec::new(),
+            }
+        }
+    };
+    if let Some(s) = &section {
+        view.previous_revision = Some(s.previous_revision);
+        view.previous_outcome = outcome_past(s.previous_outcome);
+        view.headline = Some(revisions::headline(current.revision, s));
+    }
+    view.issues = section;
+    Some(view)
+}
+
+fn outcome_past(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Pass => "passed",
+        Outcome::Block => "blocked",
+    }
+}
+
 /// What changed from the decision on the previous revision to `current`, claim by claim (a claim
 /// is the same claim when its text is).
 fn changes(previous: &Decision, current: &Decision) -> Changes {
@@ -663,10 +709,9 @@ fn changes(previous: &Decision, current: &Decision) -> Changes {
     let after_texts: HashSet<&str> = after.iter().map(|(t, _)| t.as_str()).collect();
     let mut out = Changes {
         previous_revision: previous.revision,
-        previous_outcome: match previous.outcome {
-            Outcome::Pass => "passed",
-            Outcome::Block => "blocked",
-        },
+        previous_outcome: outcome_past(previous.outcome),
+        headline: None,
+        issues: None,
         added: Vec::new(),
         removed: Vec::new(),
         changed: Vec::new(),

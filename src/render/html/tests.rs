@@ -413,3 +413,38 @@ fn a_contested_claim_shows_the_refuting_and_the_supporting_source() {
     );
     assert!(text.contains("Supporting source"), "{text}");
 }
+
+#[test]
+fn the_reports_own_changes_section_is_shown_without_the_previous_decision() {
+    let mut current = hostile_decision();
+    let mut previous = current.clone();
+    previous.revision = Some(1);
+    // The previous revision had one issue more, since fixed.
+    let mut gone = previous.report.issues[0].clone();
+    gone.claim = "An old claim of 2019.".to_owned();
+    gone.claim_id = None;
+    gone.problem = "Citation returns 404 error".to_owned();
+    previous.report.issues.push(gone);
+    let digest = crate::decide::revisions::RevisionDigest::of(&previous).expect("digest");
+    current.report.changes_since_previous = Some(crate::decide::revisions::compare(
+        &digest,
+        &current.report,
+    ));
+    let html = page(&current, None);
+    let section: String = select(&html, "#changes")[0]
+        .parent()
+        .and_then(scraper::ElementRef::wrap)
+        .expect("section")
+        .text()
+        .collect();
+    let issues = current.report.issues.len();
+    assert!(
+        section.contains(&format!(
+            "Revision 2: 1 of {} issues fixed; {issues} still open; 0 new",
+            issues + 1
+        )),
+        "{section}"
+    );
+    assert_eq!(select(&html, "li[data-change=fixed]").len(), 1);
+    assert_eq!(select(&html, "li[data-change=still_open]").len(), issues);
+}
