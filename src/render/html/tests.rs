@@ -426,10 +426,8 @@ fn the_reports_own_changes_section_is_shown_without_the_previous_decision() {
     gone.problem = "Citation returns 404 error".to_owned();
     previous.report.issues.push(gone);
     let digest = crate::decide::revisions::RevisionDigest::of(&previous).expect("digest");
-    current.report.changes_since_previous = Some(crate::decide::revisions::compare(
-        &digest,
-        &current.report,
-    ));
+    current.report.changes_since_previous =
+        Some(crate::decide::revisions::compare(&digest, &current.report));
     let html = page(&current, None);
     let section: String = select(&html, "#changes")[0]
         .parent()
