@@ -156,6 +156,10 @@ struct CheckArgs {
     /// Override `policy.strictness`: lenient, normal or strict.
     #[arg(long)]
     strictness: Option<Strictness>,
+    /// The report of an earlier check (`--format json`): each article's report then says what
+    /// changed since, matched by article id (or, when the file holds one decision, with it).
+    #[arg(long, value_name = "REPORT.json")]
+    previous: Option<PathBuf>,
     /// Print nothing on standard error but errors (no progress, no summary, only error logs).
     #[arg(long, short, conflicts_with = "verbose")]
     quiet: bool,
@@ -338,6 +342,15 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     // Logs go to stderr, so stdout stays the report.
     let _telemetry = factgate::telemetry::init(&config).context("setting up logs and traces")?;
+    let previous = match &args.previous {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            factgate::decide::revisions::parse_decisions(&text)
+                .with_context(|| format!("reading {}", path.display()))?
+        }
+        None => Vec::new(),
+    };
     let (articles, errors) = inputs::collect(
         &args.inputs,
         args.input_format,
@@ -417,6 +430,10 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 (decision, None)
             }
         };
+        let mut decision = decision;
+        if !previous.is_empty() {
+            factgate::decide::revisions::annotate_from(&mut decision, &previous);
+        }
         let seconds = started.elapsed().as_secs_f64();
         progress.article_finished(
             &article.name,

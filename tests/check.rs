@@ -12,7 +12,7 @@ use bytes::Bytes;
 use factgate::check::{CheckOptions, Checked, check_article};
 use factgate::config::Config;
 use factgate::decide::Strictness;
-use factgate::events::{DecisionReason, FetchStatus, IssueType, Outcome};
+use factgate::events::{ClaimStatus, DecisionReason, FetchStatus, IssueType, Outcome};
 use factgate::model::{BodyFormat, Severity, Verdict};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
@@ -196,7 +196,13 @@ async fn a_wrong_price_is_refuted_with_the_sources_price() {
     assert_eq!(d.outcome, Outcome::Block);
     assert!(d.reasons.contains(&DecisionReason::HighSeverityIssue));
     let claim = &d.report.claims[0];
-    assert_eq!(claim.verdict, Some(Verdict::Refuted), "{:#?}", d.report);
+    assert_eq!(claim.verdict, Some(ClaimStatus::Refuted), "{:#?}", d.report);
+    // The raw score and its calibrated probability, mapped by the committed table.
+    let raw = claim.support.expect("a judged claim has a support score");
+    assert_eq!(
+        claim.confidence,
+        Some(factgate::verify::judge::calibration::confidence(raw))
+    );
     assert!(
         claim
             .correction
@@ -221,7 +227,7 @@ async fn a_market_size_40_percent_off_is_refuted() {
     let d = &checked.decision;
     assert_eq!(d.outcome, Outcome::Block, "{:#?}", d.report);
     let claim = &d.report.claims[0];
-    assert_eq!(claim.verdict, Some(Verdict::Refuted));
+    assert_eq!(claim.verdict, Some(ClaimStatus::Refuted));
     assert!(
         claim
             .correction

@@ -681,3 +681,105 @@ async fn several_html_reports_need_a_file_for_their_index() {
         assert!(html.contains("href=\"..&#x2f;desk%20%231.html\""), "{html}");
     }
 }
+
+#[tokio::test]
+async fn previous_report_says_what_changed_since_the_earlier_check() {
+    let port = start_origin().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write(dir.path(), "local.toml", LOOPBACK_CONFIG);
+    let survey = format!(
+        "Online tutoring accounted for 28% of spending on private tutoring in 2023, according \
+         to [the survey](http://127.0.0.1:{port}/study)."
+    );
+    // The first draft: the survey claim, fabricated pilot data and an unsourced statistic.
+    let article = write(
+        dir.path(),
+        "article.md",
+        &format!(
+            "# Tutoring\n\n{survey}\n\nOur pilot with 500 students showed 73% improvement.\n\n\
+             Teachers are divided. 87% of students use digital learning tools daily.\n"
+        ),
+    );
+    let first = factgate(
+        vec![
+            "check".into(),
+            article.clone(),
+            "-c".into(),
+            config.clone(),
+            "--format".into(),
+            "json".into(),
+        ],
+        dir.path(),
+    )
+    .await;
+    assert_eq!(first.status.code(), Some(1));
+    let previous = dir.path().join("previous.json");
+    std::fs::write(&previous, &first.stdout).expect("write the report");
+
+    // The next draft: the pilot gone, the statistic kept, a new unsourced figure.
+    write(
+        dir.path(),
+        "article.md",
+        &format!(
+            "# Tutoring\n\n{survey}\n\nTeachers are divided. 87% of students use digital \
+             learning tools daily.\n\nA third of parents pay more than $200 a month.\n"
+        ),
+    );
+    let out = factgate(
+        vec![
+            "check".into(),
+            article.clone(),
+            "-c".into(),
+            config.clone(),
+            "--previous".into(),
+            previous.display().to_string(),
+        ],
+        dir.path(),
+    )
+    .await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let first_line = text.lines().next().unwrap_or_default();
+    assert!(
+        first_line
+            .starts_with("Since the previous check: 1 of 2 issues fixed; 1 still open; 1 new"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fixed") && text.contains("Our pilot"),
+        "{text}"
+    );
+
+    let out = factgate(
+        vec![
+            "check".into(),
+            article,
+            "-c".into(),
+            config,
+            "--json".into(),
+            "--previous".into(),
+            previous.display().to_string(),
+        ],
+        dir.path(),
+    )
+    .await;
+    let decision: Value = serde_json::from_slice(&out.stdout).expect("a decision");
+    let changes = &decision["report"]["changes_since_previous"];
+    assert_eq!(changes["counts"]["fixed"], 1, "{changes}");
+    assert_eq!(changes["counts"]["still_open"], 1, "{changes}");
+    assert_eq!(changes["counts"]["new"], 1, "{changes}");
+    assert_eq!(
+        changes["fixed"][0]["resolution"], "claim_removed",
+        "{changes}"
+    );
+
+    // A file that holds no decision is refused with a message naming it.
+    let bad = write(dir.path(), "bad.json", "{\"hello\": 1}\n");
+    let out = factgate(
+        vec!["check".into(), "-".into(), "--previous".into(), bad],
+        dir.path(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.json"));
+}

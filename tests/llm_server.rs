@@ -34,7 +34,7 @@ use axum::routing::{get, post};
 use chrono::Utc;
 use factgate::check::{CheckOptions, Checked, check_article};
 use factgate::config::Config;
-use factgate::events::{ClaimResult, Decision, DecisionReason, FetchStatus, Outcome};
+use factgate::events::{ClaimResult, ClaimStatus, Decision, DecisionReason, FetchStatus, Outcome};
 use factgate::kafka::{EmbeddedBroker, EventProducer};
 use factgate::model::{BodyFormat, Verdict};
 use factgate::pipeline::Role;
@@ -412,11 +412,11 @@ async fn check_in_process(name: &str, body: &str, config: &Config) -> Checked {
 }
 
 /// How cautious a verdict is: a higher rank never passes where a lower one blocks.
-fn caution(verdict: Option<Verdict>) -> u8 {
+fn caution(verdict: Option<ClaimStatus>) -> u8 {
     match verdict {
-        Some(Verdict::Supported) => 0,
-        Some(Verdict::Inconclusive) | None => 1,
-        Some(Verdict::Refuted) => 2,
+        Some(ClaimStatus::Supported) => 0,
+        Some(ClaimStatus::Inconclusive) | None => 1,
+        Some(ClaimStatus::Refuted) | Some(ClaimStatus::Contested) => 2,
     }
 }
 
@@ -525,7 +525,7 @@ fn assert_never_less_cautious(name: &str, without: &Decision, with: &Decision) {
             "{name}: the quorum turned a block into a pass"
         );
     }
-    let verdicts = |d: &Decision| -> BTreeMap<String, Option<Verdict>> {
+    let verdicts = |d: &Decision| -> BTreeMap<String, Option<ClaimStatus>> {
         d.report
             .claims
             .iter()
@@ -603,7 +603,9 @@ async fn factgate_check_with_the_quorum_never_passes_what_the_judge_alone_blocks
                 .iter()
                 .find(|c| c.claim_id == claim.claim_id)
                 .and_then(|c| c.verdict);
-            if alone == Some(Verdict::Supported) && claim.verdict != Some(Verdict::Supported) {
+            if alone == Some(ClaimStatus::Supported)
+                && claim.verdict != Some(ClaimStatus::Supported)
+            {
                 let issue = with
                     .report
                     .issues
@@ -624,7 +626,7 @@ async fn factgate_check_with_the_quorum_never_passes_what_the_judge_alone_blocks
             .report
             .claims
             .iter()
-            .filter(|c| c.verdict != Some(Verdict::Refuted))
+            .filter(|c| c.verdict != Some(ClaimStatus::Refuted))
             .count();
     }
     assert!(asked >= 2, "the panel was asked about some claims");
@@ -861,7 +863,7 @@ async fn a_server_slower_than_the_timeout_gives_abstentions_and_a_block() {
     }
     assert!(log.contains("request timed out"), "{log}");
     for claim in &decision.report.claims {
-        assert_ne!(claim.verdict, Some(Verdict::Supported), "{claim:?}");
+        assert_ne!(claim.verdict, Some(ClaimStatus::Supported), "{claim:?}");
     }
     // Bounded: three calls of 50 ms, one at a time, plus the fetch; far from a hang.
     assert!(took < Duration::from_secs(60), "took {took:?}");

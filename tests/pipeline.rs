@@ -1209,3 +1209,134 @@ async fn a_draft_whose_outputs_the_broker_refuses_is_blocked_and_dead_lettered_a
     assert!(!roles.is_finished(), "the pipeline is still running");
     roles.stop().await;
 }
+
+// ---------------------------------------------------------------------------------------------
+// 10. Revisions: each decision says what changed since the article's previous revision
+
+/// A draft of `revision-1` at `revision` whose body is `paragraphs`.
+fn revision_draft(revision: u64, paragraphs: &[String]) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "schema_version": "factgate.draft.v1",
+        "article_id": "revision-1",
+        "revision": revision,
+        "published_at": Utc::now().to_rfc3339(),
+        "title": "Tutoring",
+        "body": format!("# Tutoring\n\n{}\n", paragraphs.join("\n\n")),
+        "body_format": "markdown",
+    }))
+    .expect("serializes")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn each_revision_says_what_changed_since_the_previous_one_also_after_a_restart() {
+    let (_broker, config, origin) = setup().await;
+    let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let producer = producer(&config);
+    let survey = format!(
+        "Online tutoring accounted for 28% of spending on private tutoring in 2023, according to [a survey]({origin}/survey.html)."
+    );
+    let wrong_price =
+        format!("BudgetTutor Basic costs $4/month ([pricing]({origin}/pricing.html)).");
+    let right_price =
+        format!("BudgetTutor Basic costs $9/month ([pricing]({origin}/pricing.html)).");
+    let dead = format!("AI tutoring doubles learning gains ([a study]({origin}/missing.html)).");
+    let pilot = "Our pilot with 500 students showed 73% improvement.".to_owned();
+    let unsourced =
+        "Teachers are divided. 87% of students use digital learning tools daily.".to_owned();
+    let mut seen = Seen::default();
+
+    // Revision 1: a wrong price, a dead citation, fabricated pilot data; the survey is right.
+    let roles = start_roles(&config, &Role::ALL).await;
+    let body = [survey.clone(), wrong_price, dead, pilot.clone()];
+    publish_draft(&producer, &config, "revision-1", &revision_draft(1, &body)).await;
+    let got = decisions_on(&reader, &mut seen, "revision-1", 1, ALL_DECIDED_WITHIN).await;
+    let first = got.last().expect("revision 1 decided");
+    assert_eq!((first.revision, first.outcome), (Some(1), Outcome::Block));
+    assert_eq!(first.report.issues.len(), 3, "{:#?}", first.report.issues);
+    assert!(first.report.changes_since_previous.is_none());
+
+    // Revision 2: the price corrected in place, the dead citation's sentence removed, the pilot
+    // kept, an unsourced statistic added.
+    let body = [survey.clone(), right_price.clone(), pilot, unsourced];
+    publish_draft(&producer, &config, "revision-1", &revision_draft(2, &body)).await;
+    let got = decisions_on(&reader, &mut seen, "revision-1", 2, ALL_DECIDED_WITHIN).await;
+    let second = got.last().expect("revision 2 decided");
+    assert_eq!(second.revision, Some(2));
+    let changes = second
+        .report
+        .changes_since_previous
+        .as_ref()
+        .expect("revision 2 says what changed");
+    assert_eq!(changes.previous_revision, 1);
+    assert_eq!(
+        (
+            changes.counts.fixed,
+            changes.counts.still_open,
+            changes.counts.new
+        ),
+        (2, 1, 1),
+        "{changes:#?}"
+    );
+    assert!(
+        changes
+            .fixed
+            .iter()
+            .any(|i| i.issue_type == IssueType::FigureMismatch
+                && i.resolution == Some(factgate::events::Resolution::ClaimEdited))
+    );
+    assert!(
+        changes
+            .fixed
+            .iter()
+            .any(|i| i.issue_type == IssueType::Unverifiable
+                && i.resolution == Some(factgate::events::Resolution::ClaimRemoved))
+    );
+    assert!(changes.still_open[0].claim.contains("Our pilot"));
+    assert!(changes.new[0].claim.contains("87%"));
+    // The unchanged survey claim was checked again; its source came from the fetch cache.
+    let survey_check = changes
+        .rechecked
+        .iter()
+        .find(|r| r.claim.contains("28%"))
+        .expect("the unchanged claim is rechecked");
+    assert!(survey_check.from_cache, "{survey_check:?}");
+
+    // The roles restart between revisions: the join rebuilds what it knows of revision 2 from
+    // the decisions topic, and the verifier's cache starts empty.
+    roles.stop().await;
+    let roles = start_roles(&config, &Role::ALL).await;
+
+    // Revision 3: clean.
+    let body = [survey, right_price];
+    publish_draft(&producer, &config, "revision-1", &revision_draft(3, &body)).await;
+    let got = decisions_on(&reader, &mut seen, "revision-1", 3, ALL_DECIDED_WITHIN).await;
+    let third = got.last().expect("revision 3 decided");
+    assert_eq!((third.revision, third.outcome), (Some(3), Outcome::Pass));
+    let changes = third
+        .report
+        .changes_since_previous
+        .as_ref()
+        .expect("revision 3 says what changed, after the restart");
+    assert_eq!(changes.previous_revision, 2);
+    assert_eq!(
+        (
+            changes.counts.fixed,
+            changes.counts.still_open,
+            changes.counts.new
+        ),
+        (2, 0, 0),
+        "{changes:#?}"
+    );
+    let survey_check = changes
+        .rechecked
+        .iter()
+        .find(|r| r.claim.contains("28%"))
+        .expect("the unchanged claim is rechecked");
+    assert!(!survey_check.from_cache, "fetched again after the restart");
+    let text = factgate::render::decision_text("revision-1", third);
+    assert!(
+        text.starts_with("Revision 3: 2 of 2 issues fixed; 0 still open; 0 new"),
+        "{text}"
+    );
+    roles.stop().await;
+}

@@ -8,8 +8,12 @@
 //! error, refused by policy…; see [`FetchStatus::leaves_source_unjudged`]), a superseded
 //! revision, an internal error. Editorial issues (a contradicted figure, a dead citation, an
 //! unsourced statistic) block according to [`Strictness`].
+//!
+//! A claim's verdict is the synthesis over its sources (`contested` when they disagree; see
+//! `report`), and [`revisions`] says what changed since the article's previous revision.
 
 mod report;
+pub mod revisions;
 #[cfg(test)]
 mod tests;
 

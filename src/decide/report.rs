@@ -2,10 +2,11 @@
 
 use super::{ArticleCheck, distinct_results, unjudged};
 use crate::events::{
-    ClaimResult, ClaimVerdict, DecisionReason, Issue, IssueType, Recommendation, Report,
-    SeverityCounts, Summary, VerificationDetails, VerificationResults,
+    ClaimResult, ClaimStatus, ClaimVerdict, DecisionReason, Issue, IssueType, Recommendation,
+    Report, SeverityCounts, Summary, SupportingSource, VerificationDetails, VerificationResults,
 };
 use crate::model::{Claim, Severity, UnsourcedKind, Verdict};
+use crate::verify::judge::CredibilityLevel;
 
 /// How many fixes `top_priorities` lists.
 const TOP_PRIORITIES: usize = 5;
@@ -42,7 +43,34 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
         if let Some(pre) = &claim.prejudgment {
             issues.push(unsourced_issue(claim, pre));
         }
-        issues.extend(own.iter().filter_map(|r| r.issue.clone()));
+        let status = ClaimStatus::synthesize(own.iter().map(|r| r.verdict));
+        let deciding = deciding_result(&own);
+        let supporting = (status == Some(ClaimStatus::Contested))
+            .then(|| most_credible(&own, Verdict::Supported))
+            .flatten();
+        match (deciding, supporting) {
+            (Some(refuting), Some(supporting)) => {
+                // One issue says the sources disagree, quoting both; it stands for the
+                // refutations, whose own issues would judge the claim by one source alone.
+                issues.extend(
+                    own.iter()
+                        .filter(|r| r.verdict != Verdict::Refuted)
+                        .filter_map(|r| r.issue.clone()),
+                );
+                let refuting_issues: Vec<&Issue> = own
+                    .iter()
+                    .filter(|r| r.verdict == Verdict::Refuted)
+                    .filter_map(|r| r.issue.as_ref())
+                    .collect();
+                issues.push(contested_issue(
+                    claim,
+                    refuting,
+                    supporting,
+                    &refuting_issues,
+                ));
+            }
+            _ => issues.extend(own.iter().filter_map(|r| r.issue.clone())),
+        }
         for key in check.unfinished.iter().filter(|k| k.claim_id == claim.id) {
             issues.push(unfinished_issue(claim, &key.source_url));
         }
@@ -59,14 +87,14 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
                 issues.push(unchecked_issue(claim, &citation.url));
             }
         }
-        let deciding = deciding_result(&own);
         if !claim.citations.is_empty() {
             sourced += 1;
             cited_checked += u32::from(own.iter().any(|r| r.fetch_status.is_ok()));
-            match deciding.map(|r| r.verdict) {
-                Some(Verdict::Supported) => verification.verified_true += 1,
-                Some(Verdict::Refuted) => verification.verified_false += 1,
-                Some(Verdict::Inconclusive) | None => verification.unverifiable += 1,
+            match status {
+                Some(ClaimStatus::Supported) => verification.verified_true += 1,
+                Some(ClaimStatus::Refuted) => verification.verified_false += 1,
+                Some(ClaimStatus::Contested) => verification.contested += 1,
+                Some(ClaimStatus::Inconclusive) | None => verification.unverifiable += 1,
             }
         }
         let severity = issues[first_issue..].iter().map(|i| i.severity).max();
@@ -74,16 +102,27 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             claim_id: claim.id.clone(),
             text: claim.text.clone(),
             location: claim.location.to_string(),
-            verdict: deciding.map(|r| r.verdict),
+            verdict: status,
             support: deciding.map(|r| r.support),
+            confidence: deciding.and_then(|r| r.confidence),
             source_url: deciding.map(|r| r.source_url.clone()),
             evidence_quote: deciding.and_then(|r| r.evidence.as_ref().map(|e| e.quote.clone())),
             correction: deciding.and_then(|r| r.correction.clone()),
             severity,
             // A check that never judged its source (not fetched, refused) carries 0: no class.
             source_credibility: deciding.map(|r| r.source_credibility).filter(|s| *s > 0.0),
-            contested: own.iter().any(|r| r.verdict == Verdict::Supported)
-                && own.iter().any(|r| r.verdict == Verdict::Refuted),
+            // A read source with no HTTP attempt came from the cache.
+            from_cache: deciding
+                .filter(|r| r.fetch_status.is_ok())
+                .map(|r| r.fetch_attempts == 0),
+            contested: supporting.is_some(),
+            supporting_source: supporting.map(|r| SupportingSource {
+                source_url: r.source_url.clone(),
+                evidence_quote: r.evidence.as_ref().map(|e| e.quote.clone()),
+                support: r.support,
+                confidence: r.confidence,
+                source_credibility: r.source_credibility,
+            }),
         });
     }
     // Fail closed on results the claims above cannot account for. A result of another revision
@@ -153,17 +192,83 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             verification_details,
             top_priorities,
             claims,
+            changes_since_previous: None,
         },
     }
 }
 
-/// The result that decides a claim's verdict over all its sources: a refutation wins (one source
-/// contradicting the claim is enough to fix it), then support, then the first inconclusive.
+/// The result the claim's verdict names: a refutation first (one source contradicting the claim
+/// is enough to fix it, and a contested claim is named by its refuting source), then support,
+/// then the first inconclusive. Among several of a kind, the most credible source.
 fn deciding_result<'a>(own: &[&'a ClaimResult]) -> Option<&'a ClaimResult> {
-    let by = |v: Verdict| own.iter().copied().find(|r| r.verdict == v);
-    by(Verdict::Refuted)
-        .or_else(|| by(Verdict::Supported))
+    most_credible(own, Verdict::Refuted)
+        .or_else(|| most_credible(own, Verdict::Supported))
         .or_else(|| own.first().copied())
+}
+
+/// The result with `verdict` from the most credible source; the first one on a tie.
+fn most_credible<'a>(own: &[&'a ClaimResult], verdict: Verdict) -> Option<&'a ClaimResult> {
+    own.iter().copied().filter(|r| r.verdict == verdict).fold(
+        None,
+        |best: Option<&ClaimResult>, r| match best {
+            Some(b) if b.source_credibility >= r.source_credibility => Some(b),
+            _ => Some(r),
+        },
+    )
+}
+
+/// Whether a source's credibility score is the top class's (fact-checkers, government,
+/// education): a refutation from such a source weighs more than another source's support.
+fn highly_credible(score: f64) -> bool {
+    score >= CredibilityLevel::High.score() - 1e-9
+}
+
+/// The issue of a contested claim: medium, since one source backs it, and high when a refuting
+/// source is highly credible; the evidence quotes the refuting and the supporting source.
+fn contested_issue(
+    claim: &Claim,
+    refuting: &ClaimResult,
+    supporting: &ClaimResult,
+    refuting_issues: &[&Issue],
+) -> Issue {
+    let severity = if highly_credible(refuting.source_credibility) {
+        Severity::High
+    } else {
+        Severity::Medium
+    };
+    let says = |r: &ClaimResult| {
+        let quote = r.evidence.as_ref().map_or_else(
+            || "no passage quoted".to_owned(),
+            |e| format!("\"{}\"", e.quote),
+        );
+        format!(
+            "{} (credibility {:.2}) says {quote}",
+            r.source_url, r.source_credibility
+        )
+    };
+    let mut evidence = format!("Refuting: {}", says(refuting));
+    if let Some(correction) = &refuting.correction {
+        evidence.push_str(&format!(" ({correction})"));
+    }
+    evidence.push_str(&format!("; supporting: {}", says(supporting)));
+    let recommendation = if severity == Severity::High {
+        "A highly credible source refutes the claim: correct the claim to it, or explain why the other source is right"
+    } else {
+        "Check which source is right; correct the claim or cite only the source that backs it, saying why the other differs"
+    };
+    Issue {
+        severity,
+        issue_type: IssueType::Contested,
+        claim: claim.text.clone(),
+        location: claim.location.to_string(),
+        problem: "The cited sources disagree: one supports the claim, another refutes it"
+            .to_owned(),
+        evidence,
+        recommendation: recommendation.to_owned(),
+        claim_id: Some(claim.id.clone()),
+        source_url: Some(refuting.source_url.clone()),
+        element: refuting_issues.iter().find_map(|i| i.element),
+    }
 }
 
 fn unsourced_issue(claim: &Claim, pre: &crate::model::Prejudgment) -> Issue {

@@ -1,6 +1,6 @@
 use super::*;
 use crate::events::{
-    CheckKey, ClaimResult, Evidence, FetchStatus, Issue, IssueType, Recommendation,
+    CheckKey, ClaimResult, ClaimStatus, Evidence, FetchStatus, Issue, IssueType, Recommendation,
 };
 use crate::model::{
     Citation, CitationRule, CitationStyle, Claim, ClaimKind, Location, Prejudgment, Severity,
@@ -73,6 +73,7 @@ fn result(
         } else {
             0.1
         },
+        confidence: None,
         source_credibility: 0.5,
         evidence: Some(Evidence {
             quote: "Prices start at $9/month.".to_owned(),
@@ -147,7 +148,7 @@ fn a_supported_claim_passes_with_full_accuracy() {
     assert_eq!(d.report.summary.accuracy_score, 100.0);
     assert_eq!(d.report.summary.citations_working, 1);
     assert_eq!(d.report.summary.cited_statements_checked, 1);
-    assert_eq!(d.report.claims[0].verdict, Some(Verdict::Supported));
+    assert_eq!(d.report.claims[0].verdict, Some(ClaimStatus::Supported));
 }
 
 #[test]
@@ -403,44 +404,156 @@ fn a_result_of_another_revision_does_not_count_for_this_one() {
     );
 }
 
-#[test]
-fn sources_that_disagree_make_a_contested_claim_decided_by_the_refutation() {
-    let mut two = claim(
-        "c1",
-        "Prices start at $4/month.",
-        Some("https://a.example/p"),
-    );
+/// A claim citing two sources, `a.example` and `b.example`.
+fn two_source_claim(text: &str) -> Claim {
+    let mut two = claim("c1", text, Some("https://a.example/p"));
     two.citations.push(Citation {
         url: "https://b.example/p".to_owned(),
         style: CitationStyle::InlineLink,
         label: None,
     });
-    let claims = [two];
-    let supported = result(&claims[0], FetchStatus::Ok, Verdict::Supported, None);
+    two
+}
+
+/// `a.example` supports the claim; `b.example`, of `refuting_credibility`, refutes it with a
+/// high issue of its own.
+fn disagreeing(claim: &Claim, refuting_credibility: f64) -> [ClaimResult; 2] {
+    let mut supported = result(claim, FetchStatus::Ok, Verdict::Supported, None);
+    supported.evidence = Some(Evidence {
+        quote: "Plans start at $4/month.".to_owned(),
+        span: None,
+        sentence: None,
+    });
     let mut refuted = result(
-        &claims[0],
+        claim,
         FetchStatus::Ok,
         Verdict::Refuted,
         Some(Severity::High),
     );
     refuted.source_url = "https://b.example/p".to_owned();
-    refuted.source_credibility = 0.95;
-    let results = [supported.clone(), refuted];
+    refuted.source_credibility = refuting_credibility;
+    [supported, refuted]
+}
+
+#[test]
+fn sources_that_disagree_make_a_contested_claim_with_both_quoted() {
+    let claims = [two_source_claim("Prices start at $4/month.")];
+    // A generic source refutes what another generic source supports: medium.
+    let results = disagreeing(&claims[0], 0.5);
     let d = decide(&check(&claims, &results, &[]), Strictness::Normal, at(1));
     let verdict = &d.report.claims[0];
-    assert!(verdict.contested, "{verdict:?}");
-    assert_eq!(verdict.verdict, Some(Verdict::Refuted));
+    assert_eq!(verdict.verdict, Some(ClaimStatus::Contested), "{verdict:?}");
+    assert!(verdict.contested, "the flag kept for older readers");
     assert_eq!(verdict.source_url.as_deref(), Some("https://b.example/p"));
-    assert_eq!(verdict.source_credibility, Some(0.95));
+    let backing = verdict
+        .supporting_source
+        .as_ref()
+        .expect("the supporting source");
+    assert_eq!(backing.source_url, "https://a.example/p");
+    assert_eq!(
+        backing.evidence_quote.as_deref(),
+        Some("Plans start at $4/month.")
+    );
+    assert_eq!(verdict.severity, Some(Severity::Medium));
+    // One issue for the disagreement, in place of the refutation's own high one.
+    assert_eq!(d.report.issues.len(), 1, "{:?}", d.report.issues);
+    let issue = &d.report.issues[0];
+    assert_eq!(issue.issue_type, IssueType::Contested);
+    assert_eq!(issue.severity, Severity::Medium);
+    assert!(
+        issue.evidence.contains("https://b.example/p")
+            && issue.evidence.contains("Prices start at $9/month.")
+            && issue.evidence.contains("https://a.example/p")
+            && issue.evidence.contains("Plans start at $4/month."),
+        "both sources quoted: {}",
+        issue.evidence
+    );
+    let v = &d.report.summary.verification_results;
+    assert_eq!((v.contested, v.verified_false, v.verified_true), (1, 0, 0));
+    // Medium blocks under the default strictness, not under lenient.
     assert_eq!(d.outcome, Outcome::Block);
+    assert_eq!(d.reasons, vec![DecisionReason::MediumSeverityIssue]);
+    let lenient = decide(&check(&claims, &results, &[]), Strictness::Lenient, at(1));
+    assert_eq!(lenient.outcome, Outcome::Pass);
+}
 
+#[test]
+fn a_highly_credible_refuting_source_makes_a_contested_claim_high() {
+    let claims = [two_source_claim("Prices start at $4/month.")];
+    for (credibility, severity) in [
+        (0.95, Severity::High),
+        (0.70, Severity::Medium),
+        (0.30, Severity::Medium),
+    ] {
+        let results = disagreeing(&claims[0], credibility);
+        let d = decide(&check(&claims, &results, &[]), Strictness::Lenient, at(1));
+        assert_eq!(d.report.claims[0].verdict, Some(ClaimStatus::Contested));
+        assert_eq!(
+            d.report.issues[0].severity, severity,
+            "credibility {credibility}"
+        );
+        assert_eq!(d.report.claims[0].source_credibility, Some(credibility));
+        let blocks = severity == Severity::High;
+        assert_eq!(
+            d.outcome == Outcome::Block,
+            blocks,
+            "credibility {credibility}"
+        );
+    }
+    // The supporting source's credibility does not soften a highly credible refutation.
+    let mut results = disagreeing(&claims[0], 0.95);
+    results[0].source_credibility = 0.95;
+    let d = decide(&check(&claims, &results, &[]), Strictness::Normal, at(1));
+    assert_eq!(d.report.issues[0].severity, Severity::High);
+}
+
+#[test]
+fn synthesis_ranks_contested_over_refuted_over_supported_over_inconclusive() {
+    use Verdict::{Inconclusive as I, Refuted as R, Supported as S};
+    let of = |v: &[Verdict]| ClaimStatus::synthesize(v.iter().copied());
+    assert_eq!(of(&[S, R]), Some(ClaimStatus::Contested));
+    assert_eq!(of(&[I, R, S]), Some(ClaimStatus::Contested));
+    assert_eq!(of(&[R, I]), Some(ClaimStatus::Refuted));
+    assert_eq!(of(&[R, R]), Some(ClaimStatus::Refuted));
+    assert_eq!(of(&[I, S]), Some(ClaimStatus::Supported));
+    assert_eq!(of(&[I, I]), Some(ClaimStatus::Inconclusive));
+    assert_eq!(of(&[]), None);
+    assert!(ClaimStatus::Contested > ClaimStatus::Refuted);
+    assert!(ClaimStatus::Refuted > ClaimStatus::Supported);
+    assert!(ClaimStatus::Supported > ClaimStatus::Inconclusive);
+}
+
+#[test]
+fn a_claim_refuted_by_every_source_is_refuted_not_contested() {
+    let claims = [two_source_claim("Prices start at $4/month.")];
+    let [_, refuted] = disagreeing(&claims[0], 0.5);
+    let mut other = refuted.clone();
+    other.source_url = "https://a.example/p".to_owned();
+    let d = decide(
+        &check(&claims, &[other, refuted], &[]),
+        Strictness::Normal,
+        at(1),
+    );
+    let verdict = &d.report.claims[0];
+    assert_eq!(verdict.verdict, Some(ClaimStatus::Refuted));
+    assert!(!verdict.contested && verdict.supporting_source.is_none());
+    assert!(
+        d.report
+            .issues
+            .iter()
+            .all(|i| i.issue_type == IssueType::FigureMismatch && i.severity == Severity::High)
+    );
+}
+
+#[test]
+fn one_source_is_no_disagreement_and_an_unread_one_has_no_credibility() {
     // One source alone is not a disagreement.
     let alone = [claim(
         "c1",
         "Prices start at $9/month.",
         Some("https://a.example/p"),
     )];
-    let results = [supported];
+    let results = [result(&alone[0], FetchStatus::Ok, Verdict::Supported, None)];
     let d = decide(&check(&alone, &results, &[]), Strictness::Normal, at(1));
     assert!(!d.report.claims[0].contested);
     assert_eq!(d.report.claims[0].source_credibility, Some(0.5));
@@ -456,4 +569,299 @@ fn sources_that_disagree_make_a_contested_claim_decided_by_the_refutation() {
     let results = [unread];
     let d = decide(&check(&alone, &results, &[]), Strictness::Normal, at(1));
     assert_eq!(d.report.claims[0].source_credibility, None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Revisions: what changed since the previous one
+
+mod revisions_since {
+    use super::*;
+    use crate::decide::revisions::{
+        RevisionDigest, RevisionHistory, annotate_from, compare, headline,
+    };
+    use crate::events::{Decision, Resolution};
+
+    /// A decided revision of `a-1` with `claims` and `results`.
+    fn revision(revision: u64, claims: &[Claim], results: &[ClaimResult]) -> Decision {
+        let results: Vec<ClaimResult> = results
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.revision = revision;
+                r
+            })
+            .collect();
+        let check = ArticleCheck {
+            article_id: "a-1",
+            revision,
+            content_digest: "d",
+            published_at: at(0),
+            claims,
+            results: &results,
+            unfinished: &[],
+        };
+        decide(&check, Strictness::Normal, at(1))
+    }
+
+    fn cited(id: &str, text: &str, url: &str) -> Claim {
+        claim(id, text, Some(url))
+    }
+
+    #[test]
+    fn fixed_still_open_and_new_issues_are_matched_by_claim_and_type() {
+        // Revision 1: a wrong price, a dead citation, fabricated pilot data.
+        let price = cited(
+            "p1",
+            "Basic costs $4/month, the company said.",
+            "https://a.example/p",
+        );
+        let dead = cited(
+            "d1",
+            "Tutoring doubles learning gains in a year.",
+            "https://b.example/gone",
+        );
+        let pilot = claim(
+            "u1",
+            "Our pilot with 500 students showed 73% improvement.",
+            None,
+        );
+        let mut gone = result(
+            &dead,
+            FetchStatus::NotFound,
+            Verdict::Inconclusive,
+            Some(Severity::High),
+        );
+        if let Some(issue) = gone.issue.as_mut() {
+            issue.issue_type = IssueType::Unverifiable;
+            issue.problem = "Citation returns 404 error".to_owned();
+        }
+        let first = revision(
+            1,
+            &[price.clone(), dead.clone(), pilot.clone()],
+            &[
+                result(
+                    &price,
+                    FetchStatus::Ok,
+                    Verdict::Refuted,
+                    Some(Severity::High),
+                ),
+                gone,
+            ],
+        );
+        assert_eq!(first.report.issues.len(), 3, "{:?}", first.report.issues);
+
+        // Revision 2: the price edited (another sentence, same source), the dead citation
+        // replaced by a source that backs the claim, the pilot kept, an unsourced figure added.
+        let price_now = cited(
+            "p2",
+            "Basic costs $9/month, the company said.",
+            "https://a.example/p",
+        );
+        let dead_now = cited(
+            "d1",
+            "Tutoring doubles learning gains in a year.",
+            "https://c.example/study",
+        );
+        let added = claim(
+            "u2",
+            "Teachers say 87% of students use tutoring apps daily.",
+            None,
+        );
+        let second = revision(
+            2,
+            &[
+                price_now.clone(),
+                dead_now.clone(),
+                pilot.clone(),
+                added.clone(),
+            ],
+            &[
+                result(&price_now, FetchStatus::Ok, Verdict::Supported, None),
+                result(&dead_now, FetchStatus::Ok, Verdict::Supported, None),
+            ],
+        );
+        let digest = RevisionDigest::of(&first).expect("a checked revision");
+        let changes = compare(&digest, &second.report);
+        assert_eq!(changes.previous_revision, 1);
+        assert_eq!(
+            (
+                changes.counts.fixed,
+                changes.counts.still_open,
+                changes.counts.new
+            ),
+            (2, 1, 1),
+            "{changes:#?}"
+        );
+        let fixed_price = changes
+            .fixed
+            .iter()
+            .find(|i| i.issue_type == IssueType::FigureMismatch)
+            .expect("the price fixed");
+        assert_eq!(fixed_price.resolution, Some(Resolution::ClaimEdited));
+        assert_eq!(
+            fixed_price.claim_now.as_deref(),
+            Some(price_now.text.as_str())
+        );
+        assert_eq!(changes.still_open[0].issue_type, IssueType::Unsourced);
+        assert_eq!(changes.new[0].claim, added.text);
+        assert_eq!(changes.citations_replaced.len(), 1, "{changes:#?}");
+        let replaced = &changes.citations_replaced[0];
+        assert_eq!(replaced.previous_url, "https://b.example/gone");
+        assert_eq!(
+            replaced.replacements,
+            vec!["https://c.example/study".to_owned()]
+        );
+        assert_eq!(
+            headline(Some(2), &changes),
+            "Revision 2: 2 of 3 issues fixed; 1 still open; 1 new; 1 citation replaced (since revision 1, blocked)"
+        );
+
+        // Revision 3: clean. Both remaining issues fixed, the claims removed.
+        let third = revision(
+            3,
+            &[price_now.clone(), dead_now.clone()],
+            &[
+                result(&price_now, FetchStatus::Ok, Verdict::Supported, None),
+                result(&dead_now, FetchStatus::Ok, Verdict::Supported, None),
+            ],
+        );
+        let mut history = RevisionHistory::new(1 << 20);
+        let mut first = first;
+        let mut second = second;
+        let mut third = third;
+        history.annotate_and_record(&mut first);
+        history.annotate_and_record(&mut second);
+        history.annotate_and_record(&mut third);
+        assert!(first.report.changes_since_previous.is_none());
+        assert_eq!(second.report.changes_since_previous, Some(changes));
+        let last = third.report.changes_since_previous.expect("changes");
+        assert_eq!(last.previous_revision, 2);
+        assert_eq!(
+            (last.counts.fixed, last.counts.still_open, last.counts.new),
+            (2, 0, 0)
+        );
+        assert!(
+            last.fixed
+                .iter()
+                .all(|i| i.resolution == Some(Resolution::ClaimRemoved)),
+            "{last:#?}"
+        );
+        assert_eq!(third.outcome, Outcome::Pass);
+    }
+
+    #[test]
+    fn a_different_claim_is_not_taken_for_an_edit() {
+        let before = cited(
+            "x1",
+            "Revenue grew 40% in 2023 across Europe.",
+            "https://a.example/r",
+        );
+        let after = cited(
+            "x2",
+            "The company hired 200 engineers in Berlin.",
+            "https://z.example/h",
+        );
+        let first = revision(
+            1,
+            std::slice::from_ref(&before),
+            &[result(
+                &before,
+                FetchStatus::Ok,
+                Verdict::Refuted,
+                Some(Severity::High),
+            )],
+        );
+        let second = revision(
+            2,
+            std::slice::from_ref(&after),
+            &[result(
+                &after,
+                FetchStatus::Ok,
+                Verdict::Refuted,
+                Some(Severity::High),
+            )],
+        );
+        let changes = compare(&RevisionDigest::of(&first).expect("digest"), &second.report);
+        // The same type of issue on an unrelated claim: one fixed (claim removed), one new.
+        assert_eq!(
+            (
+                changes.counts.fixed,
+                changes.counts.still_open,
+                changes.counts.new
+            ),
+            (1, 0, 1)
+        );
+        assert_eq!(changes.fixed[0].resolution, Some(Resolution::ClaimRemoved));
+    }
+
+    #[test]
+    fn a_re_decided_revision_compares_with_the_one_before_and_the_history_stays_bounded() {
+        let c = cited("c1", "Prices start at $4/month.", "https://a.example/p");
+        let refuted = [result(
+            &c,
+            FetchStatus::Ok,
+            Verdict::Refuted,
+            Some(Severity::High),
+        )];
+        let mut history = RevisionHistory::new(1 << 20);
+        let mut one = revision(1, std::slice::from_ref(&c), &refuted);
+        history.annotate_and_record(&mut one);
+        let mut two = revision(2, std::slice::from_ref(&c), &refuted);
+        history.annotate_and_record(&mut two);
+        // Revision 2 decided again (new content published under it): still against revision 1.
+        let mut again = revision(2, std::slice::from_ref(&c), &refuted);
+        history.annotate_and_record(&mut again);
+        let changes = again.report.changes_since_previous.expect("changes");
+        assert_eq!(
+            (changes.previous_revision, changes.counts.still_open),
+            (1, 1)
+        );
+
+        // A budget for about one article: the least recently decided is forgotten.
+        let budget = RevisionDigest::of(&one).expect("digest").approx_bytes() * 3;
+        let mut small = RevisionHistory::new(budget);
+        for n in 0..20 {
+            let mut d = revision(1, std::slice::from_ref(&c), &refuted);
+            d.article_id = format!("a-{n}");
+            small.record(&d);
+            assert!(
+                small.bytes() <= budget,
+                "{} bytes over {budget}",
+                small.bytes()
+            );
+        }
+        assert!(small.len() < 20, "{} articles kept", small.len());
+        assert!(small.previous("a-19", 2).is_some(), "the newest is kept");
+        assert!(
+            small.previous("a-0", 2).is_none(),
+            "the oldest is forgotten"
+        );
+    }
+
+    #[test]
+    fn a_previous_report_file_matches_by_article_or_is_the_only_one() {
+        let c = cited("c1", "Prices start at $4/month.", "https://a.example/p");
+        let refuted = [result(
+            &c,
+            FetchStatus::Ok,
+            Verdict::Refuted,
+            Some(Severity::High),
+        )];
+        let supported = [result(&c, FetchStatus::Ok, Verdict::Supported, None)];
+        let before = revision(1, std::slice::from_ref(&c), &refuted);
+        let text = format!("{}\n", serde_json::to_string(&before).expect("serializes"));
+        let previous = crate::decide::revisions::parse_decisions(&text).expect("readable");
+        let mut now = revision(1, std::slice::from_ref(&c), &supported);
+        now.article_id = "renamed".to_owned();
+        assert!(
+            annotate_from(&mut now, &previous),
+            "the only decision of the file"
+        );
+        let changes = now.report.changes_since_previous.expect("changes");
+        assert_eq!(
+            (changes.counts.fixed, changes.fixed[0].resolution),
+            (1, Some(Resolution::Resolved))
+        );
+        assert!(crate::decide::revisions::parse_decisions("{\"not\": 1}\n").is_err());
+    }
 }

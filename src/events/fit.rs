@@ -149,6 +149,13 @@ pub fn fit_decision(decision: &mut Decision, budget: usize) -> Result<bool, Over
         if let Some(correction) = &mut verdict.correction {
             cut(correction, SHORT_TEXT_CHARS);
         }
+        if let Some(quote) = verdict
+            .supporting_source
+            .as_mut()
+            .and_then(|s| s.evidence_quote.as_mut())
+        {
+            cut(quote, SHORT_TEXT_CHARS);
+        }
     }
     for issue in &mut report.issues {
         for text in [
@@ -185,6 +192,18 @@ pub fn fit_decision(decision: &mut Decision, budget: usize) -> Result<bool, Over
     decision.report.recommendation_reason = note(claims, issues);
     if json_len(decision) <= budget {
         return Ok(true);
+    }
+    // The lists of what changed since the previous revision go before any claim or issue of
+    // this one; their counts stay.
+    if let Some(changes) = &mut decision.report.changes_since_previous {
+        changes.fixed.clear();
+        changes.still_open.clear();
+        changes.new.clear();
+        changes.citations_replaced.clear();
+        changes.rechecked.clear();
+        if json_len(decision) <= budget {
+            return Ok(true);
+        }
     }
     // Per-claim verdicts go first, from the end: the issues say what the editor must fix.
     let keep = largest_fitting(claims, |n| {

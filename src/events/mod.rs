@@ -57,8 +57,9 @@ pub use fit::{Oversize, fit_decision, fit_result, split_manifest};
 pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome, ManifestPart};
 pub use position::DraftPosition;
 pub use report::{
-    ClaimVerdict, Issue, IssueType, Recommendation, Report, SeverityCounts, Summary,
-    VerificationDetails, VerificationResults,
+    ChangeCounts, CitationReplaced, ClaimStatus, ClaimVerdict, Issue, IssueChange, IssueType,
+    Rechecked, Recommendation, Report, Resolution, RevisionChanges, SeverityCounts, Summary,
+    SupportingSource, VerificationDetails, VerificationResults,
 };
 pub use verify::{CheckKey, ClaimResult, Evidence, FetchStatus, VerifyRequest};
 pub use version::{

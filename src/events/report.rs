@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::decision::Outcome;
 use crate::model::{ClaimElement, Severity, Verdict};
 
 /// The report's recommendation, in the spec's words: `reject` blocks, `accept` passes.
@@ -47,6 +48,10 @@ pub enum IssueType {
     Unverifiable,
     /// The source's data is older than the configured age for its subject.
     OutdatedSource,
+    /// The claim's sources disagree: one supports it, another refutes it
+    /// (reference/fact-analyst-node.md's "contested"). Medium; high when a refuting source is of
+    /// high credibility (fact-checker, government, education). The evidence quotes both.
+    Contested,
     /// The check itself did not complete: deadline, internal error. Always blocks.
     Error,
 }
@@ -88,6 +93,11 @@ pub struct VerificationResults {
     pub verified_false: u32,
     /// Sourced claims whose verdict is `inconclusive`, or that got no verdict.
     pub unverifiable: u32,
+    /// Claims whose verdict is `contested`: one source supports them, another refutes them.
+    /// Absent from reports written before contested claims were counted apart (they were
+    /// counted in `verified_false`).
+    #[serde(default)]
+    pub contested: u32,
 }
 
 /// Counts of issues by severity.
@@ -145,6 +155,64 @@ pub struct VerificationDetails {
     pub processing_time_seconds: f64,
 }
 
+/// A claim's verdict over all the sources it cites: the per-claim synthesis of
+/// reference/fact-analyst-node.md. One source's [`Verdict`] is `supported`, `refuted` or
+/// `inconclusive`; over several sources, one that supports and one that refutes make the claim
+/// `contested`. Ordered by priority, lowest first: `contested` outranks `refuted` (the analyst
+/// node's not_supported), which outranks `supported`, which outranks `inconclusive` (its
+/// insufficient).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimStatus {
+    Inconclusive,
+    Supported,
+    Refuted,
+    Contested,
+}
+
+impl ClaimStatus {
+    /// The synthesis of a claim's per-source verdicts; `None` when it has none.
+    pub fn synthesize(verdicts: impl IntoIterator<Item = Verdict>) -> Option<ClaimStatus> {
+        let (mut supported, mut refuted, mut any) = (false, false, false);
+        for verdict in verdicts {
+            any = true;
+            supported |= verdict == Verdict::Supported;
+            refuted |= verdict == Verdict::Refuted;
+        }
+        match (supported, refuted) {
+            (true, true) => Some(ClaimStatus::Contested),
+            (false, true) => Some(ClaimStatus::Refuted),
+            (true, false) => Some(ClaimStatus::Supported),
+            (false, false) => any.then_some(ClaimStatus::Inconclusive),
+        }
+    }
+}
+
+impl From<Verdict> for ClaimStatus {
+    fn from(verdict: Verdict) -> ClaimStatus {
+        match verdict {
+            Verdict::Supported => ClaimStatus::Supported,
+            Verdict::Refuted => ClaimStatus::Refuted,
+            Verdict::Inconclusive => ClaimStatus::Inconclusive,
+        }
+    }
+}
+
+/// The source that backs a contested claim, beside the refuting one the claim's verdict names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SupportingSource {
+    pub source_url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_quote: Option<String>,
+    /// The raw support score of that check, in [0, 1].
+    pub support: f64,
+    /// The calibrated probability that this source supports the claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// The source's credibility in [0, 1].
+    pub source_credibility: f64,
+}
+
 /// The verdict one claim received, over all the sources it cites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimVerdict {
@@ -152,13 +220,19 @@ pub struct ClaimVerdict {
     pub text: String,
     /// Where the claim is, for a person.
     pub location: String,
-    /// Absent for a claim that cites nothing (judged at extraction; see the issues) or whose
-    /// check did not finish.
+    /// The synthesis over the claim's sources. Absent for a claim that cites nothing (judged at
+    /// extraction; see the issues) or whose check did not finish.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
-    /// The support score of the deciding check, in [0, 1].
+    pub verdict: Option<ClaimStatus>,
+    /// The raw support score of the deciding check, in [0, 1]: for a contested claim, the
+    /// refuting one. A ranking, not a probability; see `confidence`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub support: Option<f64>,
+    /// The calibrated probability that the deciding check's source supports the claim (see
+    /// [`ClaimResult::confidence`](crate::events::ClaimResult)); absent when that source was not
+    /// judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
     /// The source whose check decided the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_url: Option<String>,
@@ -174,10 +248,18 @@ pub struct ClaimVerdict {
     /// configured domain lists; absent when that check did not judge its source (not fetched).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_credibility: Option<f64>,
-    /// The claim's sources disagree: one supports it and another refutes it
-    /// (reference/fact-analyst-node.md's "contested"). The verdict is then the refutation.
+    /// `verdict == contested`, kept for readers of reports written before `contested` was a
+    /// verdict (they then read `verdict: refuted` and this flag).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub contested: bool,
+    /// Whether the deciding source was served from the fetch cache (true) or fetched for this
+    /// check (false); absent when it was not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_cache: Option<bool>,
+    /// For a contested claim, the source that supports it; the fields above name the refuting
+    /// source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supporting_source: Option<SupportingSource>,
 }
 
 /// The report an editor acts on.
@@ -195,6 +277,104 @@ pub struct Report {
     pub top_priorities: Vec<String>,
     /// Every claim of the article with its verdict, in reading order.
     pub claims: Vec<ClaimVerdict>,
+    /// What changed since the article's previous decided revision, when it is known
+    /// (reference/fact-checker-agent-spec.md, "Revision Iterations").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes_since_previous: Option<RevisionChanges>,
+}
+
+/// What changed between the article's previous decided revision and this one: which of its
+/// issues were fixed, which are still open, which are new, and which cited sources were
+/// replaced. An issue is the same issue when it is about the same claim (the same claim id or
+/// text, or an edited sentence matched by `crate::decide::revisions`) and of the same type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RevisionChanges {
+    pub previous_revision: u64,
+    pub previous_outcome: Outcome,
+    /// Issues of the previous revision (the lists below may be cut to fit a message; counts
+    /// are of the whole).
+    pub previous_issues: u32,
+    /// Issues of the previous revision this one no longer has.
+    pub fixed: Vec<IssueChange>,
+    /// Issues of the previous revision this one still has.
+    pub still_open: Vec<IssueChange>,
+    /// Issues of this revision the previous one did not have.
+    pub new: Vec<IssueChange>,
+    /// Sources cited by the previous revision, with an issue there, that the claim no longer
+    /// cites.
+    pub citations_replaced: Vec<CitationReplaced>,
+    /// Claims unchanged since the previous revision, checked again all the same (every claim is
+    /// re-verified on every revision), and whether their source was fetched again or served
+    /// from the fetch cache (`cache.ttl_ok_s` decides).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rechecked: Vec<Rechecked>,
+    /// Counts of the lists, before any cut.
+    pub counts: ChangeCounts,
+}
+
+/// The sizes of a [`RevisionChanges`]' lists before any cut.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeCounts {
+    pub fixed: u32,
+    pub still_open: u32,
+    pub new: u32,
+    pub citations_replaced: u32,
+    pub rechecked: u32,
+}
+
+/// One issue in a comparison of revisions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssueChange {
+    #[serde(rename = "type")]
+    pub issue_type: IssueType,
+    pub severity: Severity,
+    /// The claim as it reads in the revision the issue is from (the previous one for a fixed
+    /// issue); empty for an issue about the whole article.
+    pub claim: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_id: Option<String>,
+    pub problem: String,
+    /// For an issue still open or fixed on a claim that was edited, the claim as it reads now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_now: Option<String>,
+    /// For a fixed issue, how: `claim_removed`, `claim_edited` or `resolved` (the claim reads
+    /// the same; its source now backs it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
+}
+
+/// How a fixed issue went away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    /// The claim is no longer in the article.
+    ClaimRemoved,
+    /// The claim was reworded.
+    ClaimEdited,
+    /// The claim reads the same; its check no longer raises the issue.
+    Resolved,
+}
+
+/// A cited source with an issue in the previous revision that the claim no longer cites.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CitationReplaced {
+    /// The claim as it reads now.
+    pub claim: String,
+    pub previous_url: String,
+    /// The issue the old source had: "Citation returns 404 error".
+    pub previous_problem: String,
+    /// The sources the claim cites now that it did not before; empty when the citation was
+    /// removed without a replacement.
+    pub replacements: Vec<String>,
+}
+
+/// A claim unchanged since the previous revision, checked again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rechecked {
+    pub claim: String,
+    pub source_url: String,
+    /// True when the source was served from the fetch cache, false when fetched again.
+    pub from_cache: bool,
 }
 
 impl Report {
@@ -228,6 +408,7 @@ impl Report {
                 processing_time_seconds,
             },
             claims: Vec::new(),
+            changes_since_previous: None,
         }
     }
 }

@@ -167,8 +167,15 @@ pub struct ClaimResult {
     pub fetch_attempts: u32,
     /// `inconclusive` whenever the source could not be read.
     pub verdict: Verdict,
-    /// How strongly the source supports the claim, in [0, 1].
+    /// The judge's raw support score in [0, 1]: how much of the claim the source states. It
+    /// ranks claims but is not a probability; see `confidence`.
     pub support: f64,
+    /// The calibrated probability in [0, 1] that the source supports the claim, mapped from
+    /// `support` by the table fitted on labelled data (`verify::judge::calibration`). Absent
+    /// when the source was not judged (not fetched or not read), and from results written
+    /// before it was computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
     /// The source's credibility in [0, 1], from the configured domain lists.
     pub source_credibility: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]

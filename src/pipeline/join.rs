@@ -16,6 +16,7 @@
 use super::offsets::store_next_offset;
 use super::{PipelineError, Role, Services, stopped};
 use crate::config::TopicsConfig;
+use crate::decide::revisions::{DEFAULT_HISTORY_BYTES, RevisionHistory};
 use crate::events::{ArticleManifest, ClaimResult, Decision, content_digest, recover_article_id};
 use crate::join::{
     Backpressure, JoinNote, JoinSettings, JoinState, TopicPartition, TracedDecision,
@@ -54,6 +55,7 @@ pub(super) async fn run(
         &config.join,
         config.policy.strictness,
     ));
+    let mut history = revision_history(&services).await;
     // The newest offset read per partition: the watermark's upper bound.
     let mut consumed: HashMap<TopicPartition, i64> = HashMap::new();
     let started = tokio::time::Instant::now();
@@ -84,7 +86,7 @@ pub(super) async fn run(
                 }
                 // Deadline decisions come from no message: each continues the trace its article
                 // kept from its manifest.
-                if let Err(err) = publish_all(&services, &decisions).await {
+                if let Err(err) = publish_all(&services, &mut history, &decisions).await {
                     break Err(PipelineError::Client(err));
                 }
                 store_watermarks(&consumer, &state, &consumed);
@@ -144,7 +146,7 @@ pub(super) async fn run(
                 consumed.insert(tp, offset);
                 log_notes(&mut state);
                 note_in_flight(&state);
-                if let Err(err) = publish_all(&services, &decisions).await {
+                if let Err(err) = publish_all(&services, &mut history, &decisions).await {
                     break Err(PipelineError::Client(err));
                 }
                 store_watermarks(&consumer, &state, &consumed);
@@ -299,9 +301,13 @@ fn log_notes(state: &mut JoinState) {
 /// article's trace.
 async fn publish_all(
     services: &Services,
+    history: &mut RevisionHistory,
     decisions: &[TracedDecision],
 ) -> Result<(), rdkafka::error::KafkaError> {
     for TracedDecision { decision, trace } in decisions {
+        // What changed since the article's previous decided revision.
+        let mut decision = decision.clone();
+        history.annotate_and_record(&mut decision);
         let trace = trace.as_ref();
         let span = tracing::info_span!(
             "decision",
@@ -311,11 +317,39 @@ async fn publish_all(
         );
         crate::telemetry::adopt(&span, trace);
         services
-            .publish_decision(decision.clone(), Some(draft_published_at(decision)), trace)
+            .publish_decision(decision.clone(), Some(draft_published_at(&decision)), trace)
             .instrument(span)
             .await?;
     }
     Ok(())
+}
+
+/// The revision history, rebuilt from the decisions topic (see `super::history`).
+async fn revision_history(services: &Arc<Services>) -> RevisionHistory {
+    let services = Arc::clone(services);
+    let rebuilt = tokio::task::spawn_blocking(move || {
+        let mut history = RevisionHistory::new(DEFAULT_HISTORY_BYTES);
+        let kafka = &services.config.kafka;
+        super::history::rebuild(
+            kafka,
+            &services.bootstrap,
+            &kafka.topics.decisions,
+            &mut history,
+        )
+        .map(|_| history)
+    })
+    .await;
+    match rebuilt {
+        Ok(Ok(history)) => history,
+        Ok(Err(err)) => {
+            warn!(error = %err, "past decisions could not be read; revision changes start afresh");
+            RevisionHistory::new(DEFAULT_HISTORY_BYTES)
+        }
+        Err(err) => {
+            warn!(error = %err, "past decisions could not be read; revision changes start afresh");
+            RevisionHistory::new(DEFAULT_HISTORY_BYTES)
+        }
+    }
 }
 
 /// The draft's `published_at`: every decision the join makes comes from a manifest, and its

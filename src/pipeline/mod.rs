@@ -25,6 +25,7 @@
 
 mod board;
 mod extract;
+mod history;
 mod join;
 mod offsets;
 mod verify;

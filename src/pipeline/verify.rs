@@ -249,6 +249,7 @@ fn internal_failure(request: &VerifyRequest, reason: &str) -> ClaimResult {
         fetch_attempts: 0,
         verdict: Verdict::Inconclusive,
         support: 0.0,
+        confidence: None,
         source_credibility: 0.0,
         evidence: None,
         correction: None,

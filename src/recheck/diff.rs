@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::events::{Decision, DecisionReason, Issue, IssueType, Outcome};
-use crate::model::{Severity, Verdict};
+use crate::events::{ClaimStatus, Decision, DecisionReason, Issue, IssueType, Outcome};
+use crate::model::Severity;
 
 /// What kind of problem a finding is. Finer than the decision's reasons (which say only how
 /// severe) and than the report's issue types (where a dead link and a paywall are both
@@ -27,6 +27,8 @@ pub enum FindingKind {
     UnclearSupport,
     /// The claim contradicts its source, or the source does not say it.
     ClaimRefuted,
+    /// The claim's sources disagree: one supports it, another refutes it.
+    ClaimContested,
     /// A figure of the claim differs from the source's.
     FigureMismatch,
     /// Quoted words are not in the source.
@@ -62,6 +64,7 @@ impl FindingKind {
             FindingKind::SourceUnreachable => "source_unreachable",
             FindingKind::UnclearSupport => "unclear_support",
             FindingKind::ClaimRefuted => "claim_refuted",
+            FindingKind::ClaimContested => "claim_contested",
             FindingKind::FigureMismatch => "figure_mismatch",
             FindingKind::QuoteMismatch => "quote_mismatch",
             FindingKind::Misattributed => "misattributed",
@@ -108,6 +111,7 @@ fn issue_kind(issue: &Issue, reasons: &[DecisionReason]) -> FindingKind {
     match issue.issue_type {
         IssueType::Unsourced => FindingKind::Unsourced,
         IssueType::VerifiedFalse => FindingKind::ClaimRefuted,
+        IssueType::Contested => FindingKind::ClaimContested,
         IssueType::FigureMismatch => FindingKind::FigureMismatch,
         IssueType::QuoteMismatch => FindingKind::QuoteMismatch,
         IssueType::Misattributed => FindingKind::Misattributed,
@@ -178,10 +182,11 @@ fn changed_sources(live: &Decision, recheck: &Decision) -> Vec<Finding> {
         };
         let verdict_changed = before.verdict != now.verdict;
         if then_quote != now_quote || verdict_changed {
-            let verdict = |v: Option<Verdict>| match v {
-                Some(Verdict::Supported) => "supported",
-                Some(Verdict::Refuted) => "refuted",
-                Some(Verdict::Inconclusive) | None => "inconclusive",
+            let verdict = |v: Option<ClaimStatus>| match v {
+                Some(ClaimStatus::Supported) => "supported",
+                Some(ClaimStatus::Refuted) => "refuted",
+                Some(ClaimStatus::Contested) => "contested",
+                Some(ClaimStatus::Inconclusive) | None => "inconclusive",
             };
             changed.push(Finding {
                 kind: FindingKind::SourceChanged,
@@ -386,6 +391,7 @@ mod tests {
     use super::*;
     use crate::decide::decide_not_checked;
     use crate::events::{ClaimVerdict, content_digest};
+    use crate::model::Verdict;
 
     fn issue(issue_type: IssueType, severity: Severity, problem: &str, claim: &str) -> Issue {
         Issue {
@@ -428,7 +434,7 @@ mod tests {
             claim_id: claim.into(),
             text: "Sales rose 4%.".into(),
             location: "paragraph 1".into(),
-            verdict: Some(verdict),
+            verdict: Some(verdict.into()),
             support: None,
             source_url: Some(format!("http://127.0.0.1/{claim}")),
             evidence_quote: Some(quote.into()),
@@ -436,6 +442,9 @@ mod tests {
             severity: None,
             contested: false,
             source_credibility: None,
+            confidence: None,
+            from_cache: None,
+            supporting_source: None,
         }
     }
 

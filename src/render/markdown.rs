@@ -60,6 +60,16 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
         outcome_word(a.decision.outcome),
         code(a.name)
     );
+    if let Some(changes) = &r.changes_since_previous {
+        let _ = writeln!(
+            out,
+            "**{}**\n",
+            text(&crate::decide::revisions::headline(
+                a.decision.revision,
+                changes
+            ))
+        );
+    }
     let _ = writeln!(out, "{}\n", text(&r.recommendation_reason));
     if !r.issues.is_empty() {
         let _ = writeln!(out, "### Issues\n");
@@ -87,16 +97,24 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
     let judged: Vec<_> = r.claims.iter().filter(|c| c.verdict.is_some()).collect();
     if !judged.is_empty() {
         let _ = writeln!(out, "### Verdicts\n");
-        let _ = writeln!(out, "| verdict | support | claim | source | correction |");
+        let _ = writeln!(
+            out,
+            "| verdict | confidence (raw support) | claim | source | correction |"
+        );
         let _ = writeln!(out, "|---|---:|---|---|---|");
         for c in judged {
+            let source = c.source_url.as_deref().unwrap_or("");
+            let source = match &c.supporting_source {
+                Some(backing) => format!("{source} (refutes); {} (supports)", backing.source_url),
+                None => source.to_owned(),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {:.2} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 c.verdict.as_ref().map(serde_name).unwrap_or_default(),
-                c.support.unwrap_or(0.0),
+                super::text::score_text(c.confidence, c.support),
                 cell(&c.text),
-                cell(c.source_url.as_deref().unwrap_or("")),
+                cell(&source),
                 cell(c.correction.as_deref().unwrap_or(""))
             );
         }

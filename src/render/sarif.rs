@@ -31,8 +31,20 @@ const RULES: &[(&str, &str)] = &[
         "A quotation does not appear in the source as quoted.",
     ),
     (
+        "misattributed",
+        "The source attributes the statement to someone else, or to no one the claim names.",
+    ),
+    (
+        "unsupported_detail",
+        "The claim adds a specific its source does not state.",
+    ),
+    (
         "unverifiable",
         "The claim could not be verified against its source.",
+    ),
+    (
+        "contested",
+        "The cited sources disagree: one supports the claim, another refutes it.",
     ),
     ("outdated_source", "The source's data is stale."),
     ("error", "Checking the claim failed."),
@@ -206,15 +218,33 @@ mod tests {
     #[test]
     fn every_issue_type_and_not_checked_reason_has_a_rule() {
         let ids: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
+        // Exhaustive, so a new issue type cannot be added without its rule.
+        let every = |t: IssueType| match t {
+            IssueType::Unsourced
+            | IssueType::VerifiedFalse
+            | IssueType::FigureMismatch
+            | IssueType::QuoteMismatch
+            | IssueType::Misattributed
+            | IssueType::UnsupportedDetail
+            | IssueType::Unverifiable
+            | IssueType::OutdatedSource
+            | IssueType::Contested
+            | IssueType::Error => t,
+        };
         for t in [
             IssueType::Unsourced,
             IssueType::VerifiedFalse,
             IssueType::FigureMismatch,
             IssueType::QuoteMismatch,
+            IssueType::Misattributed,
+            IssueType::UnsupportedDetail,
             IssueType::Unverifiable,
             IssueType::OutdatedSource,
+            IssueType::Contested,
             IssueType::Error,
-        ] {
+        ]
+        .map(every)
+        {
             assert!(ids.contains(&serde_name(&t).as_str()), "{t:?}");
         }
         for r in DecisionReason::ALL

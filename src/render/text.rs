@@ -2,7 +2,8 @@
 //! issue with what to do about it, and the per-claim verdicts.
 
 use super::{outcome_word, reason_names, serde_name, severity_word};
-use crate::events::Decision;
+use crate::decide::revisions::headline;
+use crate::events::{Decision, IssueChange, RevisionChanges};
 use std::fmt::Write;
 
 /// Renders `decision` for reading; `title` names the article (a file name, an id).
@@ -13,6 +14,9 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
     let outcome = outcome_word(decision.outcome);
     let reasons = reason_names(&decision.reasons);
     // Writing to a String cannot fail.
+    if let Some(changes) = &r.changes_since_previous {
+        let _ = writeln!(out, "{}", headline(decision.revision, changes));
+    }
     let _ = writeln!(out, "{outcome}  {title}");
     if !reasons.is_empty() {
         let _ = writeln!(out, "reasons: {}", reasons.join(", "));
@@ -21,12 +25,13 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
     let v = &s.verification_results;
     let _ = writeln!(
         out,
-        "claims: {} ({} sourced, {} unsourced); supported {}, refuted {}, unverifiable {}; accuracy {:.1}",
+        "claims: {} ({} sourced, {} unsourced); supported {}, refuted {}, contested {}, unverifiable {}; accuracy {:.1}",
         s.total_claims,
         s.sourced_claims,
         s.unsourced_claims,
         v.verified_true,
         v.verified_false,
+        v.contested,
         v.unverifiable,
         s.accuracy_score
     );
@@ -61,6 +66,9 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
             let _ = writeln!(out, "      do:       {}", issue.recommendation);
         }
     }
+    if let Some(changes) = &r.changes_since_previous {
+        changes_text(&mut out, changes);
+    }
     if !r.top_priorities.is_empty() {
         let _ = writeln!(out, "\ntop priorities:");
         for p in &r.top_priorities {
@@ -72,18 +80,98 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
         let _ = writeln!(out, "\nverdicts:");
         for c in judged {
             let verdict = c.verdict.as_ref().map(serde_name).unwrap_or_default();
-            let _ = write!(
-                out,
-                "  {:<12} {:.2}  \"{}\"",
-                verdict,
-                c.support.unwrap_or(0.0),
-                c.text
-            );
+            let score = score_text(c.confidence, c.support);
+            let _ = write!(out, "  {verdict:<12} {score}  \"{}\"", c.text);
             if let Some(correction) = &c.correction {
                 let _ = write!(out, " — {correction}");
+            }
+            if let Some(backing) = &c.supporting_source {
+                let _ = write!(
+                    out,
+                    " — refuted by {}, supported by {}",
+                    c.source_url.as_deref().unwrap_or("?"),
+                    backing.source_url
+                );
             }
             let _ = writeln!(out);
         }
     }
     out
+}
+
+/// The claim's calibrated confidence with the raw support score beside it; the raw score alone
+/// for a report written before confidence was computed.
+pub(super) fn score_text(confidence: Option<f64>, support: Option<f64>) -> String {
+    match (confidence, support) {
+        (Some(p), Some(raw)) => format!("confidence {p:.2} (raw {raw:.2})"),
+        (Some(p), None) => format!("confidence {p:.2}"),
+        (None, raw) => format!("support {:.2}", raw.unwrap_or(0.0)),
+    }
+}
+
+/// The changes since the previous revision, list by list.
+fn changes_text(out: &mut String, changes: &RevisionChanges) {
+    let _ = writeln!(
+        out,
+        "\nchanges since revision {}:",
+        changes.previous_revision
+    );
+    let issue = |out: &mut String, word: &str, i: &IssueChange| {
+        let _ = write!(
+            out,
+            "  {word:<10} [{}] {} — {}",
+            severity_word(i.severity),
+            serde_name(&i.issue_type),
+            i.problem
+        );
+        if !i.claim.is_empty() {
+            let _ = write!(out, ": \"{}\"", i.claim);
+        }
+        if let Some(now) = &i.claim_now {
+            let _ = write!(out, " (now: \"{now}\")");
+        }
+        if let Some(how) = &i.resolution {
+            let _ = write!(out, " ({})", serde_name(how).replace('_', " "));
+        }
+        let _ = writeln!(out);
+    };
+    for i in &changes.fixed {
+        issue(out, "fixed", i);
+    }
+    for i in &changes.still_open {
+        issue(out, "open", i);
+    }
+    for i in &changes.new {
+        issue(out, "new", i);
+    }
+    for c in &changes.citations_replaced {
+        let now = if c.replacements.is_empty() {
+            "removed".to_owned()
+        } else {
+            format!("replaced by {}", c.replacements.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "  citation   {} ({}) {now}: \"{}\"",
+            c.previous_url, c.previous_problem, c.claim
+        );
+    }
+    for c in &changes.rechecked {
+        let how = if c.from_cache {
+            "served from cache"
+        } else {
+            "fetched again"
+        };
+        let _ = writeln!(
+            out,
+            "  rechecked  {} ({how}): \"{}\"",
+            c.source_url, c.claim
+        );
+    }
+    let listed = changes.fixed.len() + changes.still_open.len() + changes.new.len();
+    let c = &changes.counts;
+    let total = (c.fixed + c.still_open + c.new) as usize;
+    if listed < total {
+        let _ = writeln!(out, "  … {} more not listed", total - listed);
+    }
 }

@@ -7,7 +7,7 @@
 //! returns a result with its reason.
 
 use super::fetch::{FetchOutcome, Fetcher};
-use super::judge::{IssueKind, JudgeSettings, Judgment, Source, judge_source};
+use super::judge::{IssueKind, JudgeSettings, Judgment, Source, calibration, judge_source};
 use super::llm::{Lead, LlmJudge, QuorumOutcome};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::model::{Claim, Severity, Span, Verdict};
@@ -67,6 +67,7 @@ impl Verifier {
             fetch_attempts: attempts,
             verdict: Verdict::Inconclusive,
             support: 0.0,
+            confidence: None,
             source_credibility: 0.0,
             evidence: None,
             correction: None,
@@ -153,6 +154,7 @@ fn apply_judgment(
 ) {
     result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q.verdict));
     result.support = judgment.support.clamp(0.0, 1.0);
+    result.confidence = Some(calibration::confidence(result.support));
     result.source_credibility = judgment.credibility.score.clamp(0.0, 1.0);
     result.correction = judgment.correction.clone();
     result.evidence = judgment.evidence.as_ref().map(|e| Evidence {
@@ -452,6 +454,7 @@ mod tests {
             fetch_attempts: 1,
             verdict: Verdict::Inconclusive,
             support: 0.0,
+            confidence: None,
             source_credibility: 0.0,
             evidence: None,
             correction: None,
@@ -511,6 +514,14 @@ mod tests {
         );
         assert_eq!(r.verdict, Verdict::Supported);
         assert!(r.issue.is_none());
+        // The raw score is kept; the confidence is the calibrated probability of the table.
+        assert_eq!(r.support, 0.5);
+        let table = calibration::table();
+        assert_eq!(r.confidence, Some(table.apply(0.5)));
+        assert_eq!(
+            r.confidence,
+            Some(judgment(Verdict::Supported, None).confidence())
+        );
     }
 
     #[test]

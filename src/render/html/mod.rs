@@ -22,10 +22,13 @@ use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::{CheckedArticle, outcome_word, serde_name};
-use crate::events::{ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome};
+use crate::decide::revisions;
+use crate::events::{
+    ClaimStatus, ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome, RevisionChanges,
+};
 use crate::extract::{self, ViewBlock, ViewKind};
 use crate::model::BlockRole;
-use crate::model::{BodyFormat, Severity, Verdict};
+use crate::model::{BodyFormat, Severity};
 use crate::verify::judge::CredibilityLevel;
 
 /// The page's one style sheet.
@@ -117,13 +120,15 @@ enum Mark {
 
 impl Mark {
     fn of(claim: &ClaimVerdict, issues: &[&Issue]) -> Mark {
+        // `contested` alone marks a report written before it was a verdict.
         if claim.contested {
             return Mark::Contested;
         }
         match claim.verdict {
-            Some(Verdict::Supported) => Mark::Supported,
-            Some(Verdict::Refuted) => Mark::Refuted,
-            Some(Verdict::Inconclusive) => Mark::Unverifiable,
+            Some(ClaimStatus::Contested) => Mark::Contested,
+            Some(ClaimStatus::Supported) => Mark::Supported,
+            Some(ClaimStatus::Refuted) => Mark::Refuted,
+            Some(ClaimStatus::Inconclusive) => Mark::Unverifiable,
             None if issues.iter().any(|i| i.issue_type == IssueType::Unsourced) => Mark::Unsourced,
             None => Mark::Unchecked,
         }
@@ -207,6 +212,8 @@ struct ClaimView {
     icon: &'static str,
     severity: Option<&'static str>,
     contested: bool,
+    /// For a contested claim, the source that backs it (the fields below name the refuting one).
+    supporting: Option<SupportingView>,
     evidence: Vec<Run>,
     source_url: Option<String>,
     /// The source as a link, only when it is http(s).
@@ -218,6 +225,15 @@ struct ClaimView {
     in_text: bool,
     prev: Option<usize>,
     next: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct SupportingView {
+    source_url: String,
+    source_href: Option<String>,
+    evidence: Vec<Run>,
+    credibility: String,
+    support: String,
 }
 
 #[derive(Serialize)]
@@ -246,6 +262,11 @@ struct ChangedVerdict {
 struct Changes {
     previous_revision: Option<u64>,
     previous_outcome: &'static str,
+    /// "Revision 3: 2 of 3 issues fixed; 1 still open; 1 new", from the report's section.
+    headline: Option<String>,
+    /// The report's `changes_since_previous` (or the same comparison made with the previous
+    /// decision the board holds, for a report written before it had one).
+    issues: Option<RevisionChanges>,
     added: Vec<String>,
     removed: Vec<String>,
     changed: Vec<ChangedVerdict>,
@@ -337,13 +358,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
         .enumerate()
         .map(|(i, c)| {
             let mark = marks[i];
-            let source_href = c
-                .source_url
-                .as_deref()
-                .filter(|u| {
-                    url::Url::parse(u).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
-                })
-                .map(str::to_owned);
+            let source_href = c.source_url.as_deref().and_then(web_link);
             ClaimView {
                 n: i + 1,
                 id: c.claim_id.clone(),
@@ -353,7 +368,18 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                 label: mark.label(),
                 icon: mark.icon(),
                 severity: c.severity.map(severity_name),
-                contested: c.contested,
+                contested: mark == Mark::Contested,
+                supporting: c.supporting_source.as_ref().map(|s| SupportingView {
+                    source_url: s.source_url.clone(),
+                    source_href: web_link(&s.source_url),
+                    evidence: s
+                        .evidence_quote
+                        .as_deref()
+                        .map(|q| shared_words(q, &c.text))
+                        .unwrap_or_default(),
+                    credibility: credibility_label(Some(s.source_credibility)),
+                    support: super::text::score_text(s.confidence, Some(s.support)),
+                }),
                 evidence: c
                     .evidence_quote
                     .as_deref()
@@ -361,12 +387,9 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                     .unwrap_or_default(),
                 source_url: c.source_url.clone(),
                 source_href,
-                // A check that never read its source reports 0: no class was assessed.
-                credibility: c.source_credibility.filter(|s| *s > 0.0).map_or_else(
-                    || "not assessed".to_owned(),
-                    |s| format!("{} ({s:.2})", credibility_name(s)),
-                ),
-                support: c.support.map(|s| format!("{s:.2}")),
+                credibility: credibility_label(c.source_credibility),
+                support: (c.support.is_some() || c.confidence.is_some())
+                    .then(|| super::text::score_text(c.confidence, c.support)),
                 correction: c.correction.clone(),
                 issues: issues_of(&c.claim_id).into_iter().map(issue_view).collect(),
                 in_text: in_text.contains(&i),
@@ -418,7 +441,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
         "accuracy": format!("{:.1}", report.summary.accuracy_score),
         "priorities": report.top_priorities,
         "article_issues": article_issues,
-        "changes": page.previous.map(|p| changes(p, d)),
+        "changes": changes_view(d, page.previous),
         "legend": legend,
         "blocks": blocks,
         "no_text": no_text,
@@ -525,6 +548,22 @@ fn severity_name(severity: Severity) -> &'static str {
     }
 }
 
+/// `url` as a link target, only when it is http(s).
+fn web_link(url: &str) -> Option<String> {
+    url::Url::parse(url)
+        .is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+        .then(|| url.to_owned())
+}
+
+/// A source's credibility for a person: its class and score.
+fn credibility_label(score: Option<f64>) -> String {
+    // A check that never read its source reports 0: no class was assessed.
+    score.filter(|s| *s > 0.0).map_or_else(
+        || "not assessed".to_owned(),
+        |s| format!("{} ({s:.2})", credibility_name(s)),
+    )
+}
+
 /// The credibility class whose score is nearest `score` (the classes of the `[credibility]`
 /// lists).
 fn credibility_name(score: f64) -> &'static str {
@@ -606,6 +645,46 @@ fn shared_words(quote: &str, claim: &str) -> Vec<Run> {
     runs
 }
 
+/// What changed since the previous revision: the report's own section when it has one, and,
+/// when the previous decision is at hand, the claims new, gone or with another verdict.
+fn changes_view(current: &Decision, previous: Option<&Decision>) -> Option<Changes> {
+    let section = current.report.changes_since_previous.clone().or_else(|| {
+        let previous = previous?;
+        let digest = revisions::RevisionDigest::of(previous)?;
+        let earlier = matches!((previous.revision, current.revision), (Some(p), Some(c)) if p < c);
+        earlier.then(|| revisions::compare(&digest, &current.report))
+    });
+    let mut view = match previous {
+        Some(p) => changes(p, current),
+        None => {
+            let s = section.as_ref()?;
+            Changes {
+                previous_revision: Some(s.previous_revision),
+                previous_outcome: outcome_past(s.previous_outcome),
+                headline: None,
+                issues: None,
+                added: Vec::new(),
+                removed: Vec::new(),
+                changed: Vec::new(),
+            }
+        }
+    };
+    if let Some(s) = &section {
+        view.previous_revision = Some(s.previous_revision);
+        view.previous_outcome = outcome_past(s.previous_outcome);
+        view.headline = Some(revisions::headline(current.revision, s));
+    }
+    view.issues = section;
+    Some(view)
+}
+
+fn outcome_past(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Pass => "passed",
+        Outcome::Block => "blocked",
+    }
+}
+
 /// What changed from the decision on the previous revision to `current`, claim by claim (a claim
 /// is the same claim when its text is).
 fn changes(previous: &Decision, current: &Decision) -> Changes {
@@ -631,10 +710,9 @@ fn changes(previous: &Decision, current: &Decision) -> Changes {
     let after_texts: HashSet<&str> = after.iter().map(|(t, _)| t.as_str()).collect();
     let mut out = Changes {
         previous_revision: previous.revision,
-        previous_outcome: match previous.outcome {
-            Outcome::Pass => "passed",
-            Outcome::Block => "blocked",
-        },
+        previous_outcome: outcome_past(previous.outcome),
+        headline: None,
+        issues: None,
         added: Vec::new(),
         removed: Vec::new(),
         changed: Vec::new(),

@@ -1,7 +1,7 @@
 use super::*;
 use crate::decide::{self, ArticleCheck, Strictness};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
-use crate::model::Claim;
+use crate::model::{Claim, Verdict};
 use chrono::Utc;
 use scraper::{Html, Selector};
 
@@ -28,6 +28,7 @@ fn result(claim: &Claim, url: &str, verdict: Verdict, quote: &str, issue: bool) 
         fetch_attempts: 1,
         verdict,
         support: 0.5,
+        confidence: None,
         source_credibility: 0.7,
         evidence: Some(Evidence {
             quote: quote.to_owned(),
@@ -228,7 +229,7 @@ fn changes_since_the_previous_revision_are_listed() {
         .iter_mut()
         .find(|c| c.text.contains("$4/month"))
         .expect("the price claim")
-        .verdict = Some(Verdict::Supported);
+        .verdict = Some(ClaimStatus::Supported);
     previous.report.claims.push(ClaimVerdict {
         text: "An old claim of 2019.".to_owned(),
         ..previous.report.claims[0].clone()
@@ -389,4 +390,89 @@ fn a_shortened_report_and_an_unchecked_article_say_why_claims_are_missing() {
     let text = page(&unreadable, None).html();
     assert!(text.contains("were not checked"), "{text}");
     assert!(!text.contains("No check-worthy claim"), "{text}");
+}
+
+#[test]
+fn a_contested_claim_shows_the_refuting_and_the_supporting_source() {
+    let extraction = extract::extract(HOSTILE_BODY, BodyFormat::Markdown).expect("readable");
+    let price = extraction
+        .claims
+        .iter()
+        .find(|c| c.text.contains("$4/month"))
+        .expect("the price claim");
+    let results = vec![
+        result(
+            price,
+            "https://a.example/pricing",
+            Verdict::Refuted,
+            "The plan costs $9/month.",
+            true,
+        ),
+        result(
+            price,
+            "https://d.example/offers",
+            Verdict::Supported,
+            "The plan costs $4/month this spring.",
+            false,
+        ),
+    ];
+    let decision = decide::decide(
+        &ArticleCheck {
+            article_id: "a-1",
+            revision: 2,
+            content_digest: "digest",
+            published_at: Utc::now(),
+            claims: &extraction.claims,
+            results: &results,
+            unfinished: &[],
+        },
+        Strictness::Normal,
+        Utc::now(),
+    );
+    let html = page(&decision, None);
+    let card = select(&html, "li.card[data-verdict=contested]");
+    assert_eq!(card.len(), 1, "one contested claim");
+    let text: String = card[0].text().collect();
+    assert!(
+        text.contains("https://a.example/pricing") && text.contains("https://d.example/offers"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The plan costs $9/month.") && text.contains("$4/month this spring"),
+        "{text}"
+    );
+    assert!(text.contains("Supporting source"), "{text}");
+}
+
+#[test]
+fn the_reports_own_changes_section_is_shown_without_the_previous_decision() {
+    let mut current = hostile_decision();
+    let mut previous = current.clone();
+    previous.revision = Some(1);
+    // The previous revision had one issue more, since fixed.
+    let mut gone = previous.report.issues[0].clone();
+    gone.claim = "An old claim of 2019.".to_owned();
+    gone.claim_id = None;
+    gone.problem = "Citation returns 404 error".to_owned();
+    previous.report.issues.push(gone);
+    let digest = crate::decide::revisions::RevisionDigest::of(&previous).expect("digest");
+    current.report.changes_since_previous =
+        Some(crate::decide::revisions::compare(&digest, &current.report));
+    let html = page(&current, None);
+    let section: String = select(&html, "#changes")[0]
+        .parent()
+        .and_then(scraper::ElementRef::wrap)
+        .expect("section")
+        .text()
+        .collect();
+    let issues = current.report.issues.len();
+    assert!(
+        section.contains(&format!(
+            "Revision 2: 1 of {} issues fixed; {issues} still open; 0 new",
+            issues + 1
+        )),
+        "{section}"
+    );
+    assert_eq!(select(&html, "li[data-change=fixed]").len(), 1);
+    assert_eq!(select(&html, "li[data-change=still_open]").len(), issues);
 }

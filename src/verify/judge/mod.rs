@@ -45,6 +45,7 @@
 //! number the source lacks.
 
 pub mod align;
+pub mod calibration;
 pub mod credibility;
 pub mod figures;
 pub mod quotes;
@@ -596,6 +597,12 @@ fn number_token(figure_text: &str) -> Option<String> {
 }
 
 impl Judgment {
+    /// The calibrated probability that the source supports the claim: `support` mapped by the
+    /// compiled-in table of [`calibration`].
+    pub fn confidence(&self) -> f64 {
+        calibration::confidence(self.support)
+    }
+
     fn with_issue(
         mut self,
         verdict: Verdict,
