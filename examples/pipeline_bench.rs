@@ -100,11 +100,7 @@ fn main() {
 
 /// Runs every phase in a child process and prints the figures side by side.
 fn orchestrate(args: &Args) {
-    let claims = if args.mixed {
-        "1–20 (mixed)"
-    } else {
-        "3"
-    };
+    let claims = if args.mixed { "1–20 (mixed)" } else { "3" };
     println!(
         "pipeline_bench: {} drafts, {claims} cited claims each, {} distinct pages on 127.0.0.1, warm cache",
         args.drafts, args.pages
@@ -136,11 +132,7 @@ fn orchestrate(args: &Args) {
     let ratio = |x: &Value, y: &Value| {
         x["drafts_per_s"].as_f64().unwrap_or(0.0) / y["drafts_per_s"].as_f64().unwrap_or(1.0)
     };
-    println!(
-        "c/b = {:.2}   c/a = {:.3}",
-        ratio(&c, &b),
-        ratio(&c, &a)
-    );
+    println!("c/b = {:.2}   c/a = {:.3}", ratio(&c, &b), ratio(&c, &a));
     println!(
         "latency at {:.0} drafts/s (half of (c)): decided_at − published_at p50 {:.1} ms, p99 {:.1} ms; \
          origin time in that run {:.1} ms over {} requests, so beyond source time p50 {:.1} ms, p99 {:.1} ms",
@@ -224,14 +216,14 @@ async fn start_origin(open: watch::Receiver<bool>) -> (String, Arc<OriginStats>)
     (format!("http://{addr}"), stats)
 }
 
-async fn page(State(origin): State<Origin>, Path(name): Path<String>) -> axum::response::Html<String> {
+async fn page(
+    State(origin): State<Origin>,
+    Path(name): Path<String>,
+) -> axum::response::Html<String> {
     let mut open = origin.open.clone();
     let _ = open.wait_for(|o| *o).await;
     let started = Instant::now();
-    let n: usize = name
-        .trim_end_matches(".html")
-        .parse()
-        .unwrap_or_default();
+    let n: usize = name.trim_end_matches(".html").parse().unwrap_or_default();
     let body = page_html(n);
     origin.stats.requests.fetch_add(1, Ordering::Relaxed);
     origin
@@ -245,13 +237,22 @@ const REGIONS: [&str; 8] = [
     "northern", "southern", "eastern", "western", "coastal", "upland", "central", "island",
 ];
 const THINGS: [&str; 8] = [
-    "rail freight", "hospital admissions", "school enrolment", "wind generation",
-    "housing starts", "bus ridership", "library loans", "water use",
+    "rail freight",
+    "hospital admissions",
+    "school enrolment",
+    "wind generation",
+    "housing starts",
+    "bus ridership",
+    "library loans",
+    "water use",
 ];
 
 /// The subject of page `n`: a region and a measure.
 fn subject(n: usize) -> (&'static str, &'static str) {
-    (REGIONS[n % REGIONS.len()], THINGS[(n / REGIONS.len()) % THINGS.len()])
+    (
+        REGIONS[n % REGIONS.len()],
+        THINGS[(n / REGIONS.len()) % THINGS.len()],
+    )
 }
 
 /// The figure page `n` states.
@@ -305,7 +306,13 @@ fn page_of(args: &Args, i: usize, j: usize, distinct_per_claim: bool) -> usize {
 }
 
 /// Draft `i` as the CMS would publish it: a short article whose claims each cite a page.
-fn draft(args: &Args, run: &str, i: usize, origin: &str, distinct_per_claim: bool) -> (String, Value) {
+fn draft(
+    args: &Args,
+    run: &str,
+    i: usize,
+    origin: &str,
+    distinct_per_claim: bool,
+) -> (String, Value) {
     let id = format!("{run}-{i:06}");
     let mut body = format!("# Regional figures {i}\n\n");
     for j in 0..claims_of(args, i) {
@@ -347,7 +354,12 @@ fn cpu_seconds() -> f64 {
     // Fields after the command name, which is in parentheses and may hold spaces.
     let after = stat.rsplit_once(") ").map(|(_, r)| r).unwrap_or("");
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     // utime and stime are fields 14 and 15 of stat: 12 and 13 after the name.
     (ticks(11) + ticks(12)) / 100.0
 }
@@ -369,14 +381,20 @@ fn config(args: &Args) -> Config {
          per_host_requests_per_second = 1000000.0\nper_host_burst = 1000000\n\
          global_requests_per_second = 1000000.0\nper_host_concurrency = 64\n\
          [join]\ndeadline_ms = 900000\nmax_in_flight_articles = {}\n",
-        args.in_flight.max(factgate::config::DEFAULT_MAX_IN_FLIGHT_ARTICLES)
+        args.in_flight
+            .max(factgate::config::DEFAULT_MAX_IN_FLIGHT_ARTICLES)
     ))
     .expect("bench configuration is valid");
     config.kafka.bootstrap_servers = None;
     config
 }
 
-fn report(wall: Duration, drafts: usize, claims: usize, cpu0: f64) -> serde_json::Map<String, Value> {
+fn report(
+    wall: Duration,
+    drafts: usize,
+    claims: usize,
+    cpu0: f64,
+) -> serde_json::Map<String, Value> {
     let secs = wall.as_secs_f64();
     let mut m = serde_json::Map::new();
     m.insert("wall_s".into(), secs.into());
@@ -394,7 +412,9 @@ async fn run_phase(phase: &str, args: &Args) -> Value {
     match phase {
         "broker" => Value::Object(broker_alone(args, &origin, claims).await),
         "inprocess" => Value::Object(in_process(args, &origin, claims).await),
-        "pipeline" | "latency" => Value::Object(whole_pipeline(args, phase, &origin, &stats, claims).await),
+        "pipeline" | "latency" => {
+            Value::Object(whole_pipeline(args, phase, &origin, &stats, claims).await)
+        }
         "memory" => Value::Object(memory(args, &origin, open_tx).await),
         other => panic!("unknown phase {other}"),
     }
@@ -405,7 +425,9 @@ async fn broker_alone(args: &Args, origin: &str, claims: usize) -> serde_json::M
     let config = config(args);
     let broker = EmbeddedBroker::start(&config.kafka).expect("embedded broker");
     let bootstrap = broker.bootstrap_servers().to_owned();
-    ensure_topics(&config.kafka, &bootstrap).await.expect("topics");
+    ensure_topics(&config.kafka, &bootstrap)
+        .await
+        .expect("topics");
     let producer = EventProducer::new(&config.kafka, &bootstrap).expect("producer");
     let drafts: Vec<(String, Vec<u8>)> = (0..args.drafts)
         .map(|i| {
@@ -414,7 +436,9 @@ async fn broker_alone(args: &Args, origin: &str, claims: usize) -> serde_json::M
         })
         .collect();
     let consumer = factgate::kafka::consumer(&config.kafka, &bootstrap, "bench").expect("consumer");
-    consumer.subscribe(&[config.kafka.topics.drafts.as_str()]).expect("subscribe");
+    consumer
+        .subscribe(&[config.kafka.topics.drafts.as_str()])
+        .expect("subscribe");
     let cpu0 = cpu_seconds();
     let started = Instant::now();
     let headers = EventHeaders::new(factgate::events::DRAFT_V1, None);
@@ -426,7 +450,9 @@ async fn broker_alone(args: &Args, origin: &str, claims: usize) -> serde_json::M
             .expect("queued");
         pending.push(d.acknowledged());
     }
-    futures::future::try_join_all(pending).await.expect("delivered");
+    futures::future::try_join_all(pending)
+        .await
+        .expect("delivered");
     let mut read = 0;
     while read < drafts.len() {
         let m = consumer.recv().await.expect("read");
@@ -455,7 +481,10 @@ async fn in_process(args: &Args, origin: &str, claims: usize) -> serde_json::Map
         .collect();
     // Warm the cache: every page once.
     for p in 0..args.pages {
-        let _ = verifier.fetcher().fetch(&format!("{origin}/page/{p}.html")).await;
+        let _ = verifier
+            .fetcher()
+            .fetch(&format!("{origin}/page/{p}.html"))
+            .await;
     }
     let cpu0 = cpu_seconds();
     let started = Instant::now();
@@ -473,7 +502,9 @@ async fn in_process(args: &Args, origin: &str, claims: usize) -> serde_json::Map
 }
 
 /// Starts the pipeline with every role, returning its bootstrap address and the stop switch.
-async fn start_pipeline(config: Config) -> (String, watch::Sender<bool>, tokio::task::JoinHandle<()>) {
+async fn start_pipeline(
+    config: Config,
+) -> (String, watch::Sender<bool>, tokio::task::JoinHandle<()>) {
     let (stop_tx, mut stop_rx) = watch::channel(false);
     let (boot_tx, boot_rx) = tokio::sync::oneshot::channel();
     let handle = tokio::spawn(async move {
@@ -530,7 +561,11 @@ async fn read_decisions(
     got
 }
 
-async fn publish(producer: &EventProducer, topic: &str, drafts: Vec<(String, Value)>) -> HashMap<String, DateTime<Utc>> {
+async fn publish(
+    producer: &EventProducer,
+    topic: &str,
+    drafts: Vec<(String, Value)>,
+) -> HashMap<String, DateTime<Utc>> {
     let headers = EventHeaders::new(factgate::events::DRAFT_V1, None);
     let mut published = HashMap::new();
     let mut pending = Vec::new();
@@ -546,7 +581,9 @@ async fn publish(producer: &EventProducer, topic: &str, drafts: Vec<(String, Val
         );
         published.insert(id, at);
     }
-    futures::future::try_join_all(pending).await.expect("delivered");
+    futures::future::try_join_all(pending)
+        .await
+        .expect("delivered");
     published
 }
 
@@ -592,8 +629,10 @@ async fn whole_pipeline(
         let mut published = HashMap::new();
         let headers = EventHeaders::new(factgate::events::DRAFT_V1, None);
         let reading = {
-            let want: HashMap<String, DateTime<Utc>> =
-                drafts.iter().map(|(id, _)| (id.clone(), Utc::now())).collect();
+            let want: HashMap<String, DateTime<Utc>> = drafts
+                .iter()
+                .map(|(id, _)| (id.clone(), Utc::now()))
+                .collect();
             let reader = &reader;
             async move { read_decisions(reader, &want).await }
         };
@@ -612,12 +651,16 @@ async fn whole_pipeline(
                 );
                 published.insert(id, at);
             }
-            futures::future::try_join_all(pending).await.expect("delivered");
+            futures::future::try_join_all(pending)
+                .await
+                .expect("delivered");
         };
         let (decided, ()) = tokio::join!(reading, publishing);
         let mut latencies: Vec<f64> = decided
             .iter()
-            .filter_map(|(id, at)| Some((*at - *published.get(id)?).num_microseconds()? as f64 / 1000.0))
+            .filter_map(|(id, at)| {
+                Some((*at - *published.get(id)?).num_microseconds()? as f64 / 1000.0)
+            })
             .collect();
         latencies.sort_by(f64::total_cmp);
         let pct = |q: f64| latencies[((latencies.len() as f64 - 1.0) * q).round() as usize];
@@ -631,15 +674,24 @@ async fn whole_pipeline(
         m.insert("p99_ms".into(), pct(0.99).into());
         m.insert("origin_requests".into(), origin_requests.into());
         m.insert("origin_ms".into(), origin_ms.into());
-        m.insert("beyond_p50_ms".into(), (pct(0.50) - per_draft_origin).max(0.0).into());
-        m.insert("beyond_p99_ms".into(), (pct(0.99) - per_draft_origin).max(0.0).into());
+        m.insert(
+            "beyond_p50_ms".into(),
+            (pct(0.50) - per_draft_origin).max(0.0).into(),
+        );
+        m.insert(
+            "beyond_p99_ms".into(),
+            (pct(0.99) - per_draft_origin).max(0.0).into(),
+        );
         m
     } else {
         let published = publish(&producer, &topics.drafts, drafts).await;
         let decided = read_decisions(&reader, &published).await;
         report(started.elapsed(), decided.len(), claims, cpu0)
     };
-    out.insert("origin_requests_timed".into(), (stats.requests.load(Ordering::Relaxed) - requests0).into());
+    out.insert(
+        "origin_requests_timed".into(),
+        (stats.requests.load(Ordering::Relaxed) - requests0).into(),
+    );
     let _ = stop.send(true);
     let _ = handle.await;
     out
@@ -647,7 +699,11 @@ async fn whole_pipeline(
 
 /// The memory run: `--in-flight` articles held at the join, each claim citing a page of its
 /// own (so the page cache fills once the sources answer), then released.
-async fn memory(args: &Args, origin: &str, open: watch::Sender<bool>) -> serde_json::Map<String, Value> {
+async fn memory(
+    args: &Args,
+    origin: &str,
+    open: watch::Sender<bool>,
+) -> serde_json::Map<String, Value> {
     let mut args = args.clone();
     args.mixed = false;
     let config = config(&args);
