@@ -436,9 +436,18 @@ async fn broker_alone(args: &Args, origin: &str, claims: usize) -> serde_json::M
         })
         .collect();
     let consumer = factgate::kafka::consumer(&config.kafka, &bootstrap, "bench").expect("consumer");
-    consumer
-        .subscribe(&[config.kafka.topics.drafts.as_str()])
-        .expect("subscribe");
+    // Assigned, not subscribed: the group join would be timed otherwise.
+    let mut partitions = rdkafka::TopicPartitionList::new();
+    for p in 0..config.kafka.partitions {
+        partitions
+            .add_partition_offset(
+                &config.kafka.topics.drafts,
+                p as i32,
+                rdkafka::Offset::Beginning,
+            )
+            .expect("partition");
+    }
+    consumer.assign(&partitions).expect("assign");
     let cpu0 = cpu_seconds();
     let started = Instant::now();
     let headers = EventHeaders::new(factgate::events::DRAFT_V1, None);
@@ -529,6 +538,7 @@ fn decisions_reader(bootstrap: &str, topic: &str, group: &str) -> StreamConsumer
         .set("bootstrap.servers", bootstrap)
         .set("group.id", group)
         .set("auto.offset.reset", "earliest")
+        .set("fetch.wait.max.ms", "5")
         .create()
         .expect("reader");
     reader.subscribe(&[topic]).expect("subscribe");

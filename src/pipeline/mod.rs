@@ -51,6 +51,9 @@ use tracing::{error, info};
 /// Articles the HTTP endpoint remembers decisions and pending drafts for.
 pub const BOARD_CAPACITY: usize = 100_000;
 
+/// How long a consumer's fetch may wait for records on the embedded broker.
+pub const EMBEDDED_FETCH_WAIT_MS: u32 = 5;
+
 /// One of the stream processor's roles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {
@@ -349,13 +352,24 @@ pub async fn connect(config: &Config) -> Result<(String, Option<EmbeddedBroker>)
 /// # Errors
 /// The first fault that stopped a role, or a setup fault.
 pub async fn run(
-    config: Config,
+    mut config: Config,
     roles: &[Role],
     serve_http: bool,
     shutdown: impl Future<Output = ()> + Send,
     on_started: impl FnOnce(&Running),
 ) -> Result<(), PipelineError> {
     let (bootstrap, embedded) = connect(&config).await?;
+    if embedded.is_some() {
+        // The embedded broker answers a fetch that finds nothing only after the whole
+        // `fetch.wait.max.ms` (librdkafka's default 500 ms), even when records arrive meanwhile,
+        // unlike a real broker; each of the three hops would add that to a decision. It is
+        // in-process, so asking more often costs little.
+        config
+            .kafka
+            .properties
+            .entry("fetch.wait.max.ms".to_owned())
+            .or_insert_with(|| EMBEDDED_FETCH_WAIT_MS.to_string());
+    }
     let producer = EventProducer::new(&config.kafka, &bootstrap)?;
     let readiness = Arc::new(Readiness::default());
     readiness.set_broker_reachable(true);
