@@ -16,22 +16,17 @@
 //! vs not_supported and supported vs the rest, and at the configured support threshold the share
 //! of supported claims that would block and of not_supported claims caught.
 
+#[path = "support/wice.rs"]
+mod wice;
+
 use factgate::config::Config;
 use factgate::events::{ClaimResult, FetchStatus};
-use factgate::model::{Citation, CitationRule, CitationStyle, Claim, Location, Severity, Verdict};
+use factgate::model::{Severity, Verdict};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
-use factgate::verify::judge::{JudgeSettings, judge, score::roc_auc, strip_citation_markers};
+use factgate::verify::judge::{JudgeSettings, judge, score::roc_auc};
 use futures::StreamExt;
-use serde::Deserialize;
-use std::sync::Arc;
-
-#[derive(Deserialize)]
-struct Example {
-    label: String,
-    claim: String,
-    evidence: Vec<String>,
-}
+use wice::{Example, HTTP_CONFIG, cited_claim, page, serve};
 
 fn main() -> anyhow::Result<()> {
     let path = std::env::args()
@@ -39,18 +34,12 @@ fn main() -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("usage: wice_quality DEV.jsonl"))?;
     // `--verbose` lists on stderr each claim whose verdict disagrees with its label.
     let verbose = std::env::args().any(|a| a == "--verbose");
-    let data = std::fs::read_to_string(&path)?;
-    let mut examples = Vec::new();
-    for (n, line) in data.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let ex: Example = serde_json::from_str(line)
-            .map_err(|e| anyhow::anyhow!("{path} line {}: {e}", n + 1))?;
-        examples.push((n + 1, ex));
-    }
+    let examples = wice::load(&path)?;
     if std::env::args().any(|a| a == "--http") {
         return run_http(&path, &examples, verbose);
+    }
+    if std::env::args().any(|a| a == "--sweep") {
+        return sweep(&examples);
     }
     let settings = JudgeSettings::default();
     let mut runs = Runs::default();
@@ -87,6 +76,45 @@ fn main() -> anyhow::Result<()> {
         runs,
         &settings,
     )
+}
+
+/// `--sweep`: for a range of support thresholds, the share of supported claims that would block
+/// and of not_supported claims caught, to choose `judge.support_threshold` on this split.
+fn sweep(examples: &[(usize, Example)]) -> anyhow::Result<()> {
+    println!("threshold  supported_block  not_supported_caught  partial_caught");
+    for step in 2..=20 {
+        let threshold = f64::from(step) / 100.0;
+        let settings = JudgeSettings {
+            support_threshold: threshold,
+            ..JudgeSettings::default()
+        };
+        let (mut counts, mut blocked) = ([0usize; 3], [0usize; 3]);
+        for (line, ex) in examples {
+            let url = "http://127.0.0.1/wice";
+            let j = judge(
+                &cited_claim(*line, &ex.claim, url),
+                &ex.evidence.join("\n"),
+                url,
+                &settings,
+            );
+            let blocks = j.verdict != Verdict::Supported || j.severity >= Some(Severity::Medium);
+            let k = match ex.label.as_str() {
+                "supported" => 0,
+                "not_supported" => 1,
+                _ => 2,
+            };
+            counts[k] += 1;
+            blocked[k] += usize::from(blocks);
+        }
+        let share = |k: usize| 100.0 * blocked[k] as f64 / counts[k].max(1) as f64;
+        println!(
+            "{threshold:9.2}  {:14.1}%  {:19.1}%  {:13.1}%",
+            share(0),
+            share(1),
+            share(2)
+        );
+    }
+    Ok(())
 }
 
 /// (support, blocks) per label.
@@ -177,16 +205,6 @@ fn print_figures(mode: &str, runs: Runs, settings: &JudgeSettings) -> anyhow::Re
     Ok(())
 }
 
-/// The configuration of the `--http` mode: only the local evidence server may be fetched, and
-/// the limits are generous so they measure the path, not the politeness towards one host.
-const HTTP_CONFIG: &str = r#"
-[fetch]
-address_allowlist = ["127.0.0.1/32"]
-per_host_requests_per_second = 10000.0
-per_host_burst = 10000
-global_requests_per_second = 10000.0
-per_host_concurrency = 64
-"#;
 /// Checks run at once in the `--http` mode (as `factgate check` runs them).
 const HTTP_CONCURRENCY: usize = 16;
 
@@ -245,82 +263,4 @@ fn run_http(path: &str, examples: &[(usize, Example)], verbose: bool) -> anyhow:
         results.len() - unread
     );
     print_figures(&mode, runs, &settings)
-}
-
-/// The claim as an article would cite it: Wikipedia's markers stripped, read by the detector,
-/// citing `url`.
-fn cited_claim(line: usize, text: &str, url: &str) -> Claim {
-    let text = strip_citation_markers(text);
-    let features = factgate::extract::detect::analyze(&text);
-    Claim {
-        id: format!("wice-{line}"),
-        kinds: features.kinds,
-        figures: factgate::extract::figures::parse_figures(&text),
-        quotes: features.quotes,
-        attributed_to: features.attributed_to,
-        location: Location {
-            section: None,
-            paragraph: line,
-            sentence: 0,
-            span: None,
-        },
-        citations: vec![Citation {
-            url: url.to_owned(),
-            style: CitationStyle::InlineLink,
-            label: None,
-        }],
-        citation_rule: CitationRule::SameSentence,
-        prejudgment: None,
-        text,
-    }
-}
-
-/// An evidence list as an HTML page, one `<p>` per sentence.
-fn page(evidence: &[String]) -> String {
-    let mut html = String::from(
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Source</title></head><body>\n",
-    );
-    for sentence in evidence {
-        html.push_str("<p>");
-        html.push_str(&escape(sentence));
-        html.push_str("</p>\n");
-    }
-    html.push_str("</body></html>\n");
-    html
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Serves `pages` at /wice/{index} on 127.0.0.1 and returns the base URL.
-async fn serve(pages: Vec<String>) -> anyhow::Result<String> {
-    use axum::extract::{Path, State};
-    use axum::http::StatusCode;
-    use axum::response::{Html, IntoResponse, Response};
-
-    async fn one(State(pages): State<Arc<Vec<String>>>, Path(n): Path<usize>) -> Response {
-        match pages.get(n) {
-            Some(page) => Html(page.clone()).into_response(),
-            None => StatusCode::NOT_FOUND.into_response(),
-        }
-    }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let port = listener.local_addr()?.port();
-    let app = axum::Router::new()
-        .route("/wice/{n}", axum::routing::get(one))
-        .with_state(Arc::new(pages));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    Ok(format!("http://127.0.0.1:{port}"))
 }

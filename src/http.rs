@@ -8,6 +8,9 @@
 //!   when no revision is given); 202 `{"status": "pending"}` while the draft is in flight; 404
 //!   when the article (or that revision) is unknown.
 //! - `GET /metrics`: the Prometheus metrics of [`crate::metrics`], in text exposition format.
+//! - For editors, in a browser (see [`ui`]): `GET /v1/decisions/{article_id}` with
+//!   `Accept: text/html`, and `GET /ui/decisions/{article_id}[?revision=N]`, answer with the
+//!   decision as a web page; `GET /ui/` lists recent decisions with the desk's figures.
 //!
 //! [`serve`] closes connections that send their headers too slowly or sit idle
 //! (`http.header_read_timeout_ms`, `http.idle_timeout_ms`), so open sockets cannot pile up.
@@ -16,8 +19,11 @@
 //! consumer of the stream processor) and holds at most a configured number of articles, newest
 //! kept: an article evicted from it answers 404, never a wrong decision.
 
-use crate::events::{Decision, DraftPosition, Outcome};
+mod ui;
+
+use crate::events::{Decision, DraftEvent, DraftPosition, Outcome};
 use crate::kafka::ConsumerHealth;
+use crate::model::BodyFormat;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -53,24 +59,142 @@ struct Slot {
     digest: Option<String>,
 }
 
+/// The default of `http.page_body_bytes`: bytes of draft bodies the board keeps so pages can
+/// show the article. The newest drafts' bodies are kept until their total passes it, then the
+/// oldest go (their pages list the claims alone). Bounded apart from the article count because
+/// one body can be large.
+pub const BOARD_BODY_BYTES: usize = 64 << 20;
+
+/// Characters of a draft's title and section kept for the pages.
+const MAX_LABEL_CHARS: usize = 300;
+
+/// What the board keeps of an article's newest draft for the pages: its title and section.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArticleLabels {
+    pub title: Option<String>,
+    pub section: Option<String>,
+}
+
+/// A draft body held for the pages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldBody {
+    pub body: Arc<str>,
+    pub format: BodyFormat,
+}
+
 #[derive(Debug)]
 struct Board {
     capacity: usize,
     articles: HashMap<String, BTreeMap<u64, Slot>>,
     /// Articles in the order first seen, oldest first, for eviction.
     order: VecDeque<String>,
+    labels: HashMap<String, ArticleLabels>,
+    bodies: HashMap<(String, u64), HeldBody>,
+    /// Bodies in the order received, oldest first, for eviction.
+    body_order: VecDeque<(String, u64)>,
+    body_bytes: usize,
+    body_budget: usize,
 }
 
 impl DecisionBoard {
     /// A board remembering at most `capacity` articles (at least one).
     pub fn new(capacity: usize) -> DecisionBoard {
+        DecisionBoard::with_body_budget(capacity, BOARD_BODY_BYTES)
+    }
+
+    /// A board remembering at most `capacity` articles and `body_bytes` bytes of draft bodies.
+    pub fn with_body_budget(capacity: usize, body_bytes: usize) -> DecisionBoard {
         DecisionBoard {
             inner: Arc::new(Mutex::new(Board {
                 capacity: capacity.max(1),
                 articles: HashMap::new(),
                 order: VecDeque::new(),
+                labels: HashMap::new(),
+                bodies: HashMap::new(),
+                body_order: VecDeque::new(),
+                body_bytes: 0,
+                body_budget: body_bytes,
             })),
         }
+    }
+
+    /// A draft was read in full: pending as [`note_draft`](Self::note_draft), and its title,
+    /// section and body are kept for the pages (the body within the board's byte budget).
+    pub fn note_draft_event(&self, draft: &DraftEvent, position: Option<DraftPosition>) {
+        self.note_publication(
+            &draft.article_id,
+            draft.revision,
+            position,
+            Some(draft.content_digest()),
+        );
+        let label = |s: &Option<String>| {
+            s.as_deref()
+                .map(|t| t.chars().take(MAX_LABEL_CHARS).collect::<String>())
+                .filter(|t| !t.trim().is_empty())
+        };
+        self.with(|b| {
+            let newest = b
+                .articles
+                .get(&draft.article_id)
+                .and_then(|r| r.keys().next_back())
+                .is_none_or(|newest| *newest <= draft.revision);
+            if newest {
+                b.labels.insert(
+                    draft.article_id.clone(),
+                    ArticleLabels {
+                        title: label(&draft.title),
+                        section: label(&draft.section),
+                    },
+                );
+            }
+            b.hold_body(
+                &draft.article_id,
+                draft.revision,
+                &draft.body,
+                draft.body_format,
+            );
+        });
+    }
+
+    /// The title and section of the article's newest draft seen.
+    pub fn labels(&self, article_id: &str) -> ArticleLabels {
+        self.with(|b| b.labels.get(article_id).cloned().unwrap_or_default())
+    }
+
+    /// The body of `revision` of `article_id`, while the board holds it.
+    pub fn body(&self, article_id: &str, revision: u64) -> Option<HeldBody> {
+        self.with(|b| b.bodies.get(&(article_id.to_owned(), revision)).cloned())
+    }
+
+    /// The decision on the newest revision before `revision` that has one.
+    pub fn previous_decision(&self, article_id: &str, revision: u64) -> Option<Decision> {
+        self.with(|b| {
+            b.articles
+                .get(article_id)?
+                .range(..revision)
+                .rev()
+                .find_map(|(_, slot)| match &slot.state {
+                    RevisionState::Decided(d) => Some((**d).clone()),
+                    RevisionState::Pending => None,
+                })
+        })
+    }
+
+    /// Calls `f` with every article's revisions (oldest first) and labels, under the board's
+    /// lock: keep it short.
+    pub(crate) fn for_each(
+        &self,
+        mut f: impl FnMut(&str, &[(u64, &RevisionState)], Option<&ArticleLabels>),
+    ) {
+        self.with(|b| {
+            for (id, revisions) in &b.articles {
+                let states: Vec<(u64, &RevisionState)> = revisions
+                    .iter()
+                    .map(|(revision, slot)| (*revision, &slot.state))
+                    .collect();
+                f(id, &states, b.labels.get(id));
+            }
+        });
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut Board) -> T) -> T {
@@ -190,12 +314,50 @@ fn later_or_unknown(new: Option<DraftPosition>, known: Option<DraftPosition>) ->
 }
 
 impl Board {
+    fn hold_body(&mut self, article_id: &str, revision: u64, body: &str, format: BodyFormat) {
+        let key = (article_id.to_owned(), revision);
+        // A revision published again with other content: the page shows what was published last.
+        if let Some(held) = self.bodies.remove(&key) {
+            self.body_bytes -= held.body.len();
+            self.body_order.retain(|k| k != &key);
+        }
+        if body.len() > self.body_budget {
+            return;
+        }
+        while self.body_bytes + body.len() > self.body_budget {
+            let Some(oldest) = self.body_order.pop_front() else {
+                break;
+            };
+            if let Some(held) = self.bodies.remove(&oldest) {
+                self.body_bytes -= held.body.len();
+            }
+        }
+        self.body_bytes += body.len();
+        self.body_order.push_back(key.clone());
+        self.bodies.insert(
+            key,
+            HeldBody {
+                body: Arc::from(body),
+                format,
+            },
+        );
+    }
+
     fn entry(&mut self, article_id: &str) -> &mut BTreeMap<u64, Slot> {
         if !self.articles.contains_key(article_id) {
             while self.articles.len() >= self.capacity {
                 match self.order.pop_front() {
                     Some(oldest) => {
-                        self.articles.remove(&oldest);
+                        if let Some(revisions) = self.articles.remove(&oldest) {
+                            for revision in revisions.keys() {
+                                if let Some(held) = self.bodies.remove(&(oldest.clone(), *revision))
+                                {
+                                    self.body_bytes -= held.body.len();
+                                }
+                            }
+                        }
+                        self.labels.remove(&oldest);
+                        self.body_order.retain(|(id, _)| *id != oldest);
                     }
                     None => break,
                 }
@@ -487,6 +649,9 @@ pub fn router(board: DecisionBoard, readiness: Arc<Readiness>) -> Router {
         .route("/readyz", get(readyz))
         .route("/v1/decisions/{article_id}", get(decision))
         .route("/metrics", get(metrics))
+        .route("/ui", get(ui::to_desk))
+        .route("/ui/", get(ui::desk))
+        .route("/ui/decisions/{article_id}", get(ui::decision_page))
         .with_state(AppState { board, readiness })
 }
 
@@ -517,12 +682,29 @@ struct RevisionQuery {
     revision: Option<u64>,
 }
 
+/// The decision as JSON, or as a web page when the client prefers HTML (a browser).
 async fn decision(
     State(state): State<AppState>,
     Path(article_id): Path<String>,
     Query(query): Query<RevisionQuery>,
+    headers: axum::http::HeaderMap,
 ) -> Response {
-    match state.board.lookup(&article_id, query.revision) {
+    let mut response = if ui::prefers_html(&headers) {
+        ui::page(&state.board, &article_id, query.revision)
+    } else {
+        decision_json(&state.board, &article_id, query.revision)
+    };
+    // Caches must keep the JSON and the page of one URL apart.
+    response.headers_mut().insert(
+        axum::http::header::VARY,
+        axum::http::HeaderValue::from_static("accept"),
+    );
+    response
+}
+
+fn decision_json(board: &DecisionBoard, article_id: &str, revision: Option<u64>) -> Response {
+    let query = RevisionQuery { revision };
+    match board.lookup(article_id, query.revision) {
         Some((_, RevisionState::Decided(decision))) => {
             (StatusCode::OK, Json(*decision)).into_response()
         }
@@ -734,6 +916,7 @@ mod tests {
             listen: addr,
             header_read_timeout_ms: header_read_ms,
             idle_timeout_ms: idle_ms,
+            page_body_bytes: BOARD_BODY_BYTES,
         };
         let app = router(DecisionBoard::new(1), Arc::new(Readiness::default()));
         tokio::spawn(async move { serve(listener, app, &config, std::future::pending()).await });
@@ -812,6 +995,139 @@ mod tests {
             closed_within(&mut kept, bound).await,
             "an idle keep-alive connection is closed"
         );
+    }
+
+    async fn get_with(router: &Router, uri: &str, accept: &str) -> axum::response::Response {
+        router
+            .clone()
+            .oneshot(
+                Request::get(uri)
+                    .header(axum::http::header::ACCEPT, accept)
+                    .body(Body::empty())
+                    .expect("request"),
+            )
+            .await
+            .expect("the router answers")
+    }
+
+    async fn text(response: axum::response::Response) -> String {
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 22)
+            .await
+            .expect("body");
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    fn draft(article: &str, revision: u64, section: &str, body: &str) -> DraftEvent {
+        DraftEvent::from_json(
+            serde_json::json!({
+                "schema_version": "factgate.draft.v1",
+                "article_id": article,
+                "revision": revision,
+                "published_at": "2026-01-01T00:00:00Z",
+                "title": format!("Title of {article} <b>bold</b>"),
+                "section": section,
+                "body": body,
+                "body_format": "markdown",
+            })
+            .to_string()
+            .as_bytes(),
+        )
+        .expect("a valid draft")
+    }
+
+    #[tokio::test]
+    async fn a_browser_gets_the_page_and_an_api_client_the_json() {
+        let board = DecisionBoard::new(10);
+        let router = router(board.clone(), Arc::new(Readiness::default()));
+        board.note_draft_event(
+            &draft("a/1 x", 1, "Business", "Our pilot showed 73% gains."),
+            None,
+        );
+        board.record(decision("a/1 x", 1));
+
+        let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+        for (uri, accept) in [
+            ("/v1/decisions/a%2F1%20x", browser),
+            ("/ui/decisions/a%2F1%20x", "*/*"),
+            ("/ui/decisions/a%2F1%20x?revision=1", "application/json"),
+        ] {
+            let response = get_with(&router, uri, accept).await;
+            assert_eq!(response.status(), StatusCode::OK, "{uri}");
+            let headers = response.headers().clone();
+            assert_eq!(
+                headers[axum::http::header::CONTENT_TYPE],
+                "text/html; charset=utf-8"
+            );
+            let csp = headers[axum::http::header::CONTENT_SECURITY_POLICY]
+                .to_str()
+                .expect("ascii");
+            assert!(csp.starts_with("default-src 'none'"), "{csp}");
+            assert!(!csp.contains("script-src"), "{csp}");
+            let page = text(response).await;
+            assert!(
+                page.contains("&lt;b&gt;bold") && !page.contains("<b>"),
+                "{page}"
+            );
+            assert!(
+                page.contains("Our pilot showed 73% gains."),
+                "the body is shown"
+            );
+        }
+        for accept in [
+            "application/json",
+            "*/*",
+            "text/html;q=0.5, application/json",
+        ] {
+            let response = get_with(&router, "/v1/decisions/a%2F1%20x", accept).await;
+            assert_eq!(response.headers()[axum::http::header::VARY], "accept");
+            let json: serde_json::Value =
+                serde_json::from_str(&text(response).await).expect("json");
+            assert_eq!(json["outcome"], "block", "{accept}");
+        }
+        let response = get_with(&router, "/v1/decisions/nobody", browser).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        assert!(text(response).await.contains("data-status=\"unknown\""));
+    }
+
+    #[tokio::test]
+    async fn the_desk_lists_newest_first_filters_and_counts_today() {
+        let board = DecisionBoard::new(10);
+        let router = router(board.clone(), Arc::new(Readiness::default()));
+        board.note_draft_event(&draft("old", 1, "Science", "x"), None);
+        let mut old = decision("old", 1);
+        old.decided_at = chrono::Utc::now() - chrono::Duration::days(2);
+        board.record(old);
+        board.note_draft_event(&draft("new", 1, "Business", "x"), None);
+        board.record(decision("new", 1));
+        board.note_draft("waiting", 1);
+
+        let page = text(get_with(&router, "/ui/", "text/html").await).await;
+        let new_at = page.find("Title of new").expect("new listed");
+        let old_at = page.find("Title of old").expect("old listed");
+        assert!(new_at < old_at, "newest first");
+        assert!(page.contains("data-figure=\"blocked-today\">1<"), "{page}");
+        assert!(page.contains("extraction_failed"), "top reasons: {page}");
+        assert!(page.contains("<option value=\"Science\""));
+
+        let page =
+            text(get_with(&router, "/ui/?section=Science&outcome=", "text/html").await).await;
+        assert!(page.contains("Title of old") && !page.contains("Title of new"));
+        let page = text(get_with(&router, "/ui/?outcome=pass", "text/html").await).await;
+        assert!(!page.contains("Title of old") && !page.contains("Title of new"));
+        let response = get_with(&router, "/ui/?outcome=maybe", "text/html").await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn draft_bodies_are_kept_within_their_byte_budget() {
+        let board = DecisionBoard::with_body_budget(10, 10);
+        board.note_draft_event(&draft("a", 1, "S", "123456"), None);
+        board.note_draft_event(&draft("b", 1, "S", "123456"), None);
+        assert!(board.body("a", 1).is_none(), "the oldest body went");
+        assert_eq!(board.body("b", 1).map(|b| b.body.len()), Some(6));
+        board.note_draft_event(&draft("c", 1, "S", "12345678901"), None);
+        assert!(board.body("c", 1).is_none(), "larger than the budget");
+        assert!(board.lookup("c", Some(1)).is_some(), "still pending");
     }
 
     #[tokio::test]

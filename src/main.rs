@@ -84,7 +84,9 @@ struct CheckArgs {
     /// from the content when absent.
     #[arg(long, value_parser = parse_format)]
     input_format: Option<BodyFormat>,
-    /// The report: text, json (decision events, one per line), markdown, junit or sarif.
+    /// The report: text, json (decision events, one per line), markdown, junit, sarif or html (a
+    /// web page per article; with several articles an index page at --output and the articles'
+    /// pages in a folder beside it named after it).
     #[arg(long, short, default_value = "text", value_parser = parse_report_format)]
     format: Format,
     /// Same as `--format json`.
@@ -295,6 +297,13 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     for err in &errors {
         progress.input_error(err);
     }
+    // Several HTML pages need a place to go: refuse before checking anything.
+    if format == Format::Html && articles.len() > 1 && args.output.is_none() {
+        anyhow::bail!(
+            "--format html with several articles writes an index and one page per article: \
+             give --output FILE (the pages go in a folder beside it)"
+        );
+    }
     let mut sink: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
@@ -376,7 +385,11 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     if !format.streams() {
         let views: Vec<CheckedArticle<'_>> = done.iter().map(Done::view).collect();
-        sink.write_all(render::render(format, &views).as_bytes())
+        let report = match (format, args.output.as_deref()) {
+            (Format::Html, Some(index)) if views.len() > 1 => write_html_pages(index, &views)?,
+            _ => render::render(format, &views),
+        };
+        sink.write_all(report.as_bytes())
             .context("writing the report")?;
     }
     sink.flush().context("writing the report")?;
@@ -389,6 +402,50 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Writes one page per article in the folder named after `index` (`report.html` → `report/`)
+/// and returns the index page, which links to them.
+fn write_html_pages(
+    index: &std::path::Path,
+    views: &[CheckedArticle<'_>],
+) -> anyhow::Result<String> {
+    let stem = index
+        .file_stem()
+        .map(|s| render::file_slug(&s.to_string_lossy()))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "report".to_owned());
+    let index_name = index
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let folder = index.with_file_name(&stem);
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    let names = render::html_page_names(views);
+    // The index's name is the user's: escape what a relative link cannot hold as written.
+    const LINK: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'#')
+        .add(b'%')
+        .add(b'<')
+        .add(b'>')
+        .add(b'?')
+        .add(b'`')
+        .add(b'{')
+        .add(b'}');
+    let back = format!(
+        "../{}",
+        percent_encoding::utf8_percent_encode(&index_name, LINK)
+    );
+    let mut hrefs = Vec::with_capacity(views.len());
+    for (view, name) in views.iter().zip(&names) {
+        let path = folder.join(name);
+        std::fs::write(&path, render::html::article_page(view, Some(&back)))
+            .with_context(|| format!("writing {}", path.display()))?;
+        hrefs.push(format!("{stem}/{name}"));
+    }
+    Ok(render::html::index_page(views, &hrefs))
 }
 
 fn run_pipeline(

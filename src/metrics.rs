@@ -13,6 +13,7 @@
 //! | `factgate_judge_duration_seconds` | the verifier |
 //! | `factgate_verifications_total{verdict}` | the verify role, as it publishes a result |
 //! | `factgate_llm_votes_total{voter,vote}` | the LLM judge, as each voter answers |
+//! | `factgate_llm_claim_duration_seconds` | the LLM judge, as the panel decides on a claim |
 //! | `factgate_decisions_total{outcome}`, `factgate_decision_reasons_total{reason}`, `factgate_decision_latency_seconds{outcome}` | the pipeline, as it publishes a decision |
 //! | `factgate_join_in_flight_articles`, `factgate_join_paused{input}` | the join role |
 //! | `factgate_consumer_lag_messages{role,group,topic,partition}` | each role consumer's statistics callback |
@@ -117,6 +118,9 @@ pub struct Metrics {
     pub dead_letters: IntCounter,
     /// `factgate_llm_votes_total{voter,vote}`: label with [`VoterRole::as_str`] and [`vote`].
     pub llm_votes: IntCounterVec,
+    /// `factgate_llm_claim_duration_seconds`: the LLM panel on one claim, all voters and waits
+    /// for a request slot included.
+    pub llm_claim_duration: Histogram,
     /// `factgate_consumer_lag_messages{role,group,topic,partition}`.
     pub consumer_lag: IntGaugeVec,
     /// `factgate_build_info{version}`: always 1; says which version answers the scrape, and is
@@ -267,6 +271,12 @@ impl Metrics {
                 "factgate_llm_votes_total",
                 "LLM quorum votes, by voter and vote (abstained when there was no valid vote).",
                 &["voter", "vote"],
+            ),
+            llm_claim_duration: histogram(
+                &registry,
+                "factgate_llm_claim_duration_seconds",
+                "Time the LLM quorum took on one claim, every voter and wait for a request slot included.",
+                LATENCY_BUCKETS,
             ),
             consumer_lag: gauge_vec(
                 &registry,
@@ -480,7 +490,7 @@ fn histogram_vec(
 // Label values. Exhaustive matches, so a new variant cannot ship without its label; the names
 // are the variants' serde names (a test checks), as in the events.
 
-const ALL_CLAIM_KINDS: [ClaimKind; 11] = [
+const ALL_CLAIM_KINDS: [ClaimKind; 14] = [
     ClaimKind::Percentage,
     ClaimKind::Money,
     ClaimKind::Count,
@@ -492,20 +502,12 @@ const ALL_CLAIM_KINDS: [ClaimKind; 11] = [
     ClaimKind::Comparative,
     ClaimKind::Superlative,
     ClaimKind::FirstPersonData,
+    ClaimKind::Proportion,
+    ClaimKind::Record,
+    ClaimKind::Allegation,
 ];
 
-const ALL_DECISION_REASONS: [DecisionReason; 10] = [
-    DecisionReason::HighSeverityIssue,
-    DecisionReason::MediumSeverityIssue,
-    DecisionReason::LowSeverityIssue,
-    DecisionReason::DraftUnreadable,
-    DecisionReason::ExtractionFailed,
-    DecisionReason::DeadlineExceeded,
-    DecisionReason::SourceUnjudgeable,
-    DecisionReason::Superseded,
-    DecisionReason::InternalError,
-    DecisionReason::LimitExceeded,
-];
+const ALL_DECISION_REASONS: [DecisionReason; 10] = DecisionReason::ALL;
 
 const ALL_VOTES: [&str; 4] = ["supported", "refuted", "not_enough_info", "abstained"];
 /// The join's inputs, as `factgate_join_paused`'s `input` label.
@@ -525,6 +527,9 @@ pub fn claim_kind(kind: ClaimKind) -> &'static str {
         ClaimKind::Comparative => "comparative",
         ClaimKind::Superlative => "superlative",
         ClaimKind::FirstPersonData => "first_person_data",
+        ClaimKind::Proportion => "proportion",
+        ClaimKind::Record => "record",
+        ClaimKind::Allegation => "allegation",
     }
 }
 
@@ -637,6 +642,11 @@ mod tests {
             &["voter", "vote"],
         ),
         (
+            "factgate_llm_claim_duration_seconds",
+            MetricType::HISTOGRAM,
+            &[],
+        ),
+        (
             "factgate_consumer_lag_messages",
             MetricType::GAUGE,
             &["role", "group", "topic", "partition"],
@@ -699,6 +709,7 @@ mod tests {
         m.llm_votes
             .with_label_values(&[VoterRole::Skeptic.as_str(), vote(&abstained)])
             .inc();
+        m.llm_claim_duration.observe(2.5);
         m.consumer_lag
             .with_label_values(&["verify", "factgate-verify", "claims.verify", "0"])
             .set(7);
@@ -875,6 +886,7 @@ mod tests {
                 content_type: String::new(),
                 text: String::new(),
                 title: None,
+                claim_reviews: Vec::new(),
             }),
             FetchOutcome::NotFound { status: 404 },
             FetchOutcome::Forbidden { status: 403 },

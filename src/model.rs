@@ -73,6 +73,12 @@ pub enum ClaimKind {
     Superlative,
     /// "our pilot with 500 students showed…", "we found", "our survey".
     FirstPersonData,
+    /// A share of a population in words: "most parents", "the vast majority of residents".
+    Proportion,
+    /// A record: "an all-time low", "a record high", "the highest since records began".
+    Record,
+    /// Wrongdoing alleged against a named person: "Councillor Smith embezzled funds".
+    Allegation,
 }
 
 /// The unit a figure is expressed in.
@@ -130,6 +136,10 @@ pub struct Location {
     pub paragraph: usize,
     /// Index of the sentence within its paragraph, counting from 0.
     pub sentence: usize,
+    /// What kind of block the claim is in, when it is not a plain paragraph: the title, a
+    /// heading, a list item, a caption or alt text, an aside or footer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockRole>,
     /// Character offsets of the sentence in the body as received, when it can be located there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
@@ -137,9 +147,53 @@ pub struct Location {
 
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.section {
-            Some(section) => write!(f, "{section}, paragraph {}", self.paragraph + 1),
-            None => write!(f, "paragraph {}", self.paragraph + 1),
+        match (&self.section, self.block) {
+            (_, Some(BlockRole::Title)) => f.write_str("title"),
+            (Some(section), Some(BlockRole::Heading)) => write!(f, "{section}, heading"),
+            (None, Some(BlockRole::Heading)) => f.write_str("heading"),
+            (Some(section), _) => write!(f, "{section}, paragraph {}", self.paragraph + 1),
+            (None, _) => write!(f, "paragraph {}", self.paragraph + 1),
+        }?;
+        match self.block {
+            Some(BlockRole::Title | BlockRole::Heading) | None => Ok(()),
+            Some(role) => write!(f, " ({})", role.as_str()),
+        }
+    }
+}
+
+/// The kind of block a claim sits in, when it is not a plain paragraph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockRole {
+    /// The article's title (the draft's `title`, an HTML `<title>`, Markdown front matter).
+    Title,
+    Heading,
+    ListItem,
+    TableCell,
+    Quote,
+    /// A figure or table caption.
+    Caption,
+    /// The alternative text of an image.
+    AltText,
+    /// An `<aside>` paragraph.
+    Aside,
+    /// A `<footer>` paragraph.
+    Footer,
+}
+
+impl BlockRole {
+    /// The name used in events and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockRole::Title => "title",
+            BlockRole::Heading => "heading",
+            BlockRole::ListItem => "list item",
+            BlockRole::TableCell => "table cell",
+            BlockRole::Quote => "quote",
+            BlockRole::Caption => "caption",
+            BlockRole::AltText => "alt text",
+            BlockRole::Aside => "aside",
+            BlockRole::Footer => "footer",
         }
     }
 }
@@ -202,6 +256,8 @@ pub enum UnsourcedKind {
     MarketFigure,
     /// "Our pilot showed…" with no source: high, likely fabricated.
     FirstPersonData,
+    /// Wrongdoing alleged against a named person with no source: high.
+    Allegation,
     /// A qualitative claim with no source: low.
     Qualitative,
 }
@@ -239,6 +295,69 @@ pub struct Claim {
     /// Set when the claim cites nothing: the issue it raises without any fetch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prejudgment: Option<Prejudgment>,
+}
+
+/// The element of a claim that disagrees with its source: what a judgment compared and found
+/// contradicted or unsupported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimElement {
+    /// A figure's value.
+    Figure,
+    /// Which way something went: rose/fell, approved/rejected, won/lost.
+    Direction,
+    /// A statement the source makes with the opposite polarity ("does not raise" vs "raises").
+    Negation,
+    /// A figure the source gives for something else ("imports rose 6%", not exports).
+    Subject,
+    /// Percent vs percentage points, or the period a rate is per.
+    Unit,
+    /// The currency of an amount.
+    Currency,
+    /// A year or date.
+    Date,
+    /// Who said it.
+    Speaker,
+    /// The title or office of the person named.
+    Title,
+    /// A superlative or record the source does not state.
+    Superlative,
+    /// A multiplier ("tripled") the source does not state.
+    Multiplier,
+    /// A quantifier ("all", "every one") the source does not state.
+    Quantifier,
+    /// A place the source does not name.
+    Place,
+    /// A name the source does not mention.
+    Name,
+    /// Quoted words.
+    Quote,
+    /// The rating a cited fact-check gives the claim.
+    Rating,
+}
+
+impl ClaimElement {
+    /// The name used in events and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimElement::Figure => "figure",
+            ClaimElement::Direction => "direction",
+            ClaimElement::Negation => "negation",
+            ClaimElement::Subject => "subject",
+            ClaimElement::Unit => "unit",
+            ClaimElement::Currency => "currency",
+            ClaimElement::Date => "date",
+            ClaimElement::Speaker => "speaker",
+            ClaimElement::Title => "title",
+            ClaimElement::Superlative => "superlative",
+            ClaimElement::Multiplier => "multiplier",
+            ClaimElement::Quantifier => "quantifier",
+            ClaimElement::Place => "place",
+            ClaimElement::Name => "name",
+            ClaimElement::Quote => "quote",
+            ClaimElement::Rating => "rating",
+        }
+    }
 }
 
 /// A claim's verdict against its source, after reference/fact-check-quorum-skill.md.

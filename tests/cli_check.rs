@@ -621,8 +621,63 @@ async fn the_body_format_is_input_format_and_format_names_the_report() {
         .unwrap_or("");
     assert!(!claim.contains("<p>"), "read as HTML: {claim}");
 
-    let out = factgate(args(&["check", &html, "--format", "html"]), dir.path()).await;
+    // A body format given as the report's is named as the body format's option.
+    let out = factgate(args(&["check", &html, "--format", "htm"]), dir.path()).await;
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--input-format html"), "{err}");
+    assert!(err.contains("--input-format htm"), "{err}");
+
+    // `--format html` is the report as a web page.
+    let out = factgate(args(&["check", &html, "--format", "html"]), dir.path()).await;
+    assert_eq!(out.status.code(), Some(1));
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(page.contains("data-verdict=\"unsourced\""), "{page}");
+}
+
+#[tokio::test]
+async fn several_html_reports_need_a_file_for_their_index() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = write(
+        dir.path(),
+        "a.md",
+        "Our pilot with 500 students showed 73% improvement.\n",
+    );
+    let b = write(
+        dir.path(),
+        "b b.md",
+        "Our survey of 90 firms found 12% growth.\n",
+    );
+    let out = factgate(args(&["check", &a, &b, "--format", "html"]), dir.path()).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--output"));
+
+    let out = factgate(
+        args(&[
+            "check",
+            &a,
+            &b,
+            "--format",
+            "html",
+            "--output",
+            "desk #1.html",
+        ]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = std::fs::read_to_string(dir.path().join("desk #1.html")).expect("the index");
+    for page in ["desk--1/01-a.html", "desk--1/02-b-b.html"] {
+        assert!(
+            index.contains(&format!("href=\"{}\"", page.replace('/', "&#x2f;"))),
+            "{page} in {index}"
+        );
+        let html = std::fs::read_to_string(dir.path().join(page)).expect("the page");
+        assert!(html.contains("href=\"..&#x2f;desk%20%231.html\""), "{html}");
+    }
 }

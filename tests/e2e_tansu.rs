@@ -25,6 +25,7 @@ use factgate::events::{DraftEvent, DraftPosition, content_digest, decision_id_at
 use serde_json::{Value, json};
 use support::origin::{demo_source, start_demo};
 use support::pipeline::free_port;
+use support::tansu::tansu_binary;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::watch;
@@ -141,34 +142,6 @@ impl Drop for Guarded {
             }
         }
     }
-}
-
-/// The tansu binary: `$FACTGATE_E2E_TANSU`, `tansu` on PATH, or cargo's install directory.
-fn tansu_binary() -> PathBuf {
-    let install_hint = "tansu is not installed: run `cargo install tansu --features dynostore` \
-                        (the install step of .ci/test.sh does it), or set FACTGATE_E2E_TANSU";
-    let mut candidates = Vec::new();
-    if let Some(path) = std::env::var_os("FACTGATE_E2E_TANSU") {
-        candidates.push(PathBuf::from(path));
-    }
-    candidates.push(PathBuf::from("tansu"));
-    if let Some(home) = std::env::var_os("CARGO_HOME") {
-        candidates.push(PathBuf::from(home).join("bin/tansu"));
-    }
-    if let Some(home) = std::env::var_os("HOME") {
-        candidates.push(PathBuf::from(home).join(".cargo/bin/tansu"));
-    }
-    candidates
-        .into_iter()
-        .find(|c| {
-            std::process::Command::new(c)
-                .arg("--version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        })
-        .unwrap_or_else(|| panic!("{install_hint}"))
 }
 
 /// Fails unless `python3` can import kafka-python.

@@ -58,7 +58,10 @@ fn check_consistent(body: &str, result: Result<factgate::extract::Extraction, Ex
     let chars = body.chars().count();
     for claim in &extraction.claims {
         assert!(!claim.text.trim().is_empty(), "a claim has text");
-        assert!(!claim.kinds.is_empty(), "a claim has at least one kind");
+        assert!(
+            !claim.kinds.is_empty() || !claim.citations.is_empty(),
+            "a claim is check-worthy or cited"
+        );
         assert!(claim.location.paragraph < extraction.paragraphs.max(1));
         if let Some(span) = claim.location.span {
             assert!(

@@ -4,7 +4,9 @@
 //! Claim figures are written by hand; source figures come from a small table-driven reader
 //! passed to `judge_with`, so these tests do not depend on the extractor's figure parser.
 
-use factgate::model::{CitationRule, Claim, Figure, Location, Severity, Unit, Verdict};
+use factgate::model::{
+    CitationRule, Claim, ClaimElement, Figure, Location, Severity, Unit, Verdict,
+};
 use factgate::verify::judge::{
     CredibilityLevel, IssueKind, JudgeSettings, Judgment, judge, judge_with, score::roc_auc,
 };
@@ -43,6 +45,7 @@ fn claim(text: &str, figures: Vec<Figure>, quotes: &[&str]) -> Claim {
             paragraph: 0,
             sentence: 0,
             span: None,
+            block: None,
         },
         citations: Vec::new(),
         citation_rule: CitationRule::SameSentence,
@@ -270,17 +273,49 @@ fn a_quote_with_other_dashes_and_an_elision_is_supported() {
 }
 
 #[test]
-fn a_quote_with_its_negation_added_is_a_misquote() {
+fn a_quote_with_its_negation_added_contradicts_the_source() {
+    // The source says the company will raise prices: the negation added inside the quote makes
+    // it say the opposite, which is a contradiction (high), not only a misquote.
     let text = "The chief executive said the company \"will not raise prices\" for new customers.";
     let j = check(&claim(text, vec![], &["will not raise prices"]), REVIEW);
-    assert_eq!(j.verdict, Verdict::Inconclusive, "{j:#?}");
-    assert_eq!(j.issue, Some(IssueKind::QuoteNotFound));
-    assert_eq!(j.severity, Some(Severity::Medium));
+    assert_eq!(j.verdict, Verdict::Refuted, "{j:#?}");
+    assert_eq!(j.issue, Some(IssueKind::Contradicted));
+    assert_eq!(j.element, Some(ClaimElement::Direction));
+    assert_eq!(j.severity, Some(Severity::High));
+    assert!(
+        j.problem
+            .as_deref()
+            .is_some_and(|p| p.contains("not raise")),
+        "{j:#?}"
+    );
+    assert!(
+        j.correction
+            .as_deref()
+            .is_some_and(|c| c.contains("*raise*")),
+        "the correction marks the source's word: {j:#?}"
+    );
     let elided = check(
         &claim(text, vec![], &["the company [...] will not raise prices"]),
         REVIEW,
     );
-    assert_eq!(elided.issue, Some(IssueKind::QuoteNotFound), "{elided:#?}");
+    assert_ne!(elided.verdict, Verdict::Supported, "{elided:#?}");
+    assert!(elided.severity >= Some(Severity::Medium), "{elided:#?}");
+}
+
+#[test]
+fn a_negation_added_to_a_quoted_description_contradicts_the_source() {
+    // The source calls the video "mature, tasteful, and [...] sexy": the quote with "not" added
+    // says the opposite of what the source says, a contradiction (high), as for any negated
+    // quote, not only a misquote (medium).
+    let text = "The critic said the new video is \"not mature, tasteful, and [...] sexy\".";
+    let j = check(
+        &claim(text, vec![], &["not mature, tasteful, and [...] sexy"]),
+        REVIEW,
+    );
+    assert_eq!(j.verdict, Verdict::Refuted, "{j:#?}");
+    assert_eq!(j.issue, Some(IssueKind::Contradicted), "{j:#?}");
+    assert_eq!(j.element, Some(ClaimElement::Negation));
+    assert_eq!(j.severity, Some(Severity::High));
 }
 
 #[test]

@@ -31,6 +31,7 @@ use factgate::kafka::{EventHeaders, EventProducer, close_consumer, consumer, ens
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
 use support::pipeline::free_port;
+use support::tansu::tansu_binary;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::process::{Child, Command};
 use tokio::time::{Instant, sleep, timeout};
@@ -38,37 +39,6 @@ use tokio::time::{Instant, sleep, timeout};
 const USER: &str = "factgate";
 const PASSWORD: &str = "s3cret-scram-p4ssword-2d9f";
 const BROKER_START: Duration = Duration::from_secs(30);
-
-/// The tansu binary: `$FACTGATE_E2E_TANSU`, `tansu` on PATH, or cargo's install directory.
-fn tansu_binary() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Some(path) = std::env::var_os("FACTGATE_E2E_TANSU") {
-        candidates.push(PathBuf::from(path));
-    }
-    candidates.push(PathBuf::from("tansu"));
-    if let Some(home) = std::env::var_os("CARGO_HOME") {
-        candidates.push(PathBuf::from(home).join("bin/tansu"));
-    }
-    if let Some(home) = std::env::var_os("HOME") {
-        candidates.push(PathBuf::from(home).join(".cargo/bin/tansu"));
-    }
-    candidates
-        .into_iter()
-        .find(|c| {
-            std::process::Command::new(c)
-                .arg("--version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        })
-        .unwrap_or_else(|| {
-            panic!(
-                "tansu is not installed: run `cargo install tansu --features dynostore` (the \
-                 install step of .ci/test.sh does it), or set FACTGATE_E2E_TANSU"
-            )
-        })
-}
 
 /// A self-signed certificate for 127.0.0.1 and localhost, made with the `openssl` command:
 /// (certificate, private key), PEM files in `dir`.

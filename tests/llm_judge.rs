@@ -63,6 +63,9 @@ fn not_enough_info() -> Reply {
 struct Mock {
     replies: [Reply; 3],
     requests: AtomicUsize,
+    /// Requests being answered right now, and the most there ever were at once.
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
     authorization: Mutex<Vec<Option<String>>>,
     bodies: Mutex<Vec<Value>>,
 }
@@ -73,6 +76,14 @@ async fn completions(
     Json(body): Json<Value>,
 ) -> Response {
     mock.requests.fetch_add(1, Ordering::SeqCst);
+    let now = mock.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    mock.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    let response = answer(&mock, &headers, &body).await;
+    mock.in_flight.fetch_sub(1, Ordering::SeqCst);
+    response
+}
+
+async fn answer(mock: &Mock, headers: &HeaderMap, body: &Value) -> Response {
     let auth = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
@@ -107,6 +118,8 @@ async fn serve(replies: [Reply; 3]) -> (String, Arc<Mock>) {
     let mock = Arc::new(Mock {
         replies,
         requests: AtomicUsize::new(0),
+        in_flight: AtomicUsize::new(0),
+        max_in_flight: AtomicUsize::new(0),
         authorization: Mutex::new(Vec::new()),
         bodies: Mutex::new(Vec::new()),
     });
@@ -189,6 +202,7 @@ async fn all_supported_is_supported_and_the_request_follows_the_protocol() {
     for body in bodies.iter() {
         assert_eq!(body["model"], "test-model");
         assert_eq!(body["temperature"], 0);
+        assert_eq!(body["max_tokens"], 512, "the reply is capped");
         assert_eq!(body["response_format"]["type"], "json_object");
         assert_eq!(body["messages"][0]["role"], "system");
         assert_eq!(body["messages"][1]["role"], "user");
@@ -339,4 +353,124 @@ async fn an_unreachable_endpoint_makes_every_voter_abstain() {
         assert!(reason.contains("request failed"), "{reason}");
         assert!(!reason.contains(KEY));
     }
+}
+
+#[tokio::test]
+async fn requests_in_flight_never_exceed_the_configured_bound() {
+    let Reply::Content(valid) = supported() else {
+        unreachable!()
+    };
+    let slow = || Reply::Slow(Duration::from_millis(300), valid.clone());
+    let (url, mock) = serve([slow(), slow(), slow()]).await;
+    let mut s = settings(&url, QUICK);
+    s.max_concurrent_requests = 2;
+    let judge = LlmJudge::new(s).unwrap();
+    // Three claims at once, as `factgate check` runs them: nine requests, two at a time.
+    let passages = evidence();
+    let outcomes =
+        futures::future::join_all((0..3).map(|_| judge.judge(CLAIM, SOURCE, &passages))).await;
+    for outcome in &outcomes {
+        assert_eq!(outcome.verdict, Verdict::Supported);
+    }
+    assert_eq!(mock.requests.load(Ordering::SeqCst), 9);
+    assert_eq!(mock.max_in_flight.load(Ordering::SeqCst), 2);
+
+    // With one slot, the voters of one claim take turns.
+    let (url, mock) = serve([slow(), slow(), slow()]).await;
+    let mut s = settings(&url, QUICK);
+    s.max_concurrent_requests = 1;
+    let outcome = LlmJudge::new(s)
+        .unwrap()
+        .judge(CLAIM, SOURCE, &evidence())
+        .await;
+    assert_eq!(outcome.verdict, Verdict::Supported);
+    assert_eq!(mock.max_in_flight.load(Ordering::SeqCst), 1);
+    // The per-claim time counts the waits for a slot: three turns of 300 ms.
+    assert!(outcome.elapsed_ms >= 900, "{}", outcome.elapsed_ms);
+}
+
+#[tokio::test]
+async fn evidence_is_cut_to_the_context_window_and_the_cut_is_reported() {
+    let (url, mock) = serve([not_enough_info(), not_enough_info(), not_enough_info()]).await;
+    let mut s = settings(&url, QUICK);
+    s.context_tokens = 2048;
+    s.max_reply_tokens = 256;
+    let judge = LlmJudge::new(s).unwrap();
+    // Three long passages, the first about the claim: far more than 2048 tokens.
+    let long = |topic: &str| format!("{topic} ").repeat(400);
+    let evidence = vec![
+        format!(
+            "The Basic plan costs $9 per month. {}",
+            long("pricing details")
+        ),
+        long("company history"),
+        long("office locations"),
+    ];
+    let outcome = judge.judge(CLAIM, SOURCE, &evidence).await;
+    let fit = &outcome.evidence;
+    assert!(fit.is_cut(), "{fit:?}");
+    assert_eq!(fit.passages_given, 3);
+    assert!(fit.tokens_sent <= fit.budget_tokens, "{fit:?}");
+    assert!(fit.tokens_sent < fit.tokens_given, "{fit:?}");
+    let summary = outcome.summary();
+    assert!(
+        summary.contains("evidence cut to fit llm.context_tokens"),
+        "{summary}"
+    );
+    // What the voters saw ends with the cut marker, begins with the best passage, and the
+    // whole request is well under the window by the server's own count of characters.
+    let bodies = mock.bodies.lock().unwrap();
+    for body in bodies.iter() {
+        let user: Value =
+            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+        let sent: Vec<&str> = user["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        assert_eq!(sent.len(), fit.passages_sent);
+        assert!(sent[0].starts_with("The Basic plan costs $9 per month."));
+        assert!(sent.last().unwrap().ends_with(" […]"), "{sent:?}");
+        let chars: usize = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"].as_str().unwrap().chars().count())
+            .sum();
+        // About four characters a token in English: the prompt fits 2048 - 256 tokens.
+        assert!(chars < (2048 - 256) * 4, "{chars} characters");
+    }
+}
+
+#[tokio::test]
+async fn a_claim_that_leaves_no_room_for_evidence_abstains_without_a_request() {
+    let (url, mock) = serve([supported(), supported(), supported()]).await;
+    let mut s = settings(&url, QUICK);
+    s.context_tokens = 1400;
+    let judge = LlmJudge::new(s).unwrap();
+    let claim = "The Basic plan costs $9 per month. ".repeat(60);
+    let outcome = judge.judge(&claim, SOURCE, &evidence()).await;
+    assert_eq!(outcome.verdict, Verdict::Inconclusive);
+    for reason in abstentions(&outcome) {
+        let reason = reason.expect("abstained");
+        assert!(reason.contains("llm.context_tokens"), "{reason}");
+    }
+    assert_eq!(mock.requests.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn the_panel_time_per_claim_is_in_the_metrics() {
+    let count = || {
+        factgate::metrics::metrics()
+            .llm_claim_duration
+            .get_sample_count()
+    };
+    let before = count();
+    let outcome = run([supported(), supported(), refuted()], QUICK).await;
+    assert_eq!(outcome.verdict, Verdict::Supported);
+    // Other tests of this binary observe too: at least one more.
+    assert!(count() > before);
+    let text = factgate::metrics::render();
+    assert!(text.contains("factgate_llm_claim_duration_seconds_bucket"));
 }

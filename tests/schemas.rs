@@ -276,6 +276,7 @@ fn market_claim() -> Claim {
             paragraph: 3,
             sentence: 1,
             span: None,
+            block: None,
         },
         citations: vec![Citation {
             url: "http://127.0.0.1:8080/market".into(),
@@ -298,6 +299,7 @@ fn market_issue() -> Issue {
         recommendation: "Correct to $30 billion per source".into(),
         claim_id: Some("c-market".into()),
         source_url: Some("http://127.0.0.1:8080/market".into()),
+        element: None,
     }
 }
 
@@ -384,6 +386,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 accuracy_score: 0.0,
                 citations_checked: 1,
                 citations_working: 1,
+                cited_statements_checked: 1,
                 severity_counts: SeverityCounts::of(&issues),
             },
             issues,
@@ -403,6 +406,8 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 evidence_quote: Some("The market is worth $30 billion.".into()),
                 correction: Some("source says $30 billion".into()),
                 severity: Some(Severity::High),
+                source_credibility: Some(0.7),
+                contested: true,
             }],
         },
         draft_position: None,
@@ -428,6 +433,7 @@ fn unreadable_draft_decision(bytes: &[u8]) -> Decision {
         recommendation: "Republish the draft with the missing field".into(),
         claim_id: None,
         source_url: None,
+        element: None,
     };
     Decision {
         schema_version: DecisionV1,

@@ -24,6 +24,15 @@ pub const DEFAULT_LLM_API_KEY_ENV: &str = "FACTGATE_LLM_API_KEY";
 pub const DEFAULT_LLM_TIMEOUT_MS: u64 = 30_000;
 /// Default number of adversarial LLM voters per claim.
 pub const DEFAULT_LLM_VOTERS: u32 = 3;
+/// Default number of requests in flight to the LLM endpoint at once, per process.
+pub const DEFAULT_LLM_MAX_CONCURRENT_REQUESTS: u32 =
+    crate::verify::llm::DEFAULT_MAX_CONCURRENT_REQUESTS as u32;
+/// Default context window of the model, in tokens.
+pub const DEFAULT_LLM_CONTEXT_TOKENS: u32 = crate::verify::llm::DEFAULT_CONTEXT_TOKENS as u32;
+/// Default cap on the tokens of one LLM reply.
+pub const DEFAULT_LLM_MAX_REPLY_TOKENS: u32 = crate::verify::llm::DEFAULT_MAX_REPLY_TOKENS as u32;
+/// Default number of source passages shown to the LLM voters.
+pub const DEFAULT_LLM_MAX_PASSAGES: u32 = crate::verify::llm::DEFAULT_MAX_PASSAGES as u32;
 
 /// Judging a claim against the passages of its source.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,6 +169,16 @@ pub struct LlmConfig {
     pub timeout_ms: u64,
     /// Adversarial voters per claim. The quorum needs two valid votes to support a claim.
     pub voters: u32,
+    /// Requests in flight to the endpoint at once, per process (a local server answers one or a
+    /// few at a time; a hosted one rate-limits). Requests beyond it wait for a slot.
+    pub max_concurrent_requests: u32,
+    /// The model's context window in tokens, as the server runs it (llama.cpp `--n_ctx`, vLLM
+    /// `--max-model-len`, Ollama `num_ctx`). Evidence is cut to fit, and the cut reported.
+    pub context_tokens: u32,
+    /// The most tokens one reply may take (`max_tokens`); a longer reply abstains.
+    pub max_reply_tokens: u32,
+    /// Best-matching source passages shown to the voters, before the token budget.
+    pub max_passages: u32,
 }
 
 impl Default for LlmConfig {
@@ -171,6 +190,10 @@ impl Default for LlmConfig {
             api_key_env: DEFAULT_LLM_API_KEY_ENV.to_owned(),
             timeout_ms: DEFAULT_LLM_TIMEOUT_MS,
             voters: DEFAULT_LLM_VOTERS,
+            max_concurrent_requests: DEFAULT_LLM_MAX_CONCURRENT_REQUESTS,
+            context_tokens: DEFAULT_LLM_CONTEXT_TOKENS,
+            max_reply_tokens: DEFAULT_LLM_MAX_REPLY_TOKENS,
+            max_passages: DEFAULT_LLM_MAX_PASSAGES,
         }
     }
 }
@@ -210,6 +233,23 @@ impl LlmConfig {
             );
         }
         checks.nonzero("llm.timeout_ms", self.timeout_ms);
+        checks.nonzero(
+            "llm.max_concurrent_requests",
+            u64::from(self.max_concurrent_requests),
+        );
+        checks.nonzero("llm.max_passages", u64::from(self.max_passages));
+        checks.nonzero("llm.max_reply_tokens", u64::from(self.max_reply_tokens));
+        let min_context = crate::verify::llm::min_context_tokens(self.max_reply_tokens as usize);
+        if (self.context_tokens as usize) < min_context {
+            checks.fail(
+                "llm.context_tokens",
+                format!(
+                    "llm.context_tokens ({}) must be at least {min_context}: the voters' prompt, \
+                     some evidence and a reply of llm.max_reply_tokens ({}) must fit in it",
+                    self.context_tokens, self.max_reply_tokens
+                ),
+            );
+        }
         if self.voters < 2 {
             checks.fail(
                 "llm.voters",

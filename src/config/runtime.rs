@@ -61,6 +61,10 @@ impl Config {
         settings.api_key = l.api_key();
         settings.timeout = l.timeout();
         settings.voters = l.voters as usize;
+        settings.max_concurrent_requests = l.max_concurrent_requests as usize;
+        settings.context_tokens = l.context_tokens as usize;
+        settings.max_reply_tokens = l.max_reply_tokens as usize;
+        settings.max_passages = l.max_passages as usize;
         Some(settings)
     }
 }
@@ -82,11 +86,17 @@ mod tests {
     #[test]
     fn an_enabled_llm_gets_its_settings() {
         let config = Config::from_toml_str(
-            "[llm]\nenabled = true\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\nvoters = 3\n",
+            "[llm]\nenabled = true\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\nvoters = 3\n\
+             max_concurrent_requests = 1\ncontext_tokens = 2048\nmax_reply_tokens = 256\n\
+             max_passages = 5\n",
         )
         .expect("valid config");
         let llm = config.llm_settings().expect("enabled");
         assert_eq!(llm.model, "m");
         assert_eq!(llm.voters, 3);
+        assert_eq!(llm.max_concurrent_requests, 1);
+        assert_eq!(llm.context_tokens, 2048);
+        assert_eq!(llm.max_reply_tokens, 256);
+        assert_eq!(llm.max_passages, 5);
     }
 }

@@ -185,6 +185,9 @@ pub struct HttpConfig {
     /// Time a connection may stay open with nothing received or sent (a keep-alive connection
     /// between requests, a client that connects and says nothing); then it is closed.
     pub idle_timeout_ms: u64,
+    /// Bytes of draft bodies kept so decision pages can show the article text; the oldest go
+    /// first. 0 keeps none (pages then list the claims alone).
+    pub page_body_bytes: usize,
 }
 
 impl Default for HttpConfig {
@@ -193,6 +196,7 @@ impl Default for HttpConfig {
             listen: DEFAULT_HTTP_LISTEN,
             header_read_timeout_ms: DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS,
             idle_timeout_ms: DEFAULT_HTTP_IDLE_TIMEOUT_MS,
+            page_body_bytes: crate::http::BOARD_BODY_BYTES,
         }
     }
 }

@@ -29,6 +29,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
     let mut claims = Vec::with_capacity(check.claims.len());
     let mut verification = VerificationResults::default();
     let mut sourced = 0u32;
+    let mut cited_checked = 0u32;
     let mut missing_checks = 0usize;
 
     for claim in check.claims {
@@ -61,6 +62,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
         let deciding = deciding_result(&own);
         if !claim.citations.is_empty() {
             sourced += 1;
+            cited_checked += u32::from(own.iter().any(|r| r.fetch_status.is_ok()));
             match deciding.map(|r| r.verdict) {
                 Some(Verdict::Supported) => verification.verified_true += 1,
                 Some(Verdict::Refuted) => verification.verified_false += 1,
@@ -78,6 +80,10 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             evidence_quote: deciding.and_then(|r| r.evidence.as_ref().map(|e| e.quote.clone())),
             correction: deciding.and_then(|r| r.correction.clone()),
             severity,
+            // A check that never judged its source (not fetched, refused) carries 0: no class.
+            source_credibility: deciding.map(|r| r.source_credibility).filter(|s| *s > 0.0),
+            contested: own.iter().any(|r| r.verdict == Verdict::Supported)
+                && own.iter().any(|r| r.verdict == Verdict::Refuted),
         });
     }
     // Fail closed on results the claims above cannot account for. A result of another revision
@@ -127,6 +133,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
         accuracy_score,
         citations_checked: (results.len() + check.unfinished.len()) as u32,
         citations_working: results.iter().filter(|r| r.fetch_status.is_ok()).count() as u32,
+        cited_statements_checked: cited_checked,
         severity_counts: SeverityCounts::of(&issues),
     };
     let verification_details = VerificationDetails {
@@ -165,6 +172,7 @@ fn unsourced_issue(claim: &Claim, pre: &crate::model::Prejudgment) -> Issue {
         UnsourcedKind::Statistic | UnsourcedKind::MarketFigure => {
             "No source provided for the figure"
         }
+        UnsourcedKind::Allegation => "No source provided for the allegation",
         UnsourcedKind::Qualitative => "No citation found",
     };
     Issue {
@@ -177,6 +185,7 @@ fn unsourced_issue(claim: &Claim, pre: &crate::model::Prejudgment) -> Issue {
         recommendation: pre.recommendation.clone(),
         claim_id: Some(claim.id.clone()),
         source_url: None,
+        element: None,
     }
 }
 
@@ -191,6 +200,7 @@ fn unfinished_issue(claim: &Claim, source_url: &str) -> Issue {
         recommendation: "Publish the draft again, or check the source by hand".to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
+        element: None,
     }
 }
 
@@ -206,6 +216,7 @@ fn unchecked_issue(claim: &Claim, source_url: &str) -> Issue {
             .to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
+        element: None,
     }
 }
 
@@ -227,6 +238,7 @@ fn unaccounted_issue(result: &ClaimResult, why: &str) -> Issue {
             .to_owned(),
         claim_id: Some(result.claim_id.clone()),
         source_url: Some(result.source_url.clone()),
+        element: None,
     }
 }
 

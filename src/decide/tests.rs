@@ -27,6 +27,7 @@ fn claim(id: &str, text: &str, url: Option<&str>) -> Claim {
             paragraph: 1,
             sentence: 0,
             span: None,
+            block: None,
         },
         citations: url
             .map(|u| Citation {
@@ -89,6 +90,7 @@ fn result(
             recommendation: "Correct to $9/month per source".to_owned(),
             claim_id: Some(claim.id.clone()),
             source_url: Some(url),
+            element: None,
         }),
         reason: "judged".to_owned(),
         judged_at: at(5),
@@ -144,6 +146,7 @@ fn a_supported_claim_passes_with_full_accuracy() {
     assert_eq!(d.report.summary.verification_results.verified_true, 1);
     assert_eq!(d.report.summary.accuracy_score, 100.0);
     assert_eq!(d.report.summary.citations_working, 1);
+    assert_eq!(d.report.summary.cited_statements_checked, 1);
     assert_eq!(d.report.claims[0].verdict, Some(Verdict::Supported));
 }
 
@@ -247,6 +250,8 @@ fn a_source_left_unjudged_blocks_even_when_lenient() {
     assert_eq!(d.outcome, Outcome::Block);
     assert_eq!(d.reasons, vec![DecisionReason::SourceUnjudgeable]);
     assert_eq!(d.report.summary.verification_results.unverifiable, 1);
+    // A cited statement whose source was never read was not checked.
+    assert_eq!(d.report.summary.cited_statements_checked, 0);
 }
 
 #[test]
@@ -396,4 +401,59 @@ fn a_result_of_another_revision_does_not_count_for_this_one() {
         "{:?}",
         d.reasons
     );
+}
+
+#[test]
+fn sources_that_disagree_make_a_contested_claim_decided_by_the_refutation() {
+    let mut two = claim(
+        "c1",
+        "Prices start at $4/month.",
+        Some("https://a.example/p"),
+    );
+    two.citations.push(Citation {
+        url: "https://b.example/p".to_owned(),
+        style: CitationStyle::InlineLink,
+        label: None,
+    });
+    let claims = [two];
+    let supported = result(&claims[0], FetchStatus::Ok, Verdict::Supported, None);
+    let mut refuted = result(
+        &claims[0],
+        FetchStatus::Ok,
+        Verdict::Refuted,
+        Some(Severity::High),
+    );
+    refuted.source_url = "https://b.example/p".to_owned();
+    refuted.source_credibility = 0.95;
+    let results = [supported.clone(), refuted];
+    let d = decide(&check(&claims, &results, &[]), Strictness::Normal, at(1));
+    let verdict = &d.report.claims[0];
+    assert!(verdict.contested, "{verdict:?}");
+    assert_eq!(verdict.verdict, Some(Verdict::Refuted));
+    assert_eq!(verdict.source_url.as_deref(), Some("https://b.example/p"));
+    assert_eq!(verdict.source_credibility, Some(0.95));
+    assert_eq!(d.outcome, Outcome::Block);
+
+    // One source alone is not a disagreement.
+    let alone = [claim(
+        "c1",
+        "Prices start at $9/month.",
+        Some("https://a.example/p"),
+    )];
+    let results = [supported];
+    let d = decide(&check(&alone, &results, &[]), Strictness::Normal, at(1));
+    assert!(!d.report.claims[0].contested);
+    assert_eq!(d.report.claims[0].source_credibility, Some(0.5));
+
+    // A source never judged (not fetched) has no credibility to report.
+    let mut unread = result(
+        &alone[0],
+        FetchStatus::NotFound,
+        Verdict::Inconclusive,
+        None,
+    );
+    unread.source_credibility = 0.0;
+    let results = [unread];
+    let d = decide(&check(&alone, &results, &[]), Strictness::Normal, at(1));
+    assert_eq!(d.report.claims[0].source_credibility, None);
 }

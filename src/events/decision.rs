@@ -74,6 +74,37 @@ pub enum DecisionReason {
 }
 
 impl DecisionReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [DecisionReason; 10] = [
+        DecisionReason::HighSeverityIssue,
+        DecisionReason::MediumSeverityIssue,
+        DecisionReason::LowSeverityIssue,
+        DecisionReason::DraftUnreadable,
+        DecisionReason::ExtractionFailed,
+        DecisionReason::DeadlineExceeded,
+        DecisionReason::SourceUnjudgeable,
+        DecisionReason::Superseded,
+        DecisionReason::InternalError,
+        DecisionReason::LimitExceeded,
+    ];
+
+    /// Whether the reason says the article was not (fully) checked, rather than that a claim
+    /// was found at fault: a report then has no claim to point at for it.
+    pub fn is_not_checked(self) -> bool {
+        match self {
+            DecisionReason::HighSeverityIssue
+            | DecisionReason::MediumSeverityIssue
+            | DecisionReason::LowSeverityIssue => false,
+            DecisionReason::DraftUnreadable
+            | DecisionReason::ExtractionFailed
+            | DecisionReason::DeadlineExceeded
+            | DecisionReason::SourceUnjudgeable
+            | DecisionReason::Superseded
+            | DecisionReason::InternalError
+            | DecisionReason::LimitExceeded => true,
+        }
+    }
+
     /// Whether the block says the check could not complete (rather than what the content
     /// holds), so the same content published again is checked again: a source that could not
     /// be judged, a deadline passed, an internal error.

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Severity, Verdict};
+use crate::model::{ClaimElement, Severity, Verdict};
 
 /// The report's recommendation, in the spec's words: `reject` blocks, `accept` passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -27,13 +27,21 @@ pub enum IssueType {
     /// The claim cites nothing: an unsourced statistic, market figure or first-person data
     /// (high), or a qualitative claim (low).
     Unsourced,
-    /// The claim contradicts or significantly misrepresents its source.
+    /// The claim contradicts or significantly misrepresents its source: a direction, negation,
+    /// date, unit, currency, title or subject the source states otherwise, a source that does
+    /// not say it at all, or a cited fact-check that rates it false. High.
     VerifiedFalse,
     /// A figure of the claim differs from the source's: over 20% high, 10–20% medium, under 10%
     /// low.
     FigureMismatch,
     /// A quoted span does not appear in the source.
     QuoteMismatch,
+    /// A quote or reported statement given to someone the source does not attribute it to:
+    /// high when the source names someone else, medium when it names no one the claim does.
+    Misattributed,
+    /// The claim adds a specific its source does not state (a superlative or record, a
+    /// multiplier, a quantifier, a place): medium.
+    UnsupportedDetail,
     /// The source could not be read or does not settle the claim: a dead citation (404/410,
     /// 401/403) is high; a paywalled or ambiguous source medium.
     Unverifiable,
@@ -65,6 +73,10 @@ pub struct Issue {
     /// The source the issue is about, when it is about one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_url: Option<String>,
+    /// The element of the claim the source disagrees with, when the check compared one:
+    /// direction, negation, subject, unit, currency, date, speaker, title, a specific…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<ClaimElement>,
 }
 
 /// Counts of sourced claims by verification state, after the spec.
@@ -115,6 +127,10 @@ pub struct Summary {
     pub citations_checked: u32,
     /// Checks whose source was fetched and read (`fetch_status` ok).
     pub citations_working: u32,
+    /// Cited statements (sourced claims) judged against at least one source that was read.
+    /// Absent from reports written before it was counted.
+    #[serde(default)]
+    pub cited_statements_checked: u32,
     pub severity_counts: SeverityCounts,
 }
 
@@ -154,6 +170,14 @@ pub struct ClaimVerdict {
     /// The highest severity among the claim's issues; absent when it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// The credibility in [0, 1] of the source whose check decided the verdict, from the
+    /// configured domain lists; absent when that check did not judge its source (not fetched).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_credibility: Option<f64>,
+    /// The claim's sources disagree: one supports it and another refutes it
+    /// (reference/fact-analyst-node.md's "contested"). The verdict is then the refutation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contested: bool,
 }
 
 /// The report an editor acts on.
@@ -189,6 +213,7 @@ impl Report {
                 accuracy_score: 0.0,
                 citations_checked: 0,
                 citations_working: 0,
+                cited_statements_checked: 0,
                 severity_counts: SeverityCounts::of(&issues),
             },
             top_priorities: issues

@@ -50,6 +50,7 @@ use std::sync::LazyLock;
 use regex::{Regex, RegexSet};
 
 use super::figures::parse_figures;
+use super::lexicon;
 use crate::model::{ClaimKind, Figure, Prejudgment, Severity, Unit, UnsourcedKind};
 
 /// What one sentence states that could be checked.
@@ -115,6 +116,18 @@ pub fn analyze(sentence: &str) -> SentenceFeatures {
     if first_person_data(sentence, &cues, !figures.is_empty()) {
         kinds.push(ClaimKind::FirstPersonData);
     }
+    if vague_count(sentence, &cues) {
+        kinds.push(ClaimKind::Count);
+    }
+    if proportion(sentence, &cues) {
+        kinds.push(ClaimKind::Proportion);
+    }
+    if cues.regex(Cue::Record).is_some() && lexicon::claims_record(&sentence.to_lowercase()) {
+        kinds.push(ClaimKind::Record);
+    }
+    if allegation(sentence, &cues) {
+        kinds.push(ClaimKind::Allegation);
+    }
     kinds.sort_unstable();
     kinds.dedup();
     SentenceFeatures {
@@ -143,6 +156,13 @@ pub fn prejudge(features: &SentenceFeatures) -> Prejudgment {
             "Market or competition figure lacks citation",
             "Add citation to a credible market source or qualify as estimate",
         )
+    } else if features.has(ClaimKind::Allegation) {
+        (
+            UnsourcedKind::Allegation,
+            Severity::High,
+            "Allegation of wrongdoing against a named person lacks citation",
+            "Cite the court record, charge or on-record source, or remove the allegation",
+        )
     } else if features.kinds.iter().any(|k| is_statistic(*k)) {
         (
             UnsourcedKind::Statistic,
@@ -166,7 +186,8 @@ pub fn prejudge(features: &SentenceFeatures) -> Prejudgment {
     }
 }
 
-/// Kinds that make a claim a statistic: a number must have a source.
+/// Kinds that make a claim a statistic: a number must have a source, and so must a count,
+/// a share or a record stated in words ("forty families", "most parents", "an all-time low").
 fn is_statistic(kind: ClaimKind) -> bool {
     matches!(
         kind,
@@ -175,6 +196,8 @@ fn is_statistic(kind: ClaimKind) -> bool {
             | ClaimKind::Count
             | ClaimKind::Ratio
             | ClaimKind::Change
+            | ClaimKind::Proportion
+            | ClaimKind::Record
     )
 }
 
@@ -237,7 +260,7 @@ static SOURCE_BY: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Reporting verbs after a name: "Gartner estimates".
-const NAME_VERBS: &str = "said|says|told|tells|reported|reports|found|finds|estimated|estimates|estimate|announced|announces|stated|states|noted|notes|wrote|writes|added|explained|argued|argues|claimed|claims|predicted|predicts|projected|projects|concluded|concludes|forecast|forecasts|revealed|reveals|warned|warns|confirmed|confirms";
+pub const NAME_VERBS: &str = "said|says|told|tells|reported|reports|found|finds|estimated|estimates|estimate|announced|announces|stated|states|noted|notes|wrote|writes|added|explained|argued|argues|claimed|claims|predicted|predicts|projected|projects|concluded|concludes|forecast|forecasts|revealed|reveals|warned|warns|confirmed|confirms";
 
 static NAME_VERB: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
@@ -578,6 +601,37 @@ const NOT_SUPERLATIVE: &[&str] = &[
     "est",
 ];
 
+/// The superlatives a sentence states, as written: "largest", "first", "most dangerous".
+pub fn superlatives(sentence: &str) -> Vec<String> {
+    let cues = Cues::of(sentence);
+    let Some(re) = cues.regex(Cue::Superlative) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for c in re.captures_iter(sentence) {
+        if c.get(1)
+            .is_some_and(|w| NOT_SUPERLATIVE.contains(&w.as_str()))
+        {
+            continue;
+        }
+        let Some(m) = c.get(0) else { continue };
+        let Some(word) = m.as_str().split_whitespace().last() else {
+            continue;
+        };
+        // "the most", "the least": the superlative is the word they grade.
+        if word.eq_ignore_ascii_case("most") || word.eq_ignore_ascii_case("least") {
+            let rest = &sentence[m.end()..];
+            if let Some(next) = rest.split_whitespace().next() {
+                let next = next.trim_matches(|ch: char| !ch.is_alphanumeric());
+                out.push(format!("{word} {next}"));
+                continue;
+            }
+        }
+        out.push(word.to_owned());
+    }
+    out
+}
+
 fn superlative(sentence: &str, cues: &Cues) -> bool {
     let Some(re) = cues.regex(Cue::Superlative) else {
         return false;
@@ -612,6 +666,85 @@ fn first_person_data(sentence: &str, cues: &Cues, has_figures: bool) -> bool {
         })
 }
 
+/// A vague count of things: "hundreds of homes", "dozens of families", "tens of thousands of
+/// people".
+static VAGUE_COUNT: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?-u:\b)(?:dozens|scores|hundreds|thousands|millions|billions|tens\s+of\s+thousands|hundreds\s+of\s+thousands)\s+of\s+(?:(?:the|their|its|local)\s+)?([a-z][a-z'’-]*)",
+    )
+});
+
+fn vague_count(sentence: &str, cues: &Cues) -> bool {
+    cues.regex(Cue::VagueCount).is_some_and(|re| {
+        re.captures_iter(sentence)
+            .any(|c| c.get(1).is_some_and(|w| lexicon::counted_noun(w.as_str())))
+    })
+}
+
+/// A share of a group in words: "most parents", "the vast majority of residents", "nearly all
+/// schools", "a minority of voters".
+static PROPORTION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?-u:\b)(most(?:\s+of)?|(?:the|a)\s+(?:vast\s+|overwhelming\s+|large\s+|slim\s+|narrow\s+|clear\s+)?majority\s+of|a\s+minority\s+of|(?:nearly|almost|virtually)\s+all(?:\s+of)?|hardly\s+any|the\s+bulk\s+of)\s+(?:(?:the|their|our|its|his|her|local|young|older)\s+)?([a-z][a-z'’-]*)",
+    )
+});
+
+fn proportion(sentence: &str, cues: &Cues) -> bool {
+    let Some(re) = cues.regex(Cue::Proportion) else {
+        return false;
+    };
+    re.captures_iter(sentence).any(|c| {
+        let (Some(all), Some(noun)) = (c.get(0), c.get(2)) else {
+            return false;
+        };
+        // "the most popular", "at most": a superlative or a bound, not a share.
+        let before = sentence[..all.start()]
+            .split_whitespace()
+            .next_back()
+            .map(str::to_lowercase);
+        let bound = matches!(before.as_deref(), Some("the" | "at" | "at the"));
+        !bound && lexicon::counted_noun(noun.as_str())
+    })
+}
+
+/// An allegation of wrongdoing against a named person: a word of [`lexicon::WRONGDOING`] in a
+/// sentence that names someone (two capitalized words, or one after a title).
+fn allegation(sentence: &str, cues: &Cues) -> bool {
+    if cues.regex(Cue::Wrongdoing).is_none() {
+        return false;
+    }
+    let lower = sentence.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let wrongdoing = lexicon::WRONGDOING.iter().any(|w| {
+        if w.contains(' ') {
+            lower.contains(w)
+        } else {
+            words.contains(w)
+        }
+    });
+    wrongdoing && names_a_person(sentence)
+}
+
+/// Whether a sentence names someone: two capitalized words in a row that are not sentence
+/// openers ("Peter Mallory"), or a capitalized word after a title ("Councillor Whitley").
+fn names_a_person(sentence: &str) -> bool {
+    static NAME_IN: LazyLock<Regex> = LazyLock::new(|| regex(NAME));
+    NAME_IN.find_iter(sentence).any(|m| {
+        let Some(name) = clean_name(m.as_str()) else {
+            return false;
+        };
+        let words: Vec<&str> = name.split_whitespace().collect();
+        words.len() >= 2
+            || sentence[..m.start()]
+                .split_whitespace()
+                .next_back()
+                .is_some_and(|w| lexicon::role(&w.to_lowercase()).is_some())
+    })
+}
+
 /// Market size or share, TAM, revenue, valuation, competitors, an industry's worth.
 static MARKET: LazyLock<Regex> = LazyLock::new(|| {
     regex(
@@ -640,11 +773,15 @@ enum Cue {
     FirstPerson,
     FirstPersonWeak,
     Market,
+    VagueCount,
+    Proportion,
+    Record,
+    Wrongdoing,
 }
 
 impl Cue {
     /// Every cue, in declaration order: a cue's index in the set is `cue as usize`.
-    const ALL: [Cue; 14] = [
+    const ALL: [Cue; 18] = [
         Cue::AccordingTo,
         Cue::SourceBy,
         Cue::NameVerb,
@@ -659,6 +796,10 @@ impl Cue {
         Cue::FirstPerson,
         Cue::FirstPersonWeak,
         Cue::Market,
+        Cue::VagueCount,
+        Cue::Proportion,
+        Cue::Record,
+        Cue::Wrongdoing,
     ];
 
     /// Text every match of [`Cue::regex`] contains, with the same case rules as the regex.
@@ -684,6 +825,25 @@ impl Cue {
                 "(?i:market|addressable|revenue|valu|competi|rival|worth)|TAM|SAM|SOM|CAGR|ARR|MRR"
                     .into()
             }
+            Cue::VagueCount => {
+                "(?i:dozens|scores|hundreds|thousands|millions|billions)".into()
+            }
+            Cue::Proportion => {
+                r"(?i:most|majority|minority|(?:nearly|almost|virtually)\s+all|hardly|bulk)".into()
+            }
+            // What [`lexicon::claims_record`] looks for.
+            Cue::Record => {
+                r"(?i:record|all-time|unprecedented|never before|ever recorded|ever seen|-ever|[a-z]est\s+(?:[a-z]+\s+)?since)"
+                    .into()
+            }
+            Cue::Wrongdoing => format!(
+                "(?i:{})",
+                lexicon::WRONGDOING
+                    .iter()
+                    .map(|w| regex::escape(w))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            ),
         }
     }
 
@@ -703,9 +863,16 @@ impl Cue {
             Cue::FirstPerson => &FIRST_PERSON,
             Cue::FirstPersonWeak => &FIRST_PERSON_WEAK,
             Cue::Market => &MARKET,
+            Cue::VagueCount => &VAGUE_COUNT,
+            Cue::Proportion => &PROPORTION,
+            // Matched by [`lexicon::claims_record`] and [`allegation`], which need the cue only.
+            Cue::Record | Cue::Wrongdoing => &ALWAYS,
         }
     }
 }
+
+/// Stands in for the regex of a cue whose matching is done in code.
+static ALWAYS: LazyLock<Regex> = LazyLock::new(|| regex("(?:)"));
 
 static CUES: LazyLock<RegexSet> = LazyLock::new(|| {
     // Constants of this module, covered by its tests (see `regex`).
@@ -1060,6 +1227,10 @@ mod tests {
                 .collect();
             let cues = Cues::of(&sentence);
             for cue in Cue::ALL {
+                // Record and wrongdoing are matched in code once their cue is found.
+                if matches!(cue, Cue::Record | Cue::Wrongdoing) {
+                    continue;
+                }
                 if cue.regex().is_match(&sentence) {
                     prop_assert!(cues.regex(cue).is_some(), "{:?} matches {:?} without its cue", cue, sentence);
                 }

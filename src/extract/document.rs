@@ -1,11 +1,13 @@
 //! A draft body as blocks of visible text with their citation markers, and the article's
 //! reference list.
 //!
-//! Markdown is read with pulldown-cmark (tables and footnotes on), HTML with html5ever through
-//! scraper, plain text by blank-line paragraphs. Every format gives the same shape: headings,
-//! paragraphs, list items, table cells, quotes and captions, each with its visible text (markup
-//! removed, links reduced to their text), the heading of the section it is in, and its citation
-//! markers with their byte ranges in that text.
+//! Markdown is read with pulldown-cmark (tables, footnotes and YAML front matter on), HTML with
+//! html5ever through scraper, plain text by blank-line paragraphs. Every format gives the same
+//! shape: headings, paragraphs, list items, table cells, quotes, captions and the alternative
+//! text of images, each with its visible text (markup removed, links reduced to their text), the
+//! heading of the section it is in, and its citation markers with their byte ranges in that text.
+//! HTML `<aside>` and `<footer>` content is read too, its blocks marked as such; `<nav>` is not.
+//! The document's title is the HTML `<title>` or the Markdown front matter's `title:`.
 //!
 //! The reference list is gathered from Markdown reference definitions, footnote definitions, and
 //! numbered entries: blocks in a section headed "References", "Sources", "Notes" (and the like),
@@ -14,7 +16,7 @@
 //! definitions are read but are not claims.
 
 use super::citations;
-use crate::model::{BodyFormat, CitationStyle};
+use crate::model::{BlockRole, BodyFormat, CitationStyle};
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 use regex::Regex;
 use std::collections::HashMap;
@@ -30,6 +32,9 @@ pub enum BlockKind {
     TableCell,
     Quote,
     Caption,
+    /// An image's alternative text; it follows the block that holds the image, or precedes the
+    /// caption of its figure.
+    AltText,
     /// An entry of the article's reference list: read, never a claim.
     ReferenceEntry,
     /// A footnote's definition: read, never a claim.
@@ -83,6 +88,8 @@ pub struct Block {
     pub list_number: Option<u64>,
     /// The id of the element the block sits in (HTML), for in-page links to it.
     pub anchor: Option<String>,
+    /// Set when the block sits in an HTML `<aside>` or `<footer>`.
+    pub peripheral: Option<BlockRole>,
 }
 
 impl Block {
@@ -95,7 +102,15 @@ impl Block {
             chunks: Vec::new(),
             list_number: None,
             anchor: None,
+            peripheral: None,
         }
+    }
+
+    fn alt_text(text: &str, peripheral: Option<BlockRole>) -> Self {
+        let mut block = Block::new(BlockKind::AltText);
+        block.text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        block.peripheral = peripheral;
+        block
     }
 
     fn push(&mut self, text: &str, source: Option<Range<usize>>) {
@@ -160,16 +175,23 @@ pub struct References {
 pub struct Document {
     pub blocks: Vec<Block>,
     pub references: References,
+    /// The title the body gives itself: HTML `<title>`, Markdown front matter `title:`.
+    pub title: Option<String>,
 }
 
 /// Parses `body` as `format`.
 pub fn parse(body: &str, format: BodyFormat) -> Document {
-    let (blocks, numbered_defs) = match format {
+    let (blocks, numbered_defs, title) = match format {
         BodyFormat::Markdown => markdown(body),
-        BodyFormat::Html => (html(body), HashMap::new()),
-        BodyFormat::Text => (text(body), HashMap::new()),
+        BodyFormat::Html => {
+            let (blocks, title) = html(body);
+            (blocks, HashMap::new(), title)
+        }
+        BodyFormat::Text => (text(body), HashMap::new(), None),
     };
-    finish(blocks, numbered_defs)
+    let mut doc = finish(blocks, numbered_defs);
+    doc.title = title;
+    doc
 }
 
 static REFERENCE_HEADING: LazyLock<Regex> = LazyLock::new(|| {
@@ -227,6 +249,7 @@ fn finish(mut blocks: Vec<Block>, mut numbered: HashMap<u32, String>) -> Documen
     Document {
         blocks,
         references: refs,
+        title: None,
     }
 }
 
@@ -300,8 +323,16 @@ struct MdBuilder {
     context: Vec<MdContext>,
     /// Open links: where their text starts, and their target.
     links: Vec<(usize, Option<Target>)>,
-    /// Depth inside content that is not prose (code blocks, raw HTML, images).
+    /// Depth inside content that is not prose (code blocks, raw HTML).
     skip: usize,
+    /// The alternative text of the image being read.
+    alt: Option<String>,
+    /// Alternative texts of images in the current block, emitted after it.
+    pending_alts: Vec<String>,
+    /// The front matter being read.
+    metadata: Option<String>,
+    /// The front matter's `title:`.
+    title: Option<String>,
 }
 
 impl MdBuilder {
@@ -310,6 +341,11 @@ impl MdBuilder {
             && !block.text.trim().is_empty()
         {
             self.blocks.push(block);
+        }
+        for alt in std::mem::take(&mut self.pending_alts) {
+            if !alt.trim().is_empty() {
+                self.blocks.push(Block::alt_text(&alt, None));
+            }
         }
     }
 
@@ -348,10 +384,13 @@ impl MdBuilder {
     }
 }
 
-/// Markdown blocks, and the numbered reference definitions (`[2]: https://…`).
-fn markdown(body: &str) -> (Vec<Block>, HashMap<u32, String>) {
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH;
+/// Markdown blocks, the numbered reference definitions (`[2]: https://…`) and the front
+/// matter's title.
+fn markdown(body: &str) -> (Vec<Block>, HashMap<u32, String>, Option<String>) {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     let parser = Parser::new_ext(body, options);
     let mut numbered = HashMap::new();
     for (label, def) in parser.reference_definitions().iter() {
@@ -368,20 +407,40 @@ fn markdown(body: &str) -> (Vec<Block>, HashMap<u32, String>) {
         context: Vec::new(),
         links: Vec::new(),
         skip: 0,
+        alt: None,
+        pending_alts: Vec::new(),
+        metadata: None,
+        title: None,
     };
     let mut item_numbers: Vec<Option<u64>> = Vec::new();
     for (event, range) in parser.into_offset_iter() {
+        if let Some(meta) = b.metadata.as_mut() {
+            match event {
+                Event::Text(t) => meta.push_str(&t),
+                Event::End(TagEnd::MetadataBlock(_)) => {
+                    let meta = b.metadata.take().unwrap_or_default();
+                    b.title = front_matter_title(&meta);
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if let Some(alt) = b.alt.as_mut() {
+            match event {
+                Event::Text(t) | Event::Code(t) => alt.push_str(&t),
+                Event::SoftBreak | Event::HardBreak => alt.push(' '),
+                Event::End(TagEnd::Image) => {
+                    let alt = b.alt.take().unwrap_or_default();
+                    b.pending_alts.push(alt);
+                }
+                _ => {}
+            }
+            continue;
+        }
         if b.skip > 0 {
             match event {
-                Event::Start(
-                    Tag::CodeBlock(_) | Tag::HtmlBlock | Tag::Image { .. } | Tag::MetadataBlock(_),
-                ) => b.skip += 1,
-                Event::End(
-                    TagEnd::CodeBlock
-                    | TagEnd::HtmlBlock
-                    | TagEnd::Image
-                    | TagEnd::MetadataBlock(_),
-                ) => b.skip -= 1,
+                Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock) => b.skip += 1,
+                Event::End(TagEnd::CodeBlock | TagEnd::HtmlBlock) => b.skip -= 1,
                 _ => {}
             }
             continue;
@@ -416,9 +475,9 @@ fn markdown(body: &str) -> (Vec<Block>, HashMap<u32, String>) {
                     b.context.push(MdContext::Footnote(label.to_string()));
                     b.open(Some(BlockKind::FootnoteDefinition(label.to_string())));
                 }
-                Tag::CodeBlock(_) | Tag::HtmlBlock | Tag::Image { .. } | Tag::MetadataBlock(_) => {
-                    b.skip += 1
-                }
+                Tag::CodeBlock(_) | Tag::HtmlBlock => b.skip += 1,
+                Tag::Image { .. } => b.alt = Some(String::new()),
+                Tag::MetadataBlock(_) => b.metadata = Some(String::new()),
                 Tag::Table(_) | Tag::TableHead | Tag::TableRow => b.flush(),
                 Tag::Link {
                     link_type,
@@ -505,16 +564,31 @@ fn markdown(body: &str) -> (Vec<Block>, HashMap<u32, String>) {
         }
     }
     b.flush();
-    (b.blocks, numbered)
+    (b.blocks, numbered, b.title)
+}
+
+/// The `title:` of YAML front matter, unquoted.
+fn front_matter_title(meta: &str) -> Option<String> {
+    meta.lines().find_map(|line| {
+        let value = line.strip_prefix("title:")?.trim();
+        let value = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+            .unwrap_or(value)
+            .trim();
+        (!value.is_empty()).then(|| value.to_owned())
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // HTML
 
-/// Elements whose content is never article prose.
+/// Elements whose content is never article prose. `<aside>` and `<footer>` are read, their
+/// blocks marked (only what they cite is judged).
 const DROPPED: &[&str] = &[
-    "script", "style", "nav", "footer", "aside", "head", "noscript", "template", "svg", "iframe",
-    "object", "button", "select", "form", "pre", "code",
+    "script", "style", "nav", "head", "noscript", "template", "svg", "iframe", "object", "button",
+    "select", "form", "pre", "code",
 ];
 /// Elements that end the block before them and start a new one.
 const BLOCK_LEVEL: &[&str] = &[
@@ -548,12 +622,24 @@ const BLOCK_LEVEL: &[&str] = &[
     "address",
     "details",
     "summary",
+    "aside",
+    "footer",
 ];
 
-fn html(body: &str) -> Vec<Block> {
+fn html(body: &str) -> (Vec<Block>, Option<String>) {
     let document = scraper::Html::parse_document(body);
+    let title = scraper::Selector::parse("title")
+        .ok()
+        .and_then(|sel| document.select(&sel).next())
+        .map(|t| t.text().collect::<Vec<_>>().join(" "))
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| !t.is_empty());
     let mut blocks = Vec::new();
     let mut current: Option<Block> = None;
+    // Open `<aside>` and `<footer>` elements, with their depth.
+    let mut peripheral: Vec<(usize, BlockRole)> = Vec::new();
+    // Alternative texts of images in the current block, emitted after it.
+    let mut pending_alts: Vec<Block> = Vec::new();
     // Context kinds (li, td, blockquote, figcaption) and ids of open elements, with the depth
     // they were opened at, so closing an element pops them.
     let mut kinds: Vec<(usize, BlockKind)> = Vec::new();
@@ -562,7 +648,7 @@ fn html(body: &str) -> Vec<Block> {
     let mut item_number: Option<u64> = None;
     let mut links: Vec<(usize, usize, Option<Target>)> = Vec::new();
 
-    fn flush(blocks: &mut Vec<Block>, current: &mut Option<Block>) {
+    fn flush(blocks: &mut Vec<Block>, current: &mut Option<Block>, alts: &mut Vec<Block>) {
         if let Some(mut block) = current.take()
             && !block.text.trim().is_empty()
         {
@@ -574,6 +660,7 @@ fn html(body: &str) -> Vec<Block> {
             }
             blocks.push(block);
         }
+        blocks.append(alts);
     }
 
     // Iterative depth-first walk: nesting depth is unbounded in hostile input.
@@ -585,6 +672,7 @@ fn html(body: &str) -> Vec<Block> {
                     let mut b = Block::new(context_kind(&kinds));
                     b.anchor = ids.last().map(|(_, id)| id.clone());
                     b.list_number = item_number;
+                    b.peripheral = peripheral.last().map(|p| p.1);
                     b
                 });
                 push_collapsed(&mut block.text, text);
@@ -611,11 +699,12 @@ fn html(body: &str) -> Vec<Block> {
                 });
             }
             if BLOCK_LEVEL.contains(&name) {
-                flush(&mut blocks, &mut current);
+                flush(&mut blocks, &mut current, &mut pending_alts);
             }
             // Each stack holds the open ancestors, deepest last: closing pops from the end, so
             // deep nesting costs no more than shallow.
             pop_from(&mut kinds, depth);
+            pop_from(&mut peripheral, depth);
             pop_from(&mut ids, depth);
             pop_from(&mut lists, depth);
             continue;
@@ -629,11 +718,22 @@ fn html(body: &str) -> Vec<Block> {
             }
             continue;
         }
+        if name == "img" {
+            if let Some(alt) = element.attr("alt").filter(|a| !a.trim().is_empty()) {
+                pending_alts.push(Block::alt_text(alt, peripheral.last().map(|p| p.1)));
+            }
+            continue;
+        }
+        match name {
+            "aside" => peripheral.push((depth, BlockRole::Aside)),
+            "footer" => peripheral.push((depth, BlockRole::Footer)),
+            _ => {}
+        }
         if let Some(id) = element.attr("id") {
             ids.push((depth, id.to_owned()));
         }
         if BLOCK_LEVEL.contains(&name) {
-            flush(&mut blocks, &mut current);
+            flush(&mut blocks, &mut current, &mut pending_alts);
             match name {
                 "li" => {
                     kinds.push((depth, BlockKind::ListItem));
@@ -670,10 +770,15 @@ fn html(body: &str) -> Vec<Block> {
             } else {
                 None
             };
+            block.peripheral = peripheral.last().map(|p| p.1);
             current = Some(block);
         }
         if name == "a" {
-            let block = current.get_or_insert_with(|| Block::new(context_kind(&kinds)));
+            let block = current.get_or_insert_with(|| {
+                let mut b = Block::new(context_kind(&kinds));
+                b.peripheral = peripheral.last().map(|p| p.1);
+                b
+            });
             let target = element
                 .attr("href")
                 .map(|href| match href.strip_prefix('#') {
@@ -694,8 +799,8 @@ fn html(body: &str) -> Vec<Block> {
             child = c.prev_sibling();
         }
     }
-    flush(&mut blocks, &mut current);
-    blocks
+    flush(&mut blocks, &mut current, &mut pending_alts);
+    (blocks, title)
 }
 
 /// Drops the entries opened at `depth` or deeper from a stack of open ancestors.

@@ -12,9 +12,13 @@
 //!   "₹", "USD 5", "Rs. 40") or a code or currency word after it ("5 million USD", "20 euros"),
 //!   with a scale ("billion", "bn", "m", "k") and a period or unit it is per ("$9/month",
 //!   "$44 per year", "$44 a year", "$9 monthly", "$5 per user").
-//! - **Count**: a digit number ("500 students", "3,400 schools", "12k", "1.2 million users") or
-//!   a number word with a scale ("two million", "a dozen"). A bare number word ("one of them",
-//!   "three reasons") is not a figure: it is too often not a claim.
+//! - **Count**: a digit number ("500 students", "3,400 schools", "12k", "1.2 million users"), a
+//!   number word with a scale ("two million", "a dozen"), or a number word from two up that
+//!   counts a plural noun, with at most one word between ("forty families", "twelve new
+//!   schools"). A number word is no figure when the noun is a span of time or a word of
+//!   argument ("three years", "two reasons", see `lexicon::NOT_COUNTED`), when a determiner
+//!   precedes it ("the two leaders", "its three branches": things already known, not counted
+//!   here), or when it counts nothing ("one of them").
 //! - **Ratio**: "one in five" (0.2), "2 out of 10", "3:1" and "3 to 1" (3), "two-thirds",
 //!   "a third of", "half of".
 //! - **Multiplier**: "doubled"/"doubles" (2), "tripled" (3), "halved"/"cut in half" (0.5),
@@ -570,6 +574,60 @@ impl<'a> Parser<'a> {
         count >= 3
     }
 
+    /// Whether a plural noun that is counted follows at `i`, directly or after one lower-case
+    /// word ("twelve new schools").
+    fn counts_a_noun(&self, i: usize) -> bool {
+        let noun_at = |j: usize| {
+            self.tok(j).is_some_and(|t| t.spaced)
+                && self.word(j).is_some_and(|w| {
+                    w.chars().next().is_some_and(char::is_lowercase)
+                        && crate::extract::lexicon::counted_noun(w)
+                })
+        };
+        noun_at(i)
+            || (self
+                .word(i)
+                .is_some_and(|w| w.chars().next().is_some_and(char::is_lowercase))
+                && !self.is_word(i, &["of", "in", "to", "and", "or", "for", "times"])
+                && noun_at(i + 1))
+    }
+
+    /// Whether a determiner stands before `i`: "the two leaders", "its three branches".
+    fn determiner_before(&self, i: usize) -> bool {
+        i > 0
+            && self.is_word(
+                i - 1,
+                &[
+                    "the",
+                    "these",
+                    "those",
+                    "its",
+                    "their",
+                    "our",
+                    "his",
+                    "her",
+                    "my",
+                    "your",
+                    "both",
+                    "all",
+                    "first",
+                    "last",
+                    "next",
+                    "other",
+                    "every",
+                    "each",
+                    "only",
+                    "whose",
+                    "which",
+                    "any",
+                    "final",
+                    "remaining",
+                    "opening",
+                    "same",
+                ],
+            )
+    }
+
     /// "1." or "2)" or "(3)" opening a line.
     fn is_list_marker(&self, i: usize) -> bool {
         let t = self.toks[i];
@@ -949,6 +1007,20 @@ impl<'a> Parser<'a> {
                 Unit::Count,
                 q.value(),
                 q.scale,
+                None,
+                None,
+                start,
+                end,
+                end,
+            );
+        }
+        // "Forty families", "twelve new schools".
+        if q.value() >= 2.0 && self.counts_a_noun(end) && !self.determiner_before(start) {
+            return self.push(
+                out,
+                Unit::Count,
+                q.value(),
+                1.0,
                 None,
                 None,
                 start,
@@ -1827,6 +1899,21 @@ mod tests {
         );
         // Bare number words are no figures.
         check("one of them said three things", &[]);
+        check("it took three years and two reasons", &[]);
+        check("the two leaders met", &[]);
+        // A number word that counts a plural noun is one.
+        check(
+            "Forty families were evacuated",
+            &[("Forty", 40.0, Count, None, 1.0, None)],
+        );
+        check(
+            "twelve new schools opened",
+            &[("twelve", 12.0, Count, None, 1.0, None)],
+        );
+        check(
+            "twenty-five people came",
+            &[("twenty-five", 25.0, Count, None, 1.0, None)],
+        );
     }
 
     #[test]

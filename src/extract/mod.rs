@@ -15,6 +15,8 @@
 //! - `figures`: finds the figures a sentence states, normalized to value, unit and scale.
 //! - `limits`: the per-article limits [`extract_within`] enforces (size, nesting, links, claims,
 //!   checks), each before the work it bounds.
+//! - `view`: the article block by block and sentence by sentence, for a report that marks each
+//!   claim where it is.
 //!
 //! # Which citations back a claim
 //! 1. **Same sentence** ([`CitationRule::SameSentence`]): the citations written in the claim's own
@@ -46,12 +48,16 @@ mod citations;
 pub mod detect;
 mod document;
 pub mod figures;
+pub mod lexicon;
 mod limits;
 mod segment;
+mod view;
+
+pub use view::{ViewBlock, ViewKind, article_view};
 
 pub use limits::{ExtractLimits, LimitExceeded};
 
-use crate::model::{BodyFormat, Citation, CitationRule, Claim, Location, Span};
+use crate::model::{BlockRole, BodyFormat, Citation, CitationRule, Claim, Location, Span};
 use detect::SentenceFeatures;
 use document::{BlockKind, Target};
 use regex::Regex;
@@ -72,7 +78,8 @@ pub struct Extraction {
     pub citations: Vec<Citation>,
     /// How many paragraphs (blocks other than headings, reference entries included) were read.
     pub paragraphs: usize,
-    /// How many sentences of prose were read; with no claims, shows the article was read.
+    /// How many sentences were read: those of prose, and each title, heading or alt text that
+    /// makes a claim; with no claims, shows the article was read.
     pub sentences: usize,
     /// Numbered and footnote markers that resolve to no URL, where they were written.
     pub unresolved: Vec<UnresolvedMarker>,
@@ -114,11 +121,25 @@ const MAX_BAD_CHAR_SHARE: usize = 50;
 /// # Errors
 /// [`ExtractError::EmptyBody`] or [`ExtractError::Unreadable`] when the body cannot be read.
 pub fn extract(body: &str, format: BodyFormat) -> Result<Extraction, ExtractError> {
-    extract_with(body, format, &detect::analyze)
+    extract_titled(body, format, None)
+}
+
+/// [`extract`] for a draft with a title of its own (the draft event's `title`), which is read as
+/// a claim like a heading is. Without one, the title the body gives itself is read (HTML
+/// `<title>`, Markdown front matter).
+///
+/// # Errors
+/// As [`extract`].
+pub fn extract_titled(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+) -> Result<Extraction, ExtractError> {
+    extract_with(body, format, title, &detect::analyze)
 }
 
 /// [`extract`] within `limits`: an article over one is refused whole, each limit checked before
-/// the work it bounds (see `limits`). What `factgate run` and `factgate check` both call.
+/// the work it bounds (see `limits`).
 ///
 /// # Errors
 /// [`ExtractError::Limit`] naming the limit, and whatever [`extract`] returns.
@@ -127,23 +148,76 @@ pub fn extract_within(
     format: BodyFormat,
     limits: &ExtractLimits,
 ) -> Result<Extraction, ExtractError> {
-    limits::check_before_parse(body, format, limits)?;
-    extract_limited(body, format, &detect::analyze, limits)
+    extract_titled_within(body, format, None, limits)
 }
 
-/// [`extract`] with the sentence detector given, so the document side can be tested on its own.
+/// [`extract_titled`] within `limits`. What `factgate run` and `factgate check` both call.
+///
+/// # Errors
+/// As [`extract_within`].
+pub fn extract_titled_within(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+    limits: &ExtractLimits,
+) -> Result<Extraction, ExtractError> {
+    limits::check_before_parse(body, format, limits)?;
+    extract_limited(body, format, title, &detect::analyze, limits)
+}
+
+/// A cited sentence, as a heading, title or alt text that restates it may borrow its citations.
+struct CitedSentence {
+    /// The heading section it is in (0 before the first heading).
+    section: usize,
+    /// The block it is in.
+    block: usize,
+    text: String,
+    /// Its content words, read when a title, heading or alt text is compared with it.
+    stems: std::cell::OnceCell<HashSet<String>>,
+    citations: Vec<Citation>,
+}
+
+/// A title, heading or alt text waiting for the cited sentences it may restate.
+struct Restating {
+    /// Where in `claims` it goes.
+    at: usize,
+    text: String,
+    /// Citations written in the block itself (a link in a heading).
+    own: Vec<Citation>,
+    /// The section a heading opens, or the blocks an alt text may borrow from; `None` for the
+    /// title (the whole article).
+    scope: Scope,
+    location: Location,
+    /// An alt text or heading that repeats a sentence of its neighbour adds nothing.
+    repeats: bool,
+}
+
+enum Scope {
+    Article,
+    Section(usize),
+    Blocks(Vec<usize>),
+}
+
+/// The fewest content words a restating block must share with a cited sentence to borrow its
+/// citations: one shared word is a topic, two are a statement about it.
+const MIN_SHARED_WORDS: usize = 2;
+
+/// [`extract_titled`] with the sentence detector given, so the document side can be tested on its
+/// own.
 fn extract_with(
     body: &str,
     format: BodyFormat,
+    title: Option<&str>,
     analyze: &dyn Fn(&str) -> SentenceFeatures,
 ) -> Result<Extraction, ExtractError> {
-    extract_limited(body, format, analyze, &ExtractLimits::UNLIMITED)
+    extract_limited(body, format, title, analyze, &ExtractLimits::UNLIMITED)
 }
 
 /// [`extract_with`], stopping at the first claim or check over `limits`.
 fn extract_limited(
     body: &str,
     format: BodyFormat,
+    title: Option<&str>,
     analyze: &dyn Fn(&str) -> SentenceFeatures,
     limits: &ExtractLimits,
 ) -> Result<Extraction, ExtractError> {
@@ -167,13 +241,98 @@ fn extract_limited(
         unresolved: Vec::new(),
     };
     let mut listed: HashSet<String> = HashSet::new();
+    let mut cited: Vec<CitedSentence> = Vec::new();
+    let mut restating: Vec<Restating> = Vec::new();
     let mut paragraph = 0;
-    for block in &doc.blocks {
+    let mut section = 0;
+    let mut heading: Option<String> = None;
+    // A "Source: …" line lends its citations to the block before it.
+    let source_lines = source_line_citations(&doc);
+
+    // The title first: the draft's, else the body's own.
+    let title = title
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| !t.is_empty())
+        .or_else(|| doc.title.clone());
+    if let Some(text) = title {
+        restating.push(Restating {
+            at: 0,
+            own: Vec::new(),
+            scope: Scope::Article,
+            location: Location {
+                section: None,
+                paragraph: 0,
+                sentence: 0,
+                span: None,
+                block: Some(BlockRole::Title),
+            },
+            repeats: doc
+                .blocks
+                .iter()
+                .any(|b| b.kind == BlockKind::Heading && same_words(&b.text, &text)),
+            text,
+        });
+    }
+
+    for (block_index, block) in doc.blocks.iter().enumerate() {
         if block.kind == BlockKind::Heading {
+            section += 1;
+            let text = collapse_whitespace(&mask_markers(block));
+            let own = block_citations(block, &doc.references);
+            restating.push(Restating {
+                at: out.claims.len(),
+                text,
+                own,
+                scope: Scope::Section(section),
+                location: Location {
+                    section: heading.clone(),
+                    paragraph,
+                    sentence: 0,
+                    span: None,
+                    block: Some(BlockRole::Heading),
+                },
+                repeats: false,
+            });
+            heading = Some(block.text.split_whitespace().collect::<Vec<_>>().join(" "));
             continue;
         }
         let index = paragraph;
         paragraph += 1;
+        if block.kind == BlockKind::AltText {
+            let text = collapse_whitespace(&block.text);
+            // The alt text of an image in a figure restates its caption (the block after it);
+            // of an image in a paragraph, that paragraph (the block before it).
+            let next_is_caption = doc
+                .blocks
+                .get(block_index + 1)
+                .is_some_and(|b| b.kind == BlockKind::Caption);
+            let neighbour = if next_is_caption {
+                Some(block_index + 1)
+            } else {
+                block_index.checked_sub(1)
+            };
+            let repeats = neighbour.is_some_and(|n| {
+                let nb = &doc.blocks[n];
+                segment::sentences(&nb.text)
+                    .iter()
+                    .any(|s| same_words(&nb.text[s.text.clone()], &text))
+            });
+            restating.push(Restating {
+                at: out.claims.len(),
+                text,
+                own: Vec::new(),
+                scope: Scope::Blocks(neighbour.into_iter().collect()),
+                location: Location {
+                    section: block.section.clone(),
+                    paragraph: index,
+                    sentence: 0,
+                    span: None,
+                    block: Some(BlockRole::AltText),
+                },
+                repeats,
+            });
+            continue;
+        }
         if !block.is_prose() {
             continue;
         }
@@ -183,12 +342,21 @@ fn extract_limited(
             continue;
         }
         out.sentences += sentences.len();
+        if source_lines.lines.contains(&block_index) {
+            // "Source: [link]": not a statement; its citations went to the block before.
+            for c in block_citations(block, &doc.references) {
+                if listed.insert(c.url.clone()) {
+                    out.citations.push(c);
+                }
+            }
+            continue;
+        }
 
         let mut cites: Vec<Vec<Citation>> = vec![Vec::new(); sentences.len()];
         let mut dangling: Vec<Vec<String>> = vec![Vec::new(); sentences.len()];
         // The URLs each sentence cites so far: a set, so a sentence with thousands of links
         // stays linear.
-        let mut cited: Vec<HashSet<String>> = vec![HashSet::new(); sentences.len()];
+        let mut cited_urls: Vec<HashSet<String>> = vec![HashSet::new(); sentences.len()];
         for marker in &block.markers {
             let owner = sentences
                 .partition_point(|s| s.owned.end <= marker.range.start)
@@ -196,7 +364,7 @@ fn extract_limited(
             match citations::resolve(marker, &block.text, &doc.references) {
                 citations::Resolved::Cites(found) => {
                     for c in found {
-                        if cited[owner].insert(c.url.clone()) {
+                        if cited_urls[owner].insert(c.url.clone()) {
                             cites[owner].push(c);
                         }
                     }
@@ -210,23 +378,32 @@ fn extract_limited(
                 out.citations.push(c.clone());
             }
         }
-        // For the paragraph rule: the nearest citing sentence after and before each sentence.
+        // For the paragraph rule: the nearest citing sentence after and before each sentence. A
+        // source line after the block cites after its last sentence.
         let n = sentences.len();
-        let mut next_citing = vec![None; n];
-        let mut prev_citing = vec![None; n];
-        let mut last = None;
+        let trailing = source_lines.lent.get(&block_index);
+        let mut next_citing: Vec<Option<&Vec<Citation>>> = vec![None; n];
+        let mut prev_citing: Vec<Option<&Vec<Citation>>> = vec![None; n];
+        let mut last = trailing;
         for i in (0..n).rev() {
             next_citing[i] = last;
             if !cites[i].is_empty() {
-                last = Some(i);
+                last = Some(&cites[i]);
             }
         }
         last = None;
         for i in 0..n {
             prev_citing[i] = last;
             if !cites[i].is_empty() {
-                last = Some(i);
+                last = Some(&cites[i]);
             }
+        }
+        // Asides and footers: only what they cite is judged; their other sentences are the
+        // page's furniture, not the article's claims.
+        let peripheral = block.peripheral;
+        let block_cites = cites.iter().any(|c| !c.is_empty()) || trailing.is_some();
+        if peripheral.is_some() && !block_cites {
+            continue;
         }
 
         for (i, sentence) in sentences.iter().enumerate() {
@@ -235,6 +412,7 @@ fn extract_limited(
                 paragraph: index,
                 sentence: i,
                 span,
+                block: block_role(block),
             };
             for written in &dangling[i] {
                 out.unresolved.push(UnresolvedMarker {
@@ -244,18 +422,33 @@ fn extract_limited(
             }
             let text = collapse_whitespace(&masked[sentence.text.clone()]);
             let features = analyze(&text);
-            if !features.is_check_worthy() {
-                continue;
-            }
+            let worthy = features.is_check_worthy();
+            // Only a sentence a citation could cover needs reading as a statement.
+            let statement = !worthy
+                && (!cites[i].is_empty() || next_citing[i].is_some())
+                && is_statement(&text);
+            // Every statement a citation covers is a claim: one in its own sentence, or later in
+            // the run of sentences it ends. A check-worthy sentence is a claim wherever it is,
+            // sourced by the nearest citation of its block, or by none.
             let (citations, rule) = if !cites[i].is_empty() {
                 (cites[i].clone(), CitationRule::SameSentence)
             } else if !dangling[i].is_empty() {
                 (Vec::new(), CitationRule::None)
-            } else if let Some(j) = next_citing[i].or(prev_citing[i]) {
-                (cites[j].clone(), CitationRule::Paragraph)
+            } else if let Some(c) = next_citing[i].filter(|_| worthy || statement) {
+                (c.clone(), CitationRule::Paragraph)
+            } else if let Some(c) = prev_citing[i].filter(|_| worthy) {
+                (c.clone(), CitationRule::Paragraph)
             } else {
                 (Vec::new(), CitationRule::None)
             };
+            let is_claim = match rule {
+                CitationRule::SameSentence => worthy || statement,
+                CitationRule::Paragraph => true,
+                CitationRule::None => worthy && peripheral.is_none(),
+            };
+            if !is_claim {
+                continue;
+            }
             let prejudgment = (rule == CitationRule::None).then(|| {
                 let mut judged = detect::prejudge(&features);
                 if !dangling[i].is_empty() {
@@ -283,6 +476,15 @@ fn extract_limited(
                     }
                 }
             };
+            if !citations.is_empty() {
+                cited.push(CitedSentence {
+                    section,
+                    block: block_index,
+                    text: text.clone(),
+                    stems: std::cell::OnceCell::new(),
+                    citations: citations.clone(),
+                });
+            }
             budget.claim(out.claims.len() + 1, citations.len())?;
             out.claims.push(Claim {
                 id: claim_id(&text, index, i),
@@ -299,7 +501,261 @@ fn extract_limited(
         }
     }
     out.paragraphs = paragraph;
+
+    // Titles, headings and alt text, in reading order: judged against what they restate.
+    let mut claims = std::mem::take(&mut out.claims).into_iter();
+    let mut merged = Vec::new();
+    let mut taken = 0;
+    let body_claims = claims.len();
+    let mut restated = 0;
+    for r in restating {
+        while taken < r.at {
+            if let Some(c) = claims.next() {
+                merged.push(c);
+            }
+            taken += 1;
+        }
+        if let Some(claim) = restated_claim(&r, &cited, analyze) {
+            restated += 1;
+            // A title, heading or alt text that makes a claim was read as a sentence too.
+            out.sentences += 1;
+            budget.claim(body_claims + restated, claim.citations.len())?;
+            for c in &claim.citations {
+                if listed.insert(c.url.clone()) {
+                    out.citations.push(c.clone());
+                }
+            }
+            merged.push(claim);
+        }
+    }
+    merged.extend(claims);
+    // A heading after the last paragraph stands before none: it is placed at the last.
+    for claim in &mut merged {
+        claim.location.paragraph = claim.location.paragraph.min(paragraph.saturating_sub(1));
+    }
+    out.claims = merged;
     Ok(out)
+}
+
+/// The claim a title, heading or alt text makes, if any: with its own citations; else with the
+/// citations of the cited sentence in its scope it restates (sharing at least
+/// [`MIN_SHARED_WORDS`] content words, and at least half of its own); else, when it is
+/// check-worthy, a claim that cites nothing (a title or heading; an alt text describes an
+/// image and is not prejudged).
+fn restated_claim(
+    r: &Restating,
+    cited: &[CitedSentence],
+    analyze: &dyn Fn(&str) -> SentenceFeatures,
+) -> Option<Claim> {
+    if r.repeats || r.text.trim().ends_with('?') {
+        return None;
+    }
+    let features = analyze(&r.text);
+    let words = stems(&r.text);
+    let (citations, rule) = if !r.own.is_empty() {
+        (r.own.clone(), CitationRule::SameSentence)
+    } else {
+        let in_scope = |c: &&CitedSentence| match &r.scope {
+            Scope::Article => true,
+            Scope::Section(s) => c.section == *s,
+            Scope::Blocks(blocks) => blocks.contains(&c.block),
+        };
+        let best = cited
+            .iter()
+            .filter(in_scope)
+            .map(|c| {
+                let theirs = c.stems.get_or_init(|| stems(&c.text));
+                (theirs.intersection(&words).count(), c)
+            })
+            .filter(|(shared, _)| *shared >= MIN_SHARED_WORDS && shared * 2 >= words.len())
+            .max_by_key(|(shared, _)| *shared);
+        match best {
+            Some((_, c)) => (c.citations.clone(), CitationRule::Paragraph),
+            None => (Vec::new(), CitationRule::None),
+        }
+    };
+    let restates = rule != CitationRule::None && words.len() >= MIN_SHARED_WORDS;
+    let alt_text = r.location.block == Some(BlockRole::AltText);
+    // Kept when it restates a cited sentence, or is check-worthy and not an image's description.
+    if !restates && (!features.is_check_worthy() || alt_text) {
+        return None;
+    }
+    let prejudgment = (rule == CitationRule::None).then(|| detect::prejudge(&features));
+    let role = r.location.block.map_or("", BlockRole::as_str);
+    Some(Claim {
+        id: claim_id(
+            &format!("{role}\u{1f}{}", r.text),
+            r.location.paragraph,
+            r.location.sentence,
+        ),
+        text: r.text.clone(),
+        kinds: features.kinds,
+        figures: features.figures,
+        quotes: features.quotes,
+        attributed_to: features.attributed_to,
+        location: r.location.clone(),
+        citations,
+        citation_rule: rule,
+        prejudgment,
+    })
+}
+
+/// The content words of a text, as the judge compares them (stemmed, stop words dropped).
+fn stems(text: &str) -> HashSet<String> {
+    crate::verify::judge::retrieve::tokenize(text)
+        .into_iter()
+        .collect()
+}
+
+/// Whether two texts have the same words, whatever their case and punctuation.
+fn same_words(a: &str, b: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    words(a) == words(b)
+}
+
+/// Words that open a sentence pointing at a link rather than stating anything: "See the report
+/// [1]", "Read more", "Source: [2]".
+const LINK_LEADS: &[&str] = &[
+    "see",
+    "read",
+    "click",
+    "visit",
+    "download",
+    "watch",
+    "listen",
+    "follow",
+    "subscribe",
+    "sign",
+    "learn",
+    "find",
+    "more",
+    "source",
+    "sources",
+    "via",
+    "photo",
+    "photograph",
+    "image",
+    "picture",
+    "credit",
+    "credits",
+    "pictured",
+    "courtesy",
+    "related",
+    "contact",
+    "email",
+    "share",
+    "data",
+    "figures",
+];
+
+/// Whether a sentence states something a source could back: not a question, not a pointer to a
+/// link ("See the report [1]"), and with at least two content words ("Sales fell [1]").
+fn is_statement(text: &str) -> bool {
+    let trimmed = text.trim();
+    if trimmed.ends_with('?') || trimmed.ends_with(':') {
+        return false;
+    }
+    let first = trimmed
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .map(str::to_lowercase);
+    if first.is_some_and(|w| LINK_LEADS.contains(&w.as_str())) {
+        return false;
+    }
+    // Two content words, as the judge reads them (stop words left out), are enough.
+    trimmed
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() > 1)
+        .filter(|w| !crate::verify::judge::retrieve::is_stop_word(&w.to_lowercase()))
+        .take(2)
+        .count()
+        >= 2
+}
+
+/// Every citation written in a block, resolved, in order, one per URL.
+fn block_citations(block: &document::Block, refs: &document::References) -> Vec<Citation> {
+    let mut out: Vec<Citation> = Vec::new();
+    for marker in &block.markers {
+        if let citations::Resolved::Cites(found) = citations::resolve(marker, &block.text, refs) {
+            for c in found {
+                if !out.iter().any(|have| have.url == c.url) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// "Source: [link]" lines: blocks that only name where the block before them comes from.
+struct SourceLines {
+    /// The source lines, by block index.
+    lines: HashSet<usize>,
+    /// The block before each source line → the line's citations.
+    lent: std::collections::HashMap<usize, Vec<Citation>>,
+}
+
+/// Words that open a source line, lower-case.
+const SOURCE_LINE_LEADS: &[&str] = &["source", "sources", "via", "data", "figures", "from"];
+
+fn source_line_citations(doc: &document::Document) -> SourceLines {
+    let mut lines = HashSet::new();
+    let mut lent = std::collections::HashMap::new();
+    for (i, block) in doc.blocks.iter().enumerate() {
+        if !block.is_prose() || block.kind == BlockKind::AltText {
+            continue;
+        }
+        // Most blocks open with another word: look before masking anything.
+        let opening = block
+            .text
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .map(str::to_lowercase);
+        if !opening.is_some_and(|w| SOURCE_LINE_LEADS.contains(&w.as_str())) {
+            continue;
+        }
+        let text = collapse_whitespace(&mask_markers(block));
+        let first = text
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .map(str::to_lowercase);
+        let leads =
+            first.is_some_and(|w| SOURCE_LINE_LEADS.contains(&w.as_str())) && text.contains(':');
+        let short = text.split_whitespace().count() <= 12;
+        if !(leads && short) {
+            continue;
+        }
+        let cites = block_citations(block, &doc.references);
+        if cites.is_empty() {
+            continue;
+        }
+        // The prose block just before it, in the same section.
+        if let Some(prev) = i.checked_sub(1).filter(|&p| {
+            let b = &doc.blocks[p];
+            b.is_prose() && b.kind != BlockKind::AltText
+        }) {
+            lent.insert(prev, cites);
+        }
+        lines.insert(i);
+    }
+    SourceLines { lines, lent }
+}
+
+/// The kind of block a claim sits in, for its location.
+fn block_role(block: &document::Block) -> Option<BlockRole> {
+    block.peripheral.or(match block.kind {
+        BlockKind::ListItem => Some(BlockRole::ListItem),
+        BlockKind::TableCell => Some(BlockRole::TableCell),
+        BlockKind::Quote => Some(BlockRole::Quote),
+        BlockKind::Caption => Some(BlockRole::Caption),
+        BlockKind::AltText => Some(BlockRole::AltText),
+        _ => None,
+    })
 }
 
 /// Fails loudly on a body that is empty or is not text.

@@ -10,9 +10,23 @@ use super::offsets::Position;
 use crate::decide::{ArticleCheck, Strictness, decide, decide_not_checked};
 use crate::events::{
     ArticleManifest, CheckKey, ClaimResult, Decision, DecisionReason, DraftPosition,
-    ExtractionFailure, ExtractionOutcome,
+    ExtractionFailure, ExtractionOutcome, ManifestPart,
 };
 use crate::kafka::TraceParent;
+
+/// The extraction outcome of a split manifest whose parts cannot be put together: a block
+/// (`internal_error`) saying why.
+fn parts_do_not_fit(part: ManifestPart, known_count: Option<u32>) -> ExtractionOutcome {
+    let after = known_count.map_or(String::new(), |c| format!(" after parts of {c}"));
+    ExtractionOutcome::Failed {
+        reason: ExtractionFailure::InternalError,
+        message: format!(
+            "the manifest's parts do not fit together (part {} of {}{after}): its checks cannot be known",
+            u64::from(part.index) + 1,
+            part.count
+        ),
+    }
+}
 
 /// An article whose manifest is in (all of it, or some of its parts).
 #[derive(Debug)]
@@ -37,7 +51,12 @@ pub(crate) struct PendingArticle {
 
 impl PendingArticle {
     /// A pending article from its manifest (or its first part to arrive), read at `at`.
-    pub(crate) fn new(manifest: ArticleManifest, at: Position) -> Self {
+    pub(crate) fn new(mut manifest: ArticleManifest, at: Position) -> Self {
+        if let Some(part) = manifest.part
+            && (part.count < 2 || part.index >= part.count)
+        {
+            manifest.extraction = parts_do_not_fit(part, None);
+        }
         let waiting = manifest.pending.iter().cloned().collect();
         let parts_seen = manifest.part.map(|p| p.index).into_iter().collect();
         Self {
@@ -88,6 +107,15 @@ impl PendingArticle {
         let Some(part) = manifest.part else {
             return false;
         };
+        let known = self.manifest.part.map(|p| p.count);
+        if known != Some(part.count) || part.index >= part.count {
+            // Parts of two different splits of one publication (the draft extracted again under
+            // another message limit), or a malformed marker: which checks the manifest holds can
+            // no longer be known, so the article must not pass.
+            self.manifest.extraction = parts_do_not_fit(part, known);
+            self.held.push(at);
+            return true;
+        }
         if !self.parts_seen.insert(part.index) {
             return false;
         }

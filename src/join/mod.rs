@@ -68,6 +68,7 @@
 mod article;
 mod decided;
 mod offsets;
+
 #[cfg(test)]
 mod tests;
 
@@ -276,6 +277,12 @@ impl JoinState {
             && article.revision() == revision
         {
             // Another publication of the revision in flight.
+            if earlier(position, article.position()) {
+                // An older publication read again after a later one (extract replayed its input
+                // after a restart): the content published last is the one decided.
+                self.drop_orphans_of(&id, revision, position);
+                return Vec::new();
+            }
             if article.manifest.content_digest == manifest.content_digest {
                 // The same content is being checked: its results answer this one too.
                 if let Some(p) = position {
@@ -298,7 +305,12 @@ impl JoinState {
             let Some(done) = self.decided.get(&id, revision) else {
                 return Vec::new(); // decided long ago (folded into the floor)
             };
-            if done.covers(position, Some(&manifest.content_digest)) {
+            if done.covers(position, Some(&manifest.content_digest))
+                || earlier(position, done.position)
+            {
+                // A replay, or an older publication read again after the one decided: the
+                // decision stands on the content published last.
+                self.drop_orphans_of(&id, revision, position);
                 return Vec::new();
             }
             if done.content_digest == manifest.content_digest && !done.retryable {
@@ -824,4 +836,13 @@ impl JoinState {
             }
         }
     }
+}
+
+/// Whether the publication at `position` came before `known` on the same partition of the
+/// drafts topic (one article's drafts share a partition, so their order there is the CMS's).
+fn earlier(position: Option<DraftPosition>, known: Option<DraftPosition>) -> bool {
+    matches!(
+        (position, known),
+        (Some(p), Some(k)) if p.partition == k.partition && p.offset < k.offset
+    )
 }

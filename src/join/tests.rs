@@ -939,3 +939,94 @@ fn revoking_a_partition_also_forgets_what_was_decided_there() {
     join.revoke(&manifests);
     assert_eq!(join.remembered_articles(), 0);
 }
+
+#[test]
+fn parts_of_two_different_splits_never_pass() {
+    let mut join = state();
+    let draft = published(manifest("a", 1, 6), 10);
+    // The draft extracted twice under different message limits: 2 parts, then 3.
+    let halves = parts(draft.clone(), 2);
+    let thirds = parts(draft, 3);
+    assert!(
+        join.on_manifest(&tp(0), 0, halves[0].clone(), at(1))
+            .is_empty()
+    );
+    for i in 0..3 {
+        let r = for_publication(result("a", 1, i, Verdict::Supported), 10);
+        assert!(join.on_result(&tp(0), 1 + i as i64, r, at(1)).is_empty());
+    }
+    // Two parts are now in by count, yet claims 4 and 5 were never seen.
+    let d = join.on_manifest(&tp(0), 4, thirds[1].clone(), at(2));
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].outcome, Outcome::Block);
+    assert_eq!(d[0].reasons, vec![DecisionReason::InternalError]);
+}
+
+#[test]
+fn a_malformed_part_marker_blocks() {
+    let mut join = state();
+    let mut lone = published(manifest("a", 1, 2), 10);
+    lone.part = Some(crate::events::ManifestPart { index: 0, count: 1 });
+    let d = join.on_manifest(&tp(0), 0, lone, at(1));
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].outcome, Outcome::Block);
+}
+
+#[test]
+fn an_older_publication_replayed_after_a_later_one_changes_nothing() {
+    let mut join = state();
+    let original = published(manifest("a", 1, 1), 10);
+    let mut corrected = published(manifest("a", 1, 1), 20);
+    corrected.content_digest = content_digest(b"a wrong figure this time");
+    join.on_manifest(&tp(0), 0, original.clone(), at(1));
+    join.on_manifest(&tp(0), 1, corrected.clone(), at(1));
+    let block = join.on_result(
+        &tp(0),
+        2,
+        for_publication(result("a", 1, 0, Verdict::Refuted), 20),
+        at(2),
+    );
+    assert_eq!(block[0].outcome, Outcome::Block);
+    // Extract restarted and read both drafts again: the older one comes first.
+    assert!(
+        join.on_manifest(&tp(0), 3, original.clone(), at(3))
+            .is_empty()
+    );
+    assert!(
+        join.on_result(
+            &tp(0),
+            4,
+            for_publication(result("a", 1, 0, Verdict::Supported), 10),
+            at(3)
+        )
+        .is_empty(),
+        "the older content's pass must not follow the block on what was published last"
+    );
+    assert!(join.on_manifest(&tp(0), 5, corrected, at(3)).is_empty());
+    assert_eq!(join.in_flight(), 0);
+
+    // And while the later publication is still in flight.
+    let mut join = state();
+    let mut later = published(manifest("b", 1, 1), 20);
+    later.content_digest = content_digest(b"later content");
+    join.on_manifest(&tp(0), 0, later, at(1));
+    let older = published(manifest("b", 1, 1), 10);
+    assert!(join.on_manifest(&tp(0), 1, older, at(1)).is_empty());
+    assert!(
+        join.on_result(
+            &tp(0),
+            2,
+            for_publication(result("b", 1, 0, Verdict::Supported), 10),
+            at(2)
+        )
+        .is_empty()
+    );
+    let d = join.on_result(
+        &tp(0),
+        3,
+        for_publication(result("b", 1, 0, Verdict::Refuted), 20),
+        at(2),
+    );
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].outcome, Outcome::Block);
+}

@@ -53,12 +53,8 @@ pub(super) async fn run(
                 offset: message.offset(),
             };
             match DraftEvent::from_json(payload) {
-                Ok(draft) => services.board.note_publication(
-                    &draft.article_id,
-                    draft.revision,
-                    Some(position),
-                    Some(draft.content_digest()),
-                ),
+                // Read in full: the pages show its title, section and body.
+                Ok(draft) => services.board.note_draft_event(&draft, Some(position)),
                 Err(_) => {
                     if let Some(id) = recover_article_id(payload)
                         && let Some(revision) = id.revision

@@ -27,7 +27,7 @@ use crate::events::{
     ExtractionOutcome, MANIFEST_V1, VERIFY_REQUEST_V1, VerifyRequest, content_digest, fit,
     recover_article_id, split_manifest,
 };
-use crate::extract::{ExtractError, Extraction, LimitExceeded, extract_within};
+use crate::extract::{ExtractError, Extraction, LimitExceeded, extract_titled_within};
 use crate::kafka::{
     self, EventHeaders, TraceParent, consume_in_flight, is_message_fault, read_traceparent,
 };
@@ -474,8 +474,11 @@ async fn read_body(
     }
     let body = draft.body.clone();
     let format = draft.body_format;
-    let extracted =
-        crate::markup::run_bounded(move |_| extract_within(&body, format, &limits)).await;
+    let title = draft.title.clone();
+    let extracted = crate::markup::run_bounded(move |_| {
+        extract_titled_within(&body, format, title.as_deref(), &limits)
+    })
+    .await;
     match extracted {
         Ok(Ok(extraction)) => (
             ExtractionOutcome::Ok {

@@ -373,7 +373,7 @@ pub async fn run(
     let producer = EventProducer::new(&config.kafka, &bootstrap)?;
     let readiness = Arc::new(Readiness::default());
     readiness.set_broker_reachable(true);
-    let board = DecisionBoard::new(BOARD_CAPACITY);
+    let board = DecisionBoard::with_body_budget(BOARD_CAPACITY, config.http.page_body_bytes);
     let roles: BTreeSet<Role> = roles.iter().copied().collect();
     for role in &roles {
         readiness.expect_role(role.as_str());

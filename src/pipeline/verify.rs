@@ -262,6 +262,7 @@ fn internal_failure(request: &VerifyRequest, reason: &str) -> ClaimResult {
             recommendation: "Publish the draft again; if it fails again, report it".to_owned(),
             claim_id: Some(request.claim.id.clone()),
             source_url: Some(request.source_url.clone()),
+            element: None,
         }),
         reason: reason.to_owned(),
         judged_at: Utc::now(),

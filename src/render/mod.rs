@@ -4,12 +4,15 @@
 //!
 //! - [`text`]: for a person at a terminal (the default).
 //! - [`json`]: the decision events, one per line (JSON Lines), as on the `decisions` topic.
+//! - [`html`]: web pages for editors: the article with each claim marked and the evidence
+//!   beside it; an index page over several articles.
 //! - [`markdown`]: for a pull-request comment or a CI job summary.
 //! - [`junit`]: JUnit XML, one test case per article, a blocked article a failure: what CI
 //!   systems show as test results.
 //! - [`sarif`]: SARIF 2.1.0, one result per issue, located in the article where the claim can be
 //!   found: what code-review tools and code-scanning dashboards show.
 
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -33,16 +36,18 @@ pub enum Format {
     Markdown,
     Junit,
     Sarif,
+    Html,
 }
 
 impl Format {
     /// Every format, as named on the command line.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Text,
         Format::Json,
         Format::Markdown,
         Format::Junit,
         Format::Sarif,
+        Format::Html,
     ];
 
     /// The format's name on the command line.
@@ -53,6 +58,7 @@ impl Format {
             Format::Markdown => "markdown",
             Format::Junit => "junit",
             Format::Sarif => "sarif",
+            Format::Html => "html",
         }
     }
 
@@ -111,7 +117,46 @@ pub fn render(format: Format, articles: &[CheckedArticle<'_>]) -> String {
         Format::Markdown => markdown::render(articles),
         Format::Junit => junit::render(articles),
         Format::Sarif => sarif::render(articles),
+        Format::Html => match articles {
+            [one] => html::article_page(one, None),
+            several => html::index_page(several, &html_page_names(several)),
+        },
     }
+}
+
+/// The file names of the pages of `articles` when the HTML report is an index and a page per
+/// article (`factgate check --format html` with several inputs): `01-name.html`…, numbered so
+/// names stay distinct and in order, the rest of the name taken from the article's.
+pub fn html_page_names(articles: &[CheckedArticle<'_>]) -> Vec<String> {
+    let width = articles.len().to_string().len().max(2);
+    articles
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let stem = std::path::Path::new(a.name)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("{:0width$}-{}.html", i + 1, file_slug(&stem))
+        })
+        .collect()
+}
+
+/// `name` made safe as a file name and a relative link: ASCII letters, digits, `-` and `_`, at
+/// most 60 of them.
+pub fn file_slug(name: &str) -> String {
+    let slug: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(60)
+        .collect();
+    slug.trim_matches('-').to_owned()
 }
 
 /// The snake_case name of a serde enum value (`high_severity_issue`), as the events write it.
@@ -201,8 +246,11 @@ mod tests {
         for format in Format::ALL {
             assert_eq!(format.as_str().parse::<Format>(), Ok(format));
         }
-        let err = "html".parse::<Format>().unwrap_err();
-        assert!(err.contains("text, json, markdown, junit, sarif"), "{err}");
+        let err = "xml".parse::<Format>().unwrap_err();
+        assert!(
+            err.contains("text, json, markdown, junit, sarif, html"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 
 use super::{CheckedArticle, Region, claim_region, reason_names, serde_name};
-use crate::events::{DecisionReason, IssueType};
+use crate::events::IssueType;
 use crate::model::Severity;
 
 /// The SARIF version written, and the schema it follows.
@@ -45,16 +45,10 @@ const RULES: &[(&str, &str)] = &[
     ("source_unjudgeable", "A cited source could not be judged."),
     ("superseded", "A newer revision replaced this one."),
     ("internal_error", "A check failed inside factgate."),
-];
-
-/// Reasons of a block that say the check did not complete, with a rule of their own.
-const NOT_CHECKED_REASONS: [DecisionReason; 6] = [
-    DecisionReason::DraftUnreadable,
-    DecisionReason::ExtractionFailed,
-    DecisionReason::DeadlineExceeded,
-    DecisionReason::SourceUnjudgeable,
-    DecisionReason::Superseded,
-    DecisionReason::InternalError,
+    (
+        "limit_exceeded",
+        "The article is over a per-draft limit and was not checked.",
+    ),
 ];
 
 /// The SARIF log of every article, as pretty-printed JSON.
@@ -133,7 +127,7 @@ fn results_of(article: &CheckedArticle<'_>) -> Vec<Value> {
         .collect();
     // A block without a claim at fault: the check itself did not complete.
     for reason in &decision.reasons {
-        if NOT_CHECKED_REASONS.contains(reason) {
+        if reason.is_not_checked() {
             results.push(json!({
                 "ruleId": serde_name(reason),
                 "level": "error",
@@ -201,6 +195,7 @@ fn uri_of(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::DecisionReason;
 
     #[test]
     fn paths_become_uri_references() {
@@ -222,7 +217,10 @@ mod tests {
         ] {
             assert!(ids.contains(&serde_name(&t).as_str()), "{t:?}");
         }
-        for r in NOT_CHECKED_REASONS {
+        for r in DecisionReason::ALL
+            .into_iter()
+            .filter(|r| r.is_not_checked())
+        {
             assert!(ids.contains(&serde_name(&r).as_str()), "{r:?}");
         }
     }

@@ -7,8 +7,8 @@
 //! returns a result with its reason.
 
 use super::fetch::{FetchOutcome, Fetcher};
-use super::judge::{IssueKind, JudgeSettings, Judgment, judge};
-use super::llm::LlmJudge;
+use super::judge::{IssueKind, JudgeSettings, Judgment, Source, judge_source};
+use super::llm::{Lead, LlmJudge, QuorumOutcome};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::model::{Claim, Severity, Span, Verdict};
 use chrono::Utc;
@@ -78,12 +78,24 @@ impl Verifier {
         match fetched.outcome.as_ref() {
             FetchOutcome::Ok(page) => {
                 let started = tokio::time::Instant::now();
-                let judgment = judge(claim, &page.text, &page.final_url, &self.judge);
-                let quorum = match &self.llm {
-                    Some(llm) => Some(self.ask_quorum(llm, claim, source_url, &judgment).await),
-                    None => None,
+                let source = Source {
+                    text: &page.text,
+                    reviews: &page.claim_reviews,
                 };
-                apply_judgment(&mut result, claim, &judgment, quorum);
+                let judgment = judge_source(claim, source, &page.final_url, &self.judge);
+                // A refuted claim stays refuted whatever the panel says: it is not asked.
+                let quorum = match &self.llm {
+                    Some(llm) if judgment.verdict != Verdict::Refuted => {
+                        Some(ask_quorum(llm, claim, source_url, &page.text, &judgment).await)
+                    }
+                    _ => None,
+                };
+                apply_judgment(&mut result, claim, &judgment, quorum.as_ref());
+                if self.llm.is_some() && quorum.is_none() {
+                    result
+                        .reason
+                        .push_str("; not sent to the llm panel: refuted already");
+                }
                 judged(article_id, &claim.id, result.verdict, started.elapsed());
             }
             outcome => {
@@ -94,17 +106,23 @@ impl Verifier {
         result.judged_at = Utc::now();
         result
     }
+}
 
-    async fn ask_quorum(
-        &self,
-        llm: &LlmJudge,
-        claim: &Claim,
-        source_url: &str,
-        judgment: &Judgment,
-    ) -> Verdict {
-        let passages: Vec<String> = judgment.evidence.iter().map(|e| e.quote.clone()).collect();
-        llm.judge(&claim.text, source_url, &passages).await.verdict
-    }
+/// The LLM quorum on the best few passages of the source, the judge's own passage first.
+async fn ask_quorum(
+    llm: &LlmJudge,
+    claim: &Claim,
+    source_url: &str,
+    source_text: &str,
+    judgment: &Judgment,
+) -> QuorumOutcome {
+    let lead = judgment.evidence.as_ref().map(|e| Lead {
+        text: &e.quote,
+        start: e.start,
+        end: e.end,
+    });
+    llm.judge_source(&claim.text, source_url, source_text, lead)
+        .await
 }
 
 /// A claim was judged against its fetched source (the lexical judge and the LLM quorum, when
@@ -131,9 +149,9 @@ fn apply_judgment(
     result: &mut ClaimResult,
     claim: &Claim,
     judgment: &Judgment,
-    quorum: Option<Verdict>,
+    quorum: Option<&QuorumOutcome>,
 ) {
-    result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q));
+    result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q.verdict));
     result.support = judgment.support.clamp(0.0, 1.0);
     result.source_credibility = judgment.credibility.score.clamp(0.0, 1.0);
     result.correction = judgment.correction.clone();
@@ -145,17 +163,15 @@ fn apply_judgment(
         }),
         sentence: None,
     });
-    result.reason = match quorum {
-        Some(q) => format!(
-            "judged {:?} (support {:.2}); LLM quorum {:?}",
-            judgment.verdict, judgment.support, q
-        ),
-        None => format!(
-            "judged {:?} (support {:.2})",
-            judgment.verdict, judgment.support
-        ),
-    }
+    result.reason = format!(
+        "judged {:?} (support {:.2})",
+        judgment.verdict, judgment.support
+    )
     .to_lowercase();
+    // Every vote, with the reason of each abstention, and any cut of the evidence.
+    if let Some(q) = quorum {
+        result.reason = format!("{}; {}", result.reason, q.summary());
+    }
     // Fail closed: a claim that is not supported always carries an issue of at least medium, so
     // the policy blocks on it. The quorum may have doubted what the lexical judge accepted, even
     // one it accepted with a low-severity figure discrepancy.
@@ -166,7 +182,15 @@ fn apply_judgment(
         judgment.severity.max(Some(Severity::Medium))
     };
     if let Some(severity) = severity {
-        result.issue = Some(judgment_issue(claim, result, judgment, severity));
+        let mut issue = judgment_issue(claim, result, judgment, severity);
+        if let Some(q) = quorum
+            && judgment.verdict == Verdict::Supported
+            && result.verdict != Verdict::Supported
+        {
+            // The lexical check alone would have passed the claim: say who doubted it.
+            issue.problem = format!("The LLM panel did not confirm the claim ({})", q.tally());
+        }
+        result.issue = Some(issue);
     }
 }
 
@@ -176,13 +200,50 @@ fn judgment_issue(
     judgment: &Judgment,
     severity: Severity,
 ) -> Issue {
+    let correction = judgment.correction.as_deref();
     let (issue_type, problem, recommendation) = match judgment.issue {
         Some(IssueKind::ContradictedFigure) | Some(IssueKind::FigureDiscrepancy) => (
             IssueType::FigureMismatch,
             "A figure differs from the source".to_owned(),
-            match &judgment.correction {
+            match correction {
                 Some(c) => format!("Correct the figure: {c}"),
                 None => "Correct the figure to match the source".to_owned(),
+            },
+        ),
+        Some(IssueKind::Contradicted) => (
+            IssueType::VerifiedFalse,
+            "The claim contradicts its source".to_owned(),
+            match correction {
+                Some(c) => format!("Correct the claim to match the source: {c}"),
+                None => "Correct the claim to match the source".to_owned(),
+            },
+        ),
+        Some(IssueKind::Misattributed) => (
+            IssueType::Misattributed,
+            "The source does not attribute this to whom the claim does".to_owned(),
+            match correction {
+                Some(c) => format!("Attribute the statement as the source does: {c}"),
+                None => "Attribute the statement as the source does".to_owned(),
+            },
+        ),
+        Some(IssueKind::UnsupportedDetail) => (
+            IssueType::UnsupportedDetail,
+            "The claim adds a detail its source does not state".to_owned(),
+            match correction {
+                Some(c) => format!("Remove the detail or cite a source that states it; {c}"),
+                None => "Remove the detail or cite a source that states it".to_owned(),
+            },
+        ),
+        Some(IssueKind::RatedByFactCheck) => (
+            if judgment.verdict == Verdict::Refuted {
+                IssueType::VerifiedFalse
+            } else {
+                IssueType::Unverifiable
+            },
+            "The cited fact-check does not rate the claim true".to_owned(),
+            match correction {
+                Some(c) => format!("Remove or correct the claim: {c}"),
+                None => "Remove or correct the claim".to_owned(),
             },
         ),
         Some(IssueKind::QuoteNotFound) => (
@@ -218,6 +279,7 @@ fn judgment_issue(
         recommendation,
         claim_id: Some(claim.id.clone()),
         source_url: Some(result.source_url.clone()),
+        element: judgment.element,
     }
 }
 
@@ -257,6 +319,7 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
         recommendation: recommendation.to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
+        element: None,
     }
 }
 
@@ -332,6 +395,7 @@ mod tests {
                 paragraph: 0,
                 sentence: 0,
                 span: None,
+                block: None,
             },
             citations: Vec::new(),
             citation_rule: CitationRule::SameSentence,
@@ -355,6 +419,24 @@ mod tests {
                 score: 0.5,
             },
             reasons: Vec::new(),
+            element: None,
+            passages: Vec::new(),
+        }
+    }
+
+    fn quorum(verdict: Verdict) -> QuorumOutcome {
+        QuorumOutcome {
+            verdict,
+            votes: Vec::new(),
+            evidence: crate::verify::llm::EvidenceFit {
+                budget_tokens: 100,
+                passages_given: 1,
+                tokens_given: 10,
+                passages_sent: 1,
+                tokens_sent: 10,
+                cut_passage: None,
+            },
+            elapsed_ms: 0,
         }
     }
 
@@ -401,7 +483,13 @@ mod tests {
             ),
         ] {
             let mut r = result();
-            apply_judgment(&mut r, &claim(), &judgment(verdict, severity), quorum);
+            let quorum = quorum.map(super::tests::quorum);
+            apply_judgment(
+                &mut r,
+                &claim(),
+                &judgment(verdict, severity),
+                quorum.as_ref(),
+            );
             assert_ne!(r.verdict, Verdict::Supported);
             let issue = r.issue.expect("an issue the policy can see");
             assert!(
@@ -419,7 +507,7 @@ mod tests {
             &mut r,
             &claim(),
             &judgment(Verdict::Supported, None),
-            Some(Verdict::Supported),
+            Some(&quorum(Verdict::Supported)),
         );
         assert_eq!(r.verdict, Verdict::Supported);
         assert!(r.issue.is_none());
@@ -432,7 +520,7 @@ mod tests {
             &mut r,
             &claim(),
             &judgment(Verdict::Supported, Some(Severity::Low)),
-            Some(Verdict::Supported),
+            Some(&quorum(Verdict::Supported)),
         );
         assert_eq!(r.verdict, Verdict::Supported);
         assert_eq!(r.issue.map(|i| i.severity), Some(Severity::Low));

@@ -9,3 +9,4 @@ pub mod llm;
 pub mod origin;
 pub mod pipeline;
 pub mod schema;
+pub mod tansu;

@@ -34,6 +34,11 @@ impl Entry {
                 page.text.len()
                     + page.final_url.len()
                     + page.title.as_ref().map_or(0, String::len)
+                    + page
+                        .claim_reviews
+                        .iter()
+                        .map(|r| r.claim_reviewed.len() + SMALL_ENTRY_BYTES)
+                        .sum::<usize>()
                     + SMALL_ENTRY_BYTES
             }
             _ => SMALL_ENTRY_BYTES,
@@ -126,6 +131,7 @@ mod tests {
             content_type: "text/html".to_owned(),
             text: text.to_owned(),
             title: None,
+            claim_reviews: Vec::new(),
         })
     }
 

@@ -147,7 +147,7 @@ fn to_outcome(
     cancel: &AtomicBool,
 ) -> FetchOutcome {
     let decoded = content::decode(bytes, charset.as_deref(), kind);
-    let (title, text, html) = match kind {
+    let (title, text, html, claim_reviews) = match kind {
         TextKind::Html => {
             // A tree costs time that grows with its depth: a page nested too deep is not built
             // (a linear scan says so first) and leaves its source unjudged.
@@ -164,9 +164,14 @@ fn to_outcome(
                 return FetchOutcome::Timeout;
             };
             let page = content::document_to_text(&document);
-            (page.title, page.text, Some(decoded.as_str()))
+            (
+                page.title,
+                page.text,
+                Some(decoded.as_str()),
+                page.claim_reviews,
+            )
         }
-        TextKind::Plain => (None, decoded.clone(), None),
+        TextKind::Plain => (None, decoded.clone(), None, Vec::new()),
     };
     if let Some(marker) = content::paywall_marker(html, &text) {
         return FetchOutcome::Paywalled { marker };
@@ -186,5 +191,6 @@ fn to_outcome(
         content_type,
         text,
         title,
+        claim_reviews,
     })
 }

@@ -1,11 +1,15 @@
-//! Turning a response body into text: charset decoding, HTML to visible text, paywall markers.
+//! Turning a response body into text: charset decoding, HTML to visible text, paywall markers,
+//! and the schema.org `ClaimReview` markup a fact-check page carries.
 
 use std::sync::LazyLock;
 
 use ego_tree::iter::Edge;
 use encoding_rs::{Encoding, UTF_8};
 use regex::Regex;
-use scraper::{Html, Node, Selector};
+use scraper::{ElementRef, Html, Node, Selector};
+use serde_json::Value;
+
+use crate::verify::judge::review::ClaimReview;
 
 /// The kind of body the fetcher can read, from the media type of Content-Type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +78,8 @@ pub struct HtmlText {
     pub title: Option<String>,
     /// The visible text, one paragraph per block, blocks separated by blank lines.
     pub text: String,
+    /// The schema.org `ClaimReview`s the page carries (JSON-LD or microdata).
+    pub claim_reviews: Vec<ClaimReview>,
 }
 
 /// Elements whose content a reader does not see, or that is not the page's own content.
@@ -137,19 +143,36 @@ pub fn document_to_text(document: &Html) -> HtmlText {
     // Depth of dropped elements we are inside; iterative so a deeply nested page cannot overflow
     // the stack.
     let mut skipping = 0usize;
+    // Inside `<pre>`, line breaks are the text's; elsewhere a line break in the markup is a space,
+    // as a browser shows it, and only `<br>` and blocks break lines.
+    let mut preformatted = 0usize;
     for edge in document.tree.root().traverse() {
         match edge {
             Edge::Open(node) => match node.value() {
                 Node::Element(el) if skipping > 0 || is_dropped(el) => skipping += 1,
                 _ if skipping > 0 => {}
                 Node::Element(el) if el.name() == "br" => out.push('\n'),
-                Node::Element(el) if BLOCKS.contains(&el.name()) => out.push_str("\n\n"),
-                Node::Text(text) => out.push_str(text),
+                Node::Element(el) if BLOCKS.contains(&el.name()) => {
+                    if el.name() == "pre" {
+                        preformatted += 1;
+                    }
+                    out.push_str("\n\n");
+                }
+                Node::Text(text) if preformatted > 0 => out.push_str(text),
+                Node::Text(text) => out.extend(
+                    text.chars()
+                        .map(|c| if c.is_whitespace() { ' ' } else { c }),
+                ),
                 _ => {}
             },
             Edge::Close(node) => match node.value() {
                 Node::Element(_) if skipping > 0 => skipping -= 1,
-                Node::Element(el) if BLOCKS.contains(&el.name()) => out.push_str("\n\n"),
+                Node::Element(el) if BLOCKS.contains(&el.name()) => {
+                    if el.name() == "pre" {
+                        preformatted = preformatted.saturating_sub(1);
+                    }
+                    out.push_str("\n\n");
+                }
                 _ => {}
             },
         }
@@ -157,7 +180,181 @@ pub fn document_to_text(document: &Html) -> HtmlText {
     HtmlText {
         title,
         text: tidy(&out),
+        claim_reviews: claim_reviews(document),
     }
+}
+
+/// The most reviews read from one page; a fact-check page carries one or a few.
+const MAX_REVIEWS: usize = 16;
+/// How deep a JSON-LD document is searched for reviews.
+const MAX_JSON_DEPTH: usize = 12;
+
+/// The `ClaimReview`s of a parsed page: from every `<script type="application/ld+json">` block
+/// (an object, an array, an `@graph`, or a review nested in another item), then from microdata
+/// (`itemscope itemtype=".../ClaimReview"`). Blocks that are not valid JSON are skipped.
+pub fn claim_reviews(document: &Html) -> Vec<ClaimReview> {
+    let mut out = Vec::new();
+    if let Ok(scripts) = Selector::parse("script[type]") {
+        for script in document.select(&scripts) {
+            let kind = script
+                .attr("type")
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            if kind != "application/ld+json" {
+                continue;
+            }
+            let raw: String = script.text().collect();
+            // Some publishers wrap the block in an HTML comment.
+            let json = raw
+                .trim()
+                .trim_start_matches("<!--")
+                .trim_end_matches("-->")
+                .trim();
+            if let Ok(value) = serde_json::from_str::<Value>(json) {
+                json_reviews(&value, 0, &mut out);
+            }
+        }
+    }
+    if let Ok(scopes) = Selector::parse("[itemscope][itemtype]") {
+        for scope in document.select(&scopes) {
+            if out.len() >= MAX_REVIEWS {
+                break;
+            }
+            if is_schema_type(scope.attr("itemtype").unwrap_or(""), "ClaimReview") {
+                out.extend(microdata_review(scope));
+            }
+        }
+    }
+    out.truncate(MAX_REVIEWS);
+    out
+}
+
+/// Whether a schema.org type name or URL ("ClaimReview", "schema:ClaimReview",
+/// "https://schema.org/ClaimReview") names `wanted`.
+fn is_schema_type(written: &str, wanted: &str) -> bool {
+    written.split_whitespace().any(|t| {
+        let t = t.trim_end_matches('/');
+        let name = t.rsplit(['/', ':', '#']).next().unwrap_or(t);
+        name.eq_ignore_ascii_case(wanted)
+    })
+}
+
+fn json_type_is(object: &serde_json::Map<String, Value>, wanted: &str) -> bool {
+    match object.get("@type") {
+        Some(Value::String(t)) => is_schema_type(t, wanted),
+        Some(Value::Array(types)) => types
+            .iter()
+            .any(|t| t.as_str().is_some_and(|t| is_schema_type(t, wanted))),
+        _ => false,
+    }
+}
+
+fn json_reviews(value: &Value, depth: usize, out: &mut Vec<ClaimReview>) {
+    if depth > MAX_JSON_DEPTH || out.len() >= MAX_REVIEWS {
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            for item in items {
+                json_reviews(item, depth + 1, out);
+            }
+        }
+        Value::Object(object) => {
+            if json_type_is(object, "ClaimReview")
+                && let Some(review) = json_review(object)
+            {
+                out.push(review);
+            }
+            for (key, child) in object {
+                if key != "reviewRating" {
+                    json_reviews(child, depth + 1, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A JSON value as text: a string as is, a number written out.
+fn json_text(value: Option<&Value>) -> Option<String> {
+    match value? {
+        Value::String(s) => Some(s.trim().to_owned()).filter(|s| !s.is_empty()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn json_review(object: &serde_json::Map<String, Value>) -> Option<ClaimReview> {
+    // `claimReviewed` is the claim; older markup names it in `itemReviewed`.
+    let claim = json_text(object.get("claimReviewed")).or_else(|| {
+        let item = object.get("itemReviewed")?.as_object()?;
+        json_text(item.get("text")).or_else(|| json_text(item.get("name")))
+    })?;
+    let rating = object.get("reviewRating").and_then(|r| match r {
+        Value::Array(items) => items.first().and_then(Value::as_object),
+        other => other.as_object(),
+    });
+    let field = |name: &str| rating.and_then(|r| json_text(r.get(name)));
+    Some(ClaimReview {
+        claim_reviewed: claim,
+        rating_name: field("alternateName").or_else(|| field("name")),
+        rating_value: field("ratingValue"),
+        best_rating: field("bestRating"),
+        worst_rating: field("worstRating"),
+    })
+}
+
+/// The nearest element above `element` that opens an item scope.
+fn owning_scope(element: ElementRef<'_>) -> Option<ego_tree::NodeId> {
+    element
+        .ancestors()
+        .find(|n| {
+            n.value()
+                .as_element()
+                .is_some_and(|e| e.attr("itemscope").is_some())
+        })
+        .map(|n| n.id())
+}
+
+/// The value of property `name` of the item `scope`: the `content` attribute, else the text.
+fn microdata_prop(scope: ElementRef<'_>, name: &str) -> Option<String> {
+    microdata_element(scope, name).and_then(|el| {
+        el.attr("content")
+            .map(str::to_owned)
+            .or_else(|| Some(collapse_spaces(&el.text().collect::<String>())))
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    })
+}
+
+/// The element carrying property `name` of the item `scope` (not of an item nested in it).
+fn microdata_element<'a>(scope: ElementRef<'a>, name: &str) -> Option<ElementRef<'a>> {
+    scope
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .filter(|el| el.id() != scope.id())
+        .find(|el| {
+            el.attr("itemprop")
+                .is_some_and(|p| p.split_whitespace().any(|p| p == name))
+                && owning_scope(*el) == Some(scope.id())
+        })
+}
+
+fn microdata_review(scope: ElementRef<'_>) -> Option<ClaimReview> {
+    let claim = microdata_prop(scope, "claimReviewed").or_else(|| {
+        let item = microdata_element(scope, "itemReviewed")?;
+        microdata_prop(item, "text").or_else(|| microdata_prop(item, "name"))
+    })?;
+    let rating = microdata_element(scope, "reviewRating");
+    let field = |name: &str| rating.and_then(|r| microdata_prop(r, name));
+    Some(ClaimReview {
+        claim_reviewed: claim,
+        rating_name: field("alternateName").or_else(|| field("name")),
+        rating_value: field("ratingValue"),
+        best_rating: field("bestRating"),
+        worst_rating: field("worstRating"),
+    })
 }
 
 fn is_dropped(el: &scraper::node::Element) -> bool {
@@ -238,6 +435,45 @@ mod tests {
         assert_eq!(
             page.text,
             "Prices\n\nThe plan costs $9/month.\n\nIt launched in 2021.\nLine two\n\none\n\ntwo"
+        );
+    }
+
+    #[test]
+    fn claim_reviews_are_read_from_json_ld_and_microdata() {
+        let html = r#"<html><head>
+            <script type="application/ld+json">{"@context":"https://schema.org","@graph":[
+              {"@type":"WebPage"},
+              {"@type":["ClaimReview"],"claimReviewed":"Cameras raised £3m",
+               "reviewRating":{"@type":"Rating","ratingValue":1,"bestRating":"5","alternateName":"False"}}]}
+            </script>
+            <script type="application/ld+json">{ not json</script>
+            <script type="text/javascript">{"@type":"ClaimReview","claimReviewed":"ignored"}</script>
+            </head><body>
+            <div itemscope itemtype="http://schema.org/ClaimReview">
+              <span itemprop="claimReviewed">The library visits every village</span>
+              <div itemprop="author" itemscope itemtype="https://schema.org/Organization">
+                <span itemprop="name">Desk</span></div>
+              <div itemprop="reviewRating" itemscope itemtype="https://schema.org/Rating">
+                <meta itemprop="ratingValue" content="2"><meta itemprop="bestRating" content="6">
+                <span itemprop="alternateName">Mostly false</span></div>
+            </div></body></html>"#;
+        let reviews = html_to_text(html).claim_reviews;
+        assert_eq!(reviews.len(), 2, "{reviews:?}");
+        assert_eq!(reviews[0].claim_reviewed, "Cameras raised £3m");
+        assert_eq!(reviews[0].rating_name.as_deref(), Some("False"));
+        assert_eq!(reviews[0].rating_value.as_deref(), Some("1"));
+        assert_eq!(reviews[0].best_rating.as_deref(), Some("5"));
+        assert_eq!(
+            reviews[1].claim_reviewed,
+            "The library visits every village"
+        );
+        assert_eq!(reviews[1].rating_name.as_deref(), Some("Mostly false"));
+        assert_eq!(reviews[1].rating_value.as_deref(), Some("2"));
+        assert_eq!(reviews[1].best_rating.as_deref(), Some("6"));
+        assert!(
+            html_to_text("<p>No markup here.</p>")
+                .claim_reviews
+                .is_empty()
         );
     }
 

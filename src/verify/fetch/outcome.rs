@@ -17,6 +17,8 @@ pub struct Page {
     pub text: String,
     /// The HTML `<title>`, when there is one.
     pub title: Option<String>,
+    /// The schema.org `ClaimReview`s an HTML page carries: a fact-check's ratings.
+    pub claim_reviews: Vec<crate::verify::judge::review::ClaimReview>,
 }
 
 /// How a fetch ended.

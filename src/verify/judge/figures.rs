@@ -19,8 +19,9 @@ pub enum FigureMatch {
     Absent { claim: Figure },
 }
 
-/// Whether two figures measure the same kind of thing.
-fn comparable(claim: &Figure, source: &Figure) -> bool {
+/// Whether two figures measure the same kind of thing: the same unit, currency (when both say)
+/// and period.
+pub fn comparable(claim: &Figure, source: &Figure) -> bool {
     claim.unit == source.unit
         && (claim.unit != Unit::Currency
             || claim.currency.is_none()
@@ -59,6 +60,18 @@ pub fn compare_figures(claim: &[Figure], source: &[Figure]) -> Vec<FigureMatch> 
             }
         })
         .collect()
+}
+
+/// The stem of the noun a count counts in `text`: the first word after the figure (or after one
+/// word more, "three new schools") that names counted things.
+pub fn counted_noun(text: &str, figure_text: &str) -> Option<String> {
+    let at = text.find(figure_text)? + figure_text.len();
+    text[at..]
+        .split(|c: char| !c.is_alphabetic() && c != '-')
+        .filter(|w| !w.is_empty())
+        .take(2)
+        .find(|w| crate::extract::lexicon::counted_noun(w))
+        .map(|w| super::retrieve::stem(&w.to_lowercase()))
 }
 
 /// The compared figure furthest from its source, if any was compared.

@@ -29,13 +29,21 @@ const STOP_WORDS: &[&str] = &[
     "would", "could", "also", "as",
 ];
 
+static STOP_WORD_SET: std::sync::LazyLock<HashSet<&'static str>> =
+    std::sync::LazyLock::new(|| STOP_WORDS.iter().copied().collect());
+
 /// Whether `word` (lowercase) carries no content.
 pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.contains(&word)
+    word.len() <= 7 && STOP_WORD_SET.contains(word)
 }
 
-/// Reduces a lowercase word to the stem both sides are compared on.
+/// Reduces a lowercase word to the stem both sides are compared on. A month's name and its
+/// abbreviation reduce to the same stem ("November", "Nov" → "nov"), as sources write dates
+/// either way.
 pub fn stem(word: &str) -> String {
+    if let Some(month) = month_stem(word) {
+        return month.to_owned();
+    }
     let mut w = word;
     for suffix in ["ing", "ed", "es", "s"] {
         if w.len() > suffix.len() + 3 && w.ends_with(suffix) {
@@ -46,6 +54,25 @@ pub fn stem(word: &str) -> String {
     w.chars().take(STEM_PREFIX).collect()
 }
 
+/// The three-letter stem of a month's name or abbreviation, lowercase.
+fn month_stem(word: &str) -> Option<&'static str> {
+    let stem = match word {
+        "january" | "jan" => "jan",
+        "february" | "feb" => "feb",
+        "march" | "mar" => "mar",
+        "april" | "apr" => "apr",
+        "june" | "jun" => "jun",
+        "july" | "jul" => "jul",
+        "august" | "aug" => "aug",
+        "september" | "sept" | "sep" => "sep",
+        "october" | "oct" => "oct",
+        "november" | "nov" => "nov",
+        "december" | "dec" => "dec",
+        _ => return None,
+    };
+    Some(stem)
+}
+
 /// Whether a token is a number.
 pub fn is_number(token: &str) -> bool {
     token.starts_with(|c: char| c.is_ascii_digit())
@@ -53,7 +80,9 @@ pub fn is_number(token: &str) -> bool {
 
 /// Content tokens of `text`, in order: stemmed words and whole numbers.
 pub fn tokenize(text: &str) -> Vec<String> {
-    terms(text).into_iter().map(|t| t.token).collect()
+    let mut out = Vec::new();
+    scan(text, |_, token| out.push(token));
+    out
 }
 
 /// A content word of a text and the token it is compared by.
@@ -66,22 +95,33 @@ pub struct Term {
 
 /// Content terms of `text`, in order.
 pub fn terms(text: &str) -> Vec<Term> {
+    let mut out = Vec::new();
+    scan(text, |word, token| {
+        out.push(Term {
+            word: word.to_owned(),
+            token,
+        })
+    });
+    out
+}
+
+/// Calls `found(word, token)` for each content term of `text`, in order: each word of letters
+/// (lower-cased) that is not a stop word, with its stem; each number, without its thousands
+/// separators, as both.
+fn scan(text: &str, mut found: impl FnMut(&str, String)) {
     let lower = text.to_lowercase();
-    let chars: Vec<char> = lower.chars().collect();
-    let mut tokens = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    let bytes = lower.as_bytes();
+    let mut chars = lower.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
         if c.is_ascii_digit() {
             let mut number = String::new();
-            while i < chars.len() {
-                let d = chars[i];
-                let joins_digits = (d == '.' || d == ',')
-                    && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit())
-                    && !number.is_empty();
+            number.push(c);
+            let mut end = start + 1;
+            while let Some(&(at, d)) = chars.peek() {
+                let next_is_digit = bytes.get(at + 1).is_some_and(u8::is_ascii_digit);
                 if d.is_ascii_digit() {
                     number.push(d);
-                } else if joins_digits {
+                } else if (d == '.' || d == ',') && next_is_digit {
                     // A comma groups thousands; a dot is a decimal point.
                     if d == '.' {
                         number.push('.');
@@ -89,37 +129,33 @@ pub fn terms(text: &str) -> Vec<Term> {
                 } else {
                     break;
                 }
-                i += 1;
+                end = at + d.len_utf8();
+                chars.next();
             }
             // An ordinal's suffix ("9th", "2nd") belongs to the number.
-            let rest: String = chars[i..].iter().take(3).collect();
-            for suffix in ["st", "nd", "rd", "th"] {
-                if rest.starts_with(suffix) && !rest[2..].starts_with(char::is_alphabetic) {
-                    i += 2;
+            let rest = &lower[end..];
+            if ["st", "nd", "rd", "th"].iter().any(|s| rest.starts_with(s))
+                && !rest[2..].starts_with(char::is_alphabetic)
+            {
+                chars.next();
+                chars.next();
+            }
+            found(&number.clone(), number);
+        } else if c.is_alphabetic() {
+            let mut end = start + c.len_utf8();
+            while let Some(&(at, d)) = chars.peek() {
+                if !d.is_alphabetic() {
                     break;
                 }
+                end = at + d.len_utf8();
+                chars.next();
             }
-            tokens.push(Term {
-                word: number.clone(),
-                token: number,
-            });
-        } else if c.is_alphabetic() {
-            let start = i;
-            while i < chars.len() && chars[i].is_alphabetic() {
-                i += 1;
+            let word = &lower[start..end];
+            if end - start > c.len_utf8() && !is_stop_word(word) {
+                found(word, stem(word));
             }
-            let word: String = chars[start..i].iter().collect();
-            if word.chars().count() > 1 && !is_stop_word(&word) {
-                tokens.push(Term {
-                    token: stem(&word),
-                    word,
-                });
-            }
-        } else {
-            i += 1;
         }
     }
-    tokens
 }
 
 /// One sentence of the source with its place in it.

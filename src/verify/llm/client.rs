@@ -1,8 +1,9 @@
 //! A client for any OpenAI-compatible chat-completions endpoint.
 //!
-//! It sends one system and one user message with temperature 0 and asks for a JSON object
-//! (`response_format`); a server that ignores that field is fine, since the reply is validated
-//! anyway. A server that rejects it answers with an HTTP error and the vote abstains: there is no
+//! It sends one system and one user message with temperature 0, a reply length cap
+//! (`max_tokens`) and asks for a JSON object (`response_format`); a server that ignores that
+//! field is fine, since the reply is validated anyway. A reply that reaches the cap is cut off,
+//! so it abstains. A server that rejects it answers with an HTTP error and the vote abstains: there is no
 //! quiet retry with other settings (finding F5 of reference/fact-verification-current-state.md).
 
 use std::time::Duration;
@@ -73,6 +74,7 @@ pub struct ChatClient {
     url: String,
     model: String,
     api_key: Option<ApiKey>,
+    max_tokens: usize,
 }
 
 impl ChatClient {
@@ -85,6 +87,7 @@ impl ChatClient {
         model: &str,
         api_key: Option<ApiKey>,
         timeout: Duration,
+        max_tokens: usize,
     ) -> Result<Self, reqwest::Error> {
         let http = reqwest::Client::builder()
             .timeout(timeout)
@@ -98,6 +101,7 @@ impl ChatClient {
             url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
             model: model.to_string(),
             api_key,
+            max_tokens,
         })
     }
 
@@ -114,6 +118,7 @@ impl ChatClient {
                 {"role": "user", "content": user},
             ],
             "temperature": 0,
+            "max_tokens": self.max_tokens,
             "response_format": {"type": "json_object"},
         });
         let mut request = self.http.post(&self.url).json(&body);

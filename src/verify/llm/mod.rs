@@ -1,27 +1,41 @@
 //! The optional LLM judge: three adversarial voters on an OpenAI-compatible endpoint, and a
 //! fail-closed quorum over their votes.
 //!
-//! The caller retrieves the best evidence passages for a claim from its source and hands them in;
-//! each voter ([`VoterRole`]) gets the claim, the source URL and those passages, with its own
-//! system prompt ([`prompts`]), and must answer one strict JSON object ([`quorum`] parses it). A
-//! voter whose request fails or whose answer is invalid abstains, with the reason recorded; the
-//! quorum ([`quorum::decide`]) then gives supported, refuted or inconclusive. The judge itself
-//! never fails: every fault becomes an abstention, and abstentions can only lead away from
-//! supported.
+//! The best few passages of the claim's source ([`passages`]) are cut to what the model's
+//! context window leaves for them ([`budget`]); each voter ([`VoterRole`]) gets the claim, the
+//! source URL and those passages, with its own system prompt ([`prompts`]), and must answer one
+//! strict JSON object ([`quorum`] parses it). A voter whose request fails or whose answer is
+//! invalid abstains, with the reason recorded; the quorum ([`quorum::decide`]) then gives
+//! supported, refuted or inconclusive. The judge itself never fails: every fault becomes an
+//! abstention, and abstentions can only lead away from supported.
+//!
+//! Requests in flight to the endpoint are bounded per process (`llm.max_concurrent_requests`):
+//! a local server answers one or a few at a time, and a hosted one rate-limits. Each request is
+//! bounded in time (`llm.timeout_ms`, from when it is sent) and in reply length
+//! (`llm.max_reply_tokens`), so a slow, stalled or stopped server gives abstentions, never a
+//! wait without end.
 //!
 //! - [`client`]: the chat-completions HTTP client.
+//! - [`passages`]: which passages of the source the voters see.
+//! - [`budget`]: the token estimate and the evidence cut to fit the context window.
 //! - [`prompts`]: the voters' system prompts and the user message.
 //! - [`quorum`]: reply parsing, votes and the quorum rule.
 
+pub mod budget;
 pub mod client;
+pub mod passages;
 pub mod prompts;
 pub mod quorum;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::join_all;
+use tokio::sync::Semaphore;
 
+pub use budget::EvidenceFit;
 pub use client::{ChatClient, CompletionError};
+pub use passages::Lead;
 pub use prompts::VoterRole;
 pub use quorum::{QuorumOutcome, Vote, VoteOutcome, VoterVerdict};
 
@@ -29,8 +43,17 @@ pub use quorum::{QuorumOutcome, Vote, VoteOutcome, VoterVerdict};
 pub const DEFAULT_VOTERS: usize = 3;
 /// Time allowed for one voter's request, connection to last byte.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Evidence characters sent to each voter, across all passages.
-pub const DEFAULT_MAX_EVIDENCE_CHARS: usize = 6000;
+/// Requests in flight to the endpoint at once, per process: one claim's three voters and a
+/// little more. A llama.cpp server answers as many at once as it has slots (`--parallel`).
+pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 4;
+/// The context window assumed, in tokens: 4096, the smallest window of the models in common
+/// local use, so the default fits them all.
+pub const DEFAULT_CONTEXT_TOKENS: usize = 4096;
+/// The most tokens one reply may take. A reply is a verdict, a quote and a sentence or two:
+/// about 100 tokens; a quote of a whole passage, a few hundred.
+pub const DEFAULT_MAX_REPLY_TOKENS: usize = 512;
+/// Evidence passages shown to the voters, best first, before the token budget.
+pub const DEFAULT_MAX_PASSAGES: usize = 3;
 
 /// An API key. Debug and Display print `[redacted]`; only [`ApiKey::expose`] gives the value,
 /// and only the client's Authorization header uses it.
@@ -73,8 +96,16 @@ pub struct LlmSettings {
     pub timeout: Duration,
     /// How many of the distinct voters to run: 2 or 3 (3 by default).
     pub voters: usize,
-    /// Evidence budget per voter, in characters, best passages first.
-    pub max_evidence_chars: usize,
+    /// Requests in flight to the endpoint at once, across every claim this judge (and its
+    /// clones) checks. A request waiting for a slot is not yet timed by `timeout`.
+    pub max_concurrent_requests: usize,
+    /// The model's context window, in tokens (llama.cpp `--n_ctx`, vLLM `--max-model-len`,
+    /// Ollama `num_ctx`): the prompt and the reply must fit in it.
+    pub context_tokens: usize,
+    /// The most tokens a reply may take, sent as `max_tokens`; a longer reply abstains.
+    pub max_reply_tokens: usize,
+    /// Evidence passages shown to the voters, best first, before the token budget cuts them.
+    pub max_passages: usize,
 }
 
 impl LlmSettings {
@@ -86,9 +117,18 @@ impl LlmSettings {
             api_key: None,
             timeout: DEFAULT_TIMEOUT,
             voters: DEFAULT_VOTERS,
-            max_evidence_chars: DEFAULT_MAX_EVIDENCE_CHARS,
+            max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            context_tokens: DEFAULT_CONTEXT_TOKENS,
+            max_reply_tokens: DEFAULT_MAX_REPLY_TOKENS,
+            max_passages: DEFAULT_MAX_PASSAGES,
         }
     }
+}
+
+/// The smallest context window the voters' prompts fit in with `max_reply_tokens` for the reply
+/// and [`budget::MIN_EVIDENCE_TOKENS`] of evidence, for a short claim and URL.
+pub fn min_context_tokens(max_reply_tokens: usize) -> usize {
+    prompts::fixed_prompt_tokens("", "") + max_reply_tokens + budget::MIN_EVIDENCE_TOKENS
 }
 
 /// Settings the judge cannot run with.
@@ -104,17 +144,29 @@ pub enum LlmError {
     InvalidVoters(usize),
     #[error("llm.timeout must be greater than zero")]
     ZeroTimeout,
-    #[error("llm.max_evidence_chars must be greater than zero")]
-    ZeroEvidence,
+    #[error("llm.max_concurrent_requests must be greater than zero")]
+    ZeroConcurrency,
+    #[error("llm.max_passages must be greater than zero")]
+    ZeroPassages,
+    #[error("llm.max_reply_tokens must be greater than zero")]
+    ZeroReplyTokens,
+    #[error(
+        "llm.context_tokens is {0}: the voters' prompt, {min} tokens of evidence and a reply of \
+         llm.max_reply_tokens need at least {1}",
+        min = budget::MIN_EVIDENCE_TOKENS
+    )]
+    ContextTooSmall(usize, usize),
     #[error("cannot build the HTTP client")]
     Client(#[source] reqwest::Error),
 }
 
-/// The panel of voters on one endpoint.
+/// The panel of voters on one endpoint. Clones share the client and the request slots.
 #[derive(Debug, Clone)]
 pub struct LlmJudge {
     client: ChatClient,
     settings: LlmSettings,
+    /// One permit per request allowed in flight.
+    slots: Arc<Semaphore>,
 }
 
 impl LlmJudge {
@@ -138,42 +190,121 @@ impl LlmJudge {
         if settings.timeout.is_zero() {
             return Err(LlmError::ZeroTimeout);
         }
-        if settings.max_evidence_chars == 0 {
-            return Err(LlmError::ZeroEvidence);
+        if settings.max_concurrent_requests == 0 {
+            return Err(LlmError::ZeroConcurrency);
+        }
+        if settings.max_passages == 0 {
+            return Err(LlmError::ZeroPassages);
+        }
+        if settings.max_reply_tokens == 0 {
+            return Err(LlmError::ZeroReplyTokens);
+        }
+        let min_context = min_context_tokens(settings.max_reply_tokens);
+        if settings.context_tokens < min_context {
+            return Err(LlmError::ContextTooSmall(
+                settings.context_tokens,
+                min_context,
+            ));
         }
         let client = ChatClient::new(
             &settings.base_url,
             &settings.model,
             settings.api_key.clone(),
             settings.timeout,
+            settings.max_reply_tokens,
         )
         .map_err(LlmError::Client)?;
-        Ok(LlmJudge { client, settings })
+        let slots = Arc::new(Semaphore::new(settings.max_concurrent_requests));
+        Ok(LlmJudge {
+            client,
+            settings,
+            slots,
+        })
+    }
+
+    /// Picks the best passages of `source_text` for `claim` ([`passages::best_passages`], with
+    /// the judge's own passage `lead` first) and runs [`LlmJudge::judge`] on them.
+    pub async fn judge_source(
+        &self,
+        claim: &str,
+        source_url: &str,
+        source_text: &str,
+        lead: Option<Lead<'_>>,
+    ) -> QuorumOutcome {
+        let evidence =
+            passages::best_passages(claim, source_text, lead, self.settings.max_passages);
+        self.judge(claim, source_url, &evidence).await
     }
 
     /// Runs the voters concurrently on one claim and applies the quorum.
     ///
-    /// `evidence` holds the best passages from the source, best first; they are cut to
-    /// `max_evidence_chars` and each voter's quote is checked against what was sent.
+    /// `evidence` holds the best passages from the source, best first; they are cut to what the
+    /// context window leaves ([`budget::fit_evidence`]), the cut is recorded in the outcome, and
+    /// each voter's quote is checked against what was sent. The time the whole panel took, waits
+    /// for a request slot included, is observed in `factgate_llm_claim_duration_seconds`.
     pub async fn judge(&self, claim: &str, source_url: &str, evidence: &[String]) -> QuorumOutcome {
-        let (user, sent) = prompts::user_message(
-            claim,
-            source_url,
-            evidence,
-            self.settings.max_evidence_chars,
-        );
+        let started = tokio::time::Instant::now();
+        let budget = self
+            .settings
+            .context_tokens
+            .saturating_sub(self.settings.max_reply_tokens)
+            .saturating_sub(prompts::fixed_prompt_tokens(claim, source_url));
+        let (user, sent, fit) = prompts::user_message(claim, source_url, evidence, budget);
         let roles = &VoterRole::ALL[..self.settings.voters];
-        let votes = join_all(roles.iter().map(|&role| self.vote(role, &user, &sent))).await;
+        let votes = if budget < budget::MIN_EVIDENCE_TOKENS {
+            // The claim itself fills the window: asking about a fragment of evidence, or none,
+            // would be asking the wrong question.
+            let reason = format!(
+                "the prompt for this claim leaves {budget} tokens for evidence in \
+                 llm.context_tokens ({}), under the {} needed",
+                self.settings.context_tokens,
+                budget::MIN_EVIDENCE_TOKENS
+            );
+            roles
+                .iter()
+                .map(|&voter| {
+                    record(
+                        voter,
+                        VoteOutcome::Abstained {
+                            reason: reason.clone(),
+                        },
+                    )
+                })
+                .collect()
+        } else {
+            if fit.is_cut() {
+                tracing::info!(
+                    passages_given = fit.passages_given,
+                    passages_sent = fit.passages_sent,
+                    cut_passage = fit.cut_passage.map(|i| i + 1),
+                    tokens_given = fit.tokens_given,
+                    tokens_sent = fit.tokens_sent,
+                    "llm evidence cut to fit llm.context_tokens"
+                );
+            }
+            join_all(roles.iter().map(|&role| self.vote(role, &user, &sent))).await
+        };
+        let elapsed = started.elapsed();
+        crate::metrics::metrics()
+            .llm_claim_duration
+            .observe(elapsed.as_secs_f64());
         QuorumOutcome {
             verdict: quorum::decide(&votes),
             votes,
+            evidence: fit,
+            elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
         }
     }
 
     async fn vote(&self, voter: VoterRole, user: &str, evidence: &[String]) -> Vote {
-        let result = match self.client.complete(&voter.system_prompt(), user).await {
-            Ok(content) => quorum::parse_reply(&content, evidence).map_err(|e| error_chain(&e)),
-            Err(e) => Err(error_chain(&e)),
+        let result = match self.slots.acquire().await {
+            // The permit is held until the reply is read.
+            Ok(_permit) => match self.client.complete(&voter.system_prompt(), user).await {
+                Ok(content) => quorum::parse_reply(&content, evidence).map_err(|e| error_chain(&e)),
+                Err(e) => Err(error_chain(&e)),
+            },
+            // The semaphore is never closed; were it, the vote would abstain, not wait.
+            Err(_) => Err("no request slot".to_owned()),
         };
         let outcome = match result {
             Ok(reply) => VoteOutcome::Voted {
@@ -182,21 +313,11 @@ impl LlmJudge {
                 // Free text from the endpoint: redacted like an abstention's reason.
                 reason: self.redact(reply.reason),
             },
-            Err(reason) => {
-                let reason = self.redact(reason);
-                tracing::warn!(voter = %voter, reason = %reason, "llm voter abstained");
-                VoteOutcome::Abstained { reason }
-            }
+            Err(reason) => VoteOutcome::Abstained {
+                reason: self.redact(reason),
+            },
         };
-        let vote = crate::metrics::vote(&outcome);
-        crate::metrics::metrics()
-            .llm_votes
-            .with_label_values(&[voter.as_str(), vote])
-            .inc();
-        if let VoteOutcome::Voted { .. } = outcome {
-            tracing::debug!(voter = %voter, vote, "llm voter voted");
-        }
-        Vote { voter, outcome }
+        record(voter, outcome)
     }
 
     /// Removes the key from a reason. The errors are built not to contain it; this also covers a
@@ -207,6 +328,22 @@ impl LlmJudge {
             _ => reason,
         }
     }
+}
+
+/// Logs and counts one voter's vote or abstention: the one place a vote is recorded.
+fn record(voter: VoterRole, outcome: VoteOutcome) -> Vote {
+    let vote = crate::metrics::vote(&outcome);
+    crate::metrics::metrics()
+        .llm_votes
+        .with_label_values(&[voter.as_str(), vote])
+        .inc();
+    match &outcome {
+        VoteOutcome::Abstained { reason } => {
+            tracing::warn!(voter = %voter, reason = %reason, "llm voter abstained");
+        }
+        VoteOutcome::Voted { .. } => tracing::debug!(voter = %voter, vote, "llm voter voted"),
+    }
+    Vote { voter, outcome }
 }
 
 /// An error and its causes on one line, "outer: inner: innermost".
@@ -283,10 +420,38 @@ mod tests {
             ),
             (
                 LlmSettings {
-                    max_evidence_chars: 0,
+                    max_concurrent_requests: 0,
                     ..base.clone()
                 },
-                "llm.max_evidence_chars",
+                "llm.max_concurrent_requests",
+            ),
+            (
+                LlmSettings {
+                    max_passages: 0,
+                    ..base.clone()
+                },
+                "llm.max_passages",
+            ),
+            (
+                LlmSettings {
+                    max_reply_tokens: 0,
+                    ..base.clone()
+                },
+                "llm.max_reply_tokens",
+            ),
+            (
+                LlmSettings {
+                    context_tokens: 1024,
+                    ..base.clone()
+                },
+                "llm.context_tokens",
+            ),
+            (
+                LlmSettings {
+                    max_reply_tokens: 4000,
+                    ..base.clone()
+                },
+                "llm.context_tokens",
             ),
         ];
         for (settings, key) in cases {

@@ -23,6 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::budget::EvidenceFit;
 use super::prompts::VoterRole;
 use crate::model::Verdict;
 
@@ -148,11 +149,79 @@ pub enum VoteOutcome {
     Abstained { reason: String },
 }
 
-/// The panel's verdict and every vote behind it.
+/// The panel's verdict, every vote behind it, and what the voters were shown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QuorumOutcome {
     pub verdict: Verdict,
     pub votes: Vec<Vote>,
+    /// The evidence given and sent, and whether it was cut to fit the context window.
+    pub evidence: EvidenceFit,
+    /// How long the panel took on this claim, waits for a request slot included.
+    pub elapsed_ms: u64,
+}
+
+impl QuorumOutcome {
+    /// The verdict, each vote (an abstention with its reason) and any cut of the evidence, on
+    /// one line for a claim's result: "llm quorum inconclusive: verifier supported, skeptic
+    /// abstained (request timed out), numbers_auditor not_enough_info".
+    pub fn summary(&self) -> String {
+        let votes: Vec<String> = self
+            .votes
+            .iter()
+            .map(|v| match &v.outcome {
+                VoteOutcome::Voted { verdict, .. } => {
+                    format!("{} {}", v.voter, verdict_name(*verdict))
+                }
+                VoteOutcome::Abstained { reason } => format!("{} abstained ({reason})", v.voter),
+            })
+            .collect();
+        let verdict = match self.verdict {
+            Verdict::Supported => "supported",
+            Verdict::Refuted => "refuted",
+            Verdict::Inconclusive => "inconclusive",
+        };
+        let mut text = format!("llm quorum {verdict}: {}", votes.join(", "));
+        if let Some(cut) = self.evidence.describe() {
+            text.push_str("; ");
+            text.push_str(&cut);
+        }
+        text
+    }
+
+    /// The verdict and the count of each kind of vote, for an editor: "inconclusive: 1
+    /// supported, 2 abstained".
+    pub fn tally(&self) -> String {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for vote in &self.votes {
+            let name = match &vote.outcome {
+                VoteOutcome::Voted { verdict, .. } => match verdict {
+                    VoterVerdict::Supported => "supported",
+                    VoterVerdict::Refuted => "refuted",
+                    VoterVerdict::NotEnoughInfo => "not enough information",
+                },
+                VoteOutcome::Abstained { .. } => "abstained",
+            };
+            match counts.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, count)) => *count += 1,
+                None => counts.push((name, 1)),
+            }
+        }
+        let verdict = match self.verdict {
+            Verdict::Supported => "supported",
+            Verdict::Refuted => "refuted",
+            Verdict::Inconclusive => "inconclusive",
+        };
+        let counts: Vec<String> = counts.iter().map(|(n, c)| format!("{c} {n}")).collect();
+        format!("LLM quorum {verdict}: {}", counts.join(", "))
+    }
+}
+
+fn verdict_name(verdict: VoterVerdict) -> &'static str {
+    match verdict {
+        VoterVerdict::Supported => "supported",
+        VoterVerdict::Refuted => "refuted",
+        VoterVerdict::NotEnoughInfo => "not_enough_info",
+    }
 }
 
 /// Applies the fail-closed quorum rule of the module doc.
@@ -203,6 +272,29 @@ mod tests {
                 },
             })
             .collect()
+    }
+
+    #[test]
+    fn the_summary_names_every_vote_and_the_cut() {
+        let outcome = QuorumOutcome {
+            verdict: Verdict::Inconclusive,
+            votes: votes(&[S, A, N]),
+            evidence: EvidenceFit {
+                budget_tokens: 100,
+                passages_given: 3,
+                tokens_given: 300,
+                passages_sent: 2,
+                tokens_sent: 98,
+                cut_passage: Some(1),
+            },
+            elapsed_ms: 1200,
+        };
+        assert_eq!(
+            outcome.summary(),
+            "llm quorum inconclusive: verifier supported, skeptic abstained (timed out), \
+             numbers_auditor not_enough_info; evidence cut to fit llm.context_tokens: 2 of 3 \
+             passages sent, passage 2 cut short, about 98 of 300 tokens"
+        );
     }
 
     #[test]

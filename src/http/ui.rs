@@ -1,0 +1,289 @@
+//! The editors' pages of the HTTP endpoint: a decision as a web page, and the desk's list of
+//! recent decisions. Rendering is [`crate::render::html`]'s; this module picks what to show from
+//! the [`DecisionBoard`] and sets the headers every page is sent with.
+
+use std::collections::{BTreeSet, HashMap};
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::Utc;
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use serde::Deserialize;
+
+use super::{AppState, DecisionBoard, RevisionQuery, RevisionState};
+use crate::events::{Decision, DecisionReason, Outcome};
+use crate::render::html::{self, DecisionPage, Desk, DeskEntry};
+
+/// Decisions listed at most on the desk page; the filters reach the others.
+pub const DESK_ROWS: usize = 200;
+
+/// Where the desk page is; decision pages link back to it.
+const DESK: &str = "/ui/";
+
+/// Whether the request's `Accept` header prefers an HTML page to JSON: `text/html` (or XHTML)
+/// ranked above `application/json` by quality. No header, `*/*`, or a tie keeps JSON, the API's
+/// answer since before there were pages.
+pub(super) fn prefers_html(headers: &HeaderMap) -> bool {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let (mut html, mut json) = (0.0f32, 0.0f32);
+    for item in accept.split(',') {
+        let mut parts = item.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = parts
+            .filter_map(|p| p.trim().strip_prefix("q=").map(str::trim))
+            .find_map(|q| q.parse::<f32>().ok())
+            .unwrap_or(1.0);
+        match media.as_str() {
+            "text/html" | "application/xhtml+xml" => html = html.max(q),
+            "application/json" => json = json.max(q),
+            _ => {}
+        }
+    }
+    html > 0.0 && html > json
+}
+
+/// An HTML page with the headers every page is sent with: the Content-Security-Policy that
+/// forbids scripts (and framing, which a `<meta>` cannot forbid), no MIME sniffing, no referrer
+/// (a page's links lead to the sources the article cites).
+fn html_response(status: StatusCode, page: String) -> Response {
+    let mut response = (status, page).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    let csp = format!(
+        "{}; frame-ancestors 'none'",
+        html::CONTENT_SECURITY_POLICY.as_str()
+    );
+    if let Ok(value) = HeaderValue::from_str(&csp) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, value);
+    }
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// The path of a decision's page.
+fn page_href(article_id: &str, revision: Option<u64>) -> String {
+    let id = utf8_percent_encode(article_id, NON_ALPHANUMERIC);
+    match revision {
+        Some(r) => format!("/ui/decisions/{id}?revision={r}"),
+        None => format!("/ui/decisions/{id}"),
+    }
+}
+
+/// The page of the decision on `revision` (the newest when `None`) of `article_id`.
+pub(super) fn page(board: &DecisionBoard, article_id: &str, revision: Option<u64>) -> Response {
+    match board.lookup(article_id, revision) {
+        Some((revision, RevisionState::Decided(decision))) => {
+            let labels = board.labels(article_id);
+            let body = board.body(article_id, revision);
+            let previous = board.previous_decision(article_id, revision);
+            let page = html::decision_page(&DecisionPage {
+                decision: &decision,
+                body: body.as_ref().map(|b| (&*b.body, b.format)),
+                title: labels.title.as_deref(),
+                section: labels.section.as_deref(),
+                previous: previous.as_ref(),
+                back: Some(DESK),
+            });
+            html_response(StatusCode::OK, page)
+        }
+        Some((revision, RevisionState::Pending)) => html_response(
+            StatusCode::ACCEPTED,
+            html::status_page(
+                article_id,
+                "pending",
+                &format!("Revision {revision} is being checked: no decision yet. Reload later."),
+                DESK,
+            ),
+        ),
+        None => html_response(
+            StatusCode::NOT_FOUND,
+            html::status_page(
+                article_id,
+                "unknown",
+                "This instance holds no decision on this article (or this revision).",
+                DESK,
+            ),
+        ),
+    }
+}
+
+pub(super) async fn decision_page(
+    State(state): State<AppState>,
+    Path(article_id): Path<String>,
+    Query(query): Query<RevisionQuery>,
+) -> Response {
+    page(&state.board, &article_id, query.revision)
+}
+
+pub(super) async fn to_desk() -> Redirect {
+    Redirect::permanent(DESK)
+}
+
+/// The desk page's filters; empty values (the form's "all") filter nothing.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct DeskQuery {
+    outcome: Option<String>,
+    section: Option<String>,
+}
+
+pub(super) async fn desk(
+    State(state): State<AppState>,
+    Query(query): Query<DeskQuery>,
+) -> Response {
+    let outcome = match query.outcome.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some("block") => Some(Outcome::Block),
+        Some("pass") => Some(Outcome::Pass),
+        Some(other) => {
+            return html_response(
+                StatusCode::BAD_REQUEST,
+                html::status_page(
+                    "Unknown filter",
+                    "unknown",
+                    &format!("outcome must be block or pass, not {other:?}."),
+                    DESK,
+                ),
+            );
+        }
+    };
+    let section = query
+        .section
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let snapshot = snapshot(&state.board, outcome, section);
+    let hrefs: Vec<String> = snapshot
+        .rows
+        .iter()
+        .map(|r| page_href(&r.decision.article_id, r.decision.revision))
+        .collect();
+    let desk = Desk {
+        rows: snapshot
+            .rows
+            .iter()
+            .zip(&hrefs)
+            .map(|(r, href)| DeskEntry {
+                decision: &r.decision,
+                title: r.title.as_deref(),
+                section: r.section.as_deref(),
+                href,
+            })
+            .collect(),
+        truncated: snapshot.truncated,
+        outcome,
+        section,
+        sections: snapshot.sections.iter().map(String::as_str).collect(),
+        blocked_today: snapshot.blocked_today,
+        passed_today: snapshot.passed_today,
+        pending: snapshot.pending,
+        top_reasons: snapshot.top_reasons,
+        today: Utc::now(),
+    };
+    html_response(StatusCode::OK, html::desk_page(&desk))
+}
+
+struct Row {
+    decision: Decision,
+    title: Option<String>,
+    section: Option<String>,
+}
+
+/// What the desk page shows, copied out of the board.
+struct Snapshot {
+    rows: Vec<Row>,
+    truncated: bool,
+    sections: BTreeSet<String>,
+    blocked_today: usize,
+    passed_today: usize,
+    pending: usize,
+    top_reasons: Vec<(DecisionReason, usize)>,
+}
+
+/// Each article's newest decision matching the filters, newest first, at most [`DESK_ROWS`];
+/// and today's figures (UTC) over every decision held, whatever the filters.
+fn snapshot(board: &DecisionBoard, outcome: Option<Outcome>, section: Option<&str>) -> Snapshot {
+    let today = Utc::now().date_naive();
+    let mut matching: Vec<(chrono::DateTime<Utc>, String, u64)> = Vec::new();
+    let mut sections = BTreeSet::new();
+    let (mut blocked_today, mut passed_today, mut pending) = (0, 0, 0);
+    let mut reasons: HashMap<DecisionReason, usize> = HashMap::new();
+    board.for_each(|id, revisions, labels| {
+        let article_section = labels.and_then(|l| l.section.as_deref());
+        if let Some(s) = article_section {
+            sections.insert(s.to_owned());
+        }
+        if matches!(revisions.last(), Some((_, RevisionState::Pending))) {
+            pending += 1;
+        }
+        let mut newest: Option<(u64, &Decision)> = None;
+        for &(revision, state) in revisions {
+            let RevisionState::Decided(d) = state else {
+                continue;
+            };
+            if d.decided_at.date_naive() == today {
+                match d.outcome {
+                    Outcome::Block => {
+                        blocked_today += 1;
+                        for reason in &d.reasons {
+                            *reasons.entry(*reason).or_default() += 1;
+                        }
+                    }
+                    Outcome::Pass => passed_today += 1,
+                }
+            }
+            newest = Some((revision, d));
+        }
+        if let Some((revision, d)) = newest
+            && outcome.is_none_or(|o| o == d.outcome)
+            && section.is_none_or(|s| article_section == Some(s))
+        {
+            matching.push((d.decided_at, id.to_owned(), revision));
+        }
+    });
+    matching.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let truncated = matching.len() > DESK_ROWS;
+    matching.truncate(DESK_ROWS);
+    let rows = matching
+        .into_iter()
+        .filter_map(
+            |(_, id, revision)| match board.lookup(&id, Some(revision)) {
+                Some((_, RevisionState::Decided(decision))) => {
+                    let labels = board.labels(&id);
+                    Some(Row {
+                        decision: *decision,
+                        title: labels.title,
+                        section: labels.section,
+                    })
+                }
+                _ => None,
+            },
+        )
+        .collect();
+    let mut top_reasons: Vec<(DecisionReason, usize)> = reasons.into_iter().collect();
+    top_reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    top_reasons.truncate(5);
+    Snapshot {
+        rows,
+        truncated,
+        sections,
+        blocked_today,
+        passed_today,
+        pending,
+        top_reasons,
+    }
+}

@@ -1,0 +1,694 @@
+//! Decisions as web pages for editors: one self-contained page per decision (the article with
+//! each claim marked by its verdict, and beside it the evidence), an index of several checked
+//! articles, and the desk's list of recent decisions served at `/ui/`.
+//!
+//! Pages are rendered by minijinja from templates compiled into the binary (`templates/`), with
+//! HTML auto-escaping on: every value from a draft or a fetched source is untrusted and reaches
+//! the page only as an escaped template value, never as markup. The Rust side only cuts text into
+//! runs (a claim, the words a source shares with it); it never writes HTML itself.
+//!
+//! The pages hold no script and load nothing: the style sheet is inline, and the
+//! Content-Security-Policy (sent as a header by the HTTP endpoint, and repeated in a `<meta>` so a
+//! page saved by `factgate check` keeps it) allows that one style sheet by its hash and nothing
+//! else, so markup that slipped through could neither run nor fetch.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::LazyLock;
+
+use base64::Engine as _;
+use minijinja::Environment;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::{CheckedArticle, outcome_word, serde_name};
+use crate::events::{ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome};
+use crate::extract::{self, ViewBlock, ViewKind};
+use crate::model::BlockRole;
+use crate::model::{BodyFormat, Severity, Verdict};
+use crate::verify::judge::CredibilityLevel;
+
+/// The page's one style sheet.
+const CSS: &str = include_str!("../templates/style.css");
+
+/// The Content-Security-Policy of every page: nothing may load or run but the inline style sheet
+/// whose hash this names. No `script-src`, so `default-src 'none'` forbids every script.
+pub static CONTENT_SECURITY_POLICY: LazyLock<String> = LazyLock::new(|| {
+    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(CSS.as_bytes()));
+    format!(
+        "default-src 'none'; style-src 'sha256-{hash}'; img-src 'none'; base-uri 'none'; \
+         form-action 'self'"
+    )
+});
+
+static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
+    let mut env = Environment::new();
+    // A misspelt field is an error in the tests, not a silently empty cell.
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    // Escape everything, whatever a template's name: no page may hold unescaped values.
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
+    for (name, source) in [
+        ("layout.html", include_str!("../templates/layout.html")),
+        ("macros.html", include_str!("../templates/macros.html")),
+        ("decision.html", include_str!("../templates/decision.html")),
+        ("index.html", include_str!("../templates/index.html")),
+        ("desk.html", include_str!("../templates/desk.html")),
+        ("status.html", include_str!("../templates/status.html")),
+    ] {
+        // The templates are part of the binary; the unit tests render each of them.
+        env.add_template(name, source)
+            .expect("the compiled-in templates parse");
+    }
+    env
+});
+
+/// Renders `template` with `context`. The templates are compiled in and their contexts are
+/// built here, so a failure is a defect; it is shown as a page rather than a panic.
+fn render_template(template: &str, context: serde_json::Value) -> String {
+    let rendered = TEMPLATES
+        .get_template(template)
+        .and_then(|t| t.render(minijinja::value::Serde(&context)));
+    match rendered {
+        Ok(page) => page,
+        Err(err) => {
+            tracing::error!(template, error = %err, "page could not be rendered");
+            format!(
+                "<!DOCTYPE html><title>factgate</title><p>The page could not be rendered: {}</p>",
+                escape(&err.to_string())
+            )
+        }
+    }
+}
+
+/// Minimal escaping for the one message built outside a template.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Everything one decision page shows.
+#[derive(Debug, Clone, Copy)]
+pub struct DecisionPage<'a> {
+    pub decision: &'a Decision,
+    /// The article's body and format, when known: the page then shows the article with each claim
+    /// marked in it. Without it the claims are listed alone.
+    pub body: Option<(&'a str, BodyFormat)>,
+    /// The draft's title, when known; else the article id heads the page.
+    pub title: Option<&'a str>,
+    pub section: Option<&'a str>,
+    /// The decision on the article's previous revision, when known: the page lists what changed.
+    pub previous: Option<&'a Decision>,
+    /// A link back to a list of decisions, when there is one.
+    pub back: Option<&'a str>,
+}
+
+/// How a claim is shown: its verdict, or why it has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Mark {
+    Refuted,
+    Contested,
+    Unsourced,
+    Unverifiable,
+    Unchecked,
+    Supported,
+}
+
+impl Mark {
+    fn of(claim: &ClaimVerdict, issues: &[&Issue]) -> Mark {
+        if claim.contested {
+            return Mark::Contested;
+        }
+        match claim.verdict {
+            Some(Verdict::Supported) => Mark::Supported,
+            Some(Verdict::Refuted) => Mark::Refuted,
+            Some(Verdict::Inconclusive) => Mark::Unverifiable,
+            None if issues.iter().any(|i| i.issue_type == IssueType::Unsourced) => Mark::Unsourced,
+            None => Mark::Unchecked,
+        }
+    }
+
+    /// The CSS class and the `data-verdict` value.
+    fn class(self) -> &'static str {
+        match self {
+            Mark::Supported => "supported",
+            Mark::Refuted => "refuted",
+            Mark::Unverifiable => "unverifiable",
+            Mark::Contested => "contested",
+            Mark::Unsourced => "unsourced",
+            Mark::Unchecked => "unchecked",
+        }
+    }
+
+    /// The words shown: a verdict is never told by colour alone.
+    fn label(self) -> &'static str {
+        match self {
+            Mark::Supported => "Supported",
+            Mark::Refuted => "Refuted",
+            Mark::Unverifiable => "Unverifiable",
+            Mark::Contested => "Contested",
+            Mark::Unsourced => "Unsourced",
+            Mark::Unchecked => "Not checked",
+        }
+    }
+
+    fn icon(self) -> &'static str {
+        match self {
+            Mark::Supported => "✔",
+            Mark::Refuted => "✘",
+            Mark::Unverifiable => "?",
+            Mark::Contested => "⇄",
+            Mark::Unsourced => "!",
+            Mark::Unchecked => "…",
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Segment {
+    text: String,
+    /// The claim's number (from 1) when the run is a claim.
+    claim: Option<usize>,
+    class: &'static str,
+    label: &'static str,
+    icon: &'static str,
+    severity: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct BlockView {
+    kind: ViewKind,
+    segments: Vec<Segment>,
+}
+
+#[derive(Serialize)]
+struct Run {
+    text: String,
+    mark: bool,
+}
+
+#[derive(Serialize)]
+struct IssueView {
+    severity: &'static str,
+    problem: String,
+    evidence: String,
+    recommendation: String,
+}
+
+#[derive(Serialize)]
+struct ClaimView {
+    n: usize,
+    id: String,
+    text: String,
+    location: String,
+    class: &'static str,
+    label: &'static str,
+    icon: &'static str,
+    severity: Option<&'static str>,
+    contested: bool,
+    evidence: Vec<Run>,
+    source_url: Option<String>,
+    /// The source as a link, only when it is http(s).
+    source_href: Option<String>,
+    credibility: String,
+    support: Option<String>,
+    correction: Option<String>,
+    issues: Vec<IssueView>,
+    in_text: bool,
+    prev: Option<usize>,
+    next: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct LegendEntry {
+    class: &'static str,
+    label: &'static str,
+    icon: &'static str,
+    count: usize,
+}
+
+#[derive(Serialize)]
+struct ReasonView {
+    name: String,
+    label: &'static str,
+    count: usize,
+}
+
+#[derive(Serialize)]
+struct ChangedVerdict {
+    text: String,
+    from: &'static str,
+    to: &'static str,
+}
+
+#[derive(Serialize)]
+struct Changes {
+    previous_revision: Option<u64>,
+    previous_outcome: &'static str,
+    added: Vec<String>,
+    removed: Vec<String>,
+    changed: Vec<ChangedVerdict>,
+}
+
+/// The page of one decision.
+pub fn decision_page(page: &DecisionPage<'_>) -> String {
+    let d = page.decision;
+    let report = &d.report;
+    let issues_of = |id: &str| -> Vec<&Issue> {
+        report
+            .issues
+            .iter()
+            .filter(|i| i.claim_id.as_deref() == Some(id))
+            .collect()
+    };
+    let marks: Vec<Mark> = report
+        .claims
+        .iter()
+        .map(|c| Mark::of(c, &issues_of(&c.claim_id)))
+        .collect();
+
+    // Where each claim is in the article: extraction is deterministic, so extracting the body
+    // again gives the same claim ids, each with its (paragraph, sentence).
+    let mut blocks: Vec<BlockView> = Vec::new();
+    let mut in_text: HashSet<usize> = HashSet::new();
+    let mut no_text = "The article's text is not held here: its claims are listed alone.";
+    if let Some((body, format)) = page.body {
+        match (
+            extract::extract(body, format),
+            extract::article_view(body, format),
+        ) {
+            (Ok(extraction), Ok(view)) => {
+                let number: HashMap<&str, usize> = report
+                    .claims
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (c.claim_id.as_str(), i))
+                    .collect();
+                // Sentences by (paragraph, sentence); headings apart, since a heading's claim
+                // carries the index of the paragraph after it; the draft's title is not in the
+                // body, and its claim is listed alone.
+                let mut at: HashMap<(usize, usize), usize> = HashMap::new();
+                let mut headings: Vec<(usize, usize, Vec<String>)> = Vec::new();
+                for claim in &extraction.claims {
+                    let Some(&i) = number.get(claim.id.as_str()) else {
+                        continue;
+                    };
+                    match claim.location.block {
+                        Some(BlockRole::Title) => {}
+                        Some(BlockRole::Heading) => {
+                            headings.push((claim.location.paragraph, i, words(&claim.text)));
+                        }
+                        _ => {
+                            at.insert((claim.location.paragraph, claim.location.sentence), i);
+                        }
+                    }
+                }
+                let last = extraction.paragraphs.saturating_sub(1);
+                let mut next_paragraph = 0;
+                blocks = view
+                    .iter()
+                    .map(|b| {
+                        let heading = match b.paragraph {
+                            Some(p) => {
+                                next_paragraph = p + 1;
+                                None
+                            }
+                            None => {
+                                let before = next_paragraph.min(last);
+                                let text = words(&b.text);
+                                headings
+                                    .iter()
+                                    .find(|(p, _, w)| *p == before && contains_in_order(&text, w))
+                                    .map(|h| h.1)
+                            }
+                        };
+                        block_view(b, &at, heading, report, &marks, &mut in_text)
+                    })
+                    .collect();
+            }
+            _ => no_text = "The article's text could not be read, so no claim is marked in it.",
+        }
+    }
+
+    let claims: Vec<ClaimView> = report
+        .claims
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mark = marks[i];
+            let source_href = c
+                .source_url
+                .as_deref()
+                .filter(|u| {
+                    url::Url::parse(u).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+                })
+                .map(str::to_owned);
+            ClaimView {
+                n: i + 1,
+                id: c.claim_id.clone(),
+                text: c.text.clone(),
+                location: c.location.clone(),
+                class: mark.class(),
+                label: mark.label(),
+                icon: mark.icon(),
+                severity: c.severity.map(severity_name),
+                contested: c.contested,
+                evidence: c
+                    .evidence_quote
+                    .as_deref()
+                    .map(|q| shared_words(q, &c.text))
+                    .unwrap_or_default(),
+                source_url: c.source_url.clone(),
+                source_href,
+                // A check that never read its source reports 0: no class was assessed.
+                credibility: c.source_credibility.filter(|s| *s > 0.0).map_or_else(
+                    || "not assessed".to_owned(),
+                    |s| format!("{} ({s:.2})", credibility_name(s)),
+                ),
+                support: c.support.map(|s| format!("{s:.2}")),
+                correction: c.correction.clone(),
+                issues: issues_of(&c.claim_id).into_iter().map(issue_view).collect(),
+                in_text: in_text.contains(&i),
+                prev: (i > 0).then_some(i),
+                next: (i + 1 < report.claims.len()).then_some(i + 2),
+            }
+        })
+        .collect();
+
+    let mut legend: BTreeMap<Mark, usize> = BTreeMap::new();
+    for mark in &marks {
+        *legend.entry(*mark).or_default() += 1;
+    }
+    let legend: Vec<LegendEntry> = legend
+        .into_iter()
+        .map(|(mark, count)| LegendEntry {
+            class: mark.class(),
+            label: mark.label(),
+            icon: mark.icon(),
+            count,
+        })
+        .collect();
+    let article_issues: Vec<IssueView> = report
+        .issues
+        .iter()
+        .filter(|i| {
+            i.claim_id
+                .as_deref()
+                .is_none_or(|id| !report.claims.iter().any(|c| c.claim_id == id))
+        })
+        .map(issue_view)
+        .collect();
+
+    let context = serde_json::json!({
+        "csp": CONTENT_SECURITY_POLICY.as_str(),
+        "css": CSS,
+        "back": page.back,
+        "heading": page.title.filter(|t| !t.trim().is_empty()).unwrap_or(&d.article_id),
+        "article_id": d.article_id,
+        "revision": d.revision,
+        "section": page.section,
+        "decision_id": d.decision_id,
+        "decided_at": d.decided_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        "outcome": serde_name(&d.outcome),
+        "outcome_word": outcome_word(d.outcome),
+        "recommendation_reason": report.recommendation_reason,
+        "reasons": reason_views(d.reasons.iter().map(|r| (*r, 1))),
+        "summary": report.summary,
+        "accuracy": format!("{:.1}", report.summary.accuracy_score),
+        "priorities": report.top_priorities,
+        "article_issues": article_issues,
+        "changes": page.previous.map(|p| changes(p, d)),
+        "legend": legend,
+        "blocks": blocks,
+        "no_text": no_text,
+        "claims": claims,
+    });
+    render_template("decision.html", context)
+}
+
+/// The words of `text`, lower-cased, for matching a heading's claim to its heading.
+fn words(text: &str) -> Vec<String> {
+    text.unicode_words().map(str::to_lowercase).collect()
+}
+
+/// Whether `needle`'s words all appear in `hay`, in order (a claim's text is its block's with
+/// citation markers left out).
+fn contains_in_order(hay: &[String], needle: &[String]) -> bool {
+    let mut rest = hay.iter();
+    !needle.is_empty() && needle.iter().all(|w| rest.any(|h| h == w))
+}
+
+/// `block` with its claims marked: the sentences at `at`, or the whole of a heading whose claim
+/// is `heading`.
+fn block_view(
+    block: &ViewBlock,
+    at: &HashMap<(usize, usize), usize>,
+    heading: Option<usize>,
+    report: &crate::events::Report,
+    marks: &[Mark],
+    in_text: &mut HashSet<usize>,
+) -> BlockView {
+    let plain = |text: &str| Segment {
+        text: text.to_owned(),
+        claim: None,
+        class: "",
+        label: "",
+        icon: "",
+        severity: None,
+    };
+    let marked = |i: usize, text: &str| {
+        let mark = marks[i];
+        Segment {
+            text: text.to_owned(),
+            claim: Some(i + 1),
+            class: mark.class(),
+            label: mark.label(),
+            icon: mark.icon(),
+            severity: report.claims[i].severity.map(severity_name),
+        }
+    };
+    if let Some(i) = heading {
+        in_text.insert(i);
+        return BlockView {
+            kind: block.kind,
+            segments: vec![marked(i, &block.text)],
+        };
+    }
+    let mut segments = Vec::new();
+    let mut cursor = 0;
+    if let Some(paragraph) = block.paragraph {
+        for (s, range) in block.sentences.iter().enumerate() {
+            let Some(&i) = at.get(&(paragraph, s)) else {
+                continue;
+            };
+            let (Some(before), Some(claim_text)) = (
+                block.text.get(cursor..range.start),
+                block.text.get(range.clone()),
+            ) else {
+                continue;
+            };
+            if !before.is_empty() {
+                segments.push(plain(before));
+            }
+            segments.push(marked(i, claim_text));
+            in_text.insert(i);
+            cursor = range.end;
+        }
+    }
+    if let Some(rest) = block.text.get(cursor..)
+        && !rest.is_empty()
+    {
+        segments.push(plain(rest));
+    }
+    BlockView {
+        kind: block.kind,
+        segments,
+    }
+}
+
+fn issue_view(issue: &Issue) -> IssueView {
+    IssueView {
+        severity: severity_name(issue.severity),
+        problem: issue.problem.clone(),
+        evidence: issue.evidence.clone(),
+        recommendation: issue.recommendation.clone(),
+    }
+}
+
+fn severity_name(severity: Severity) -> &'static str {
+    match severity {
+        Severity::High => "high",
+        Severity::Medium => "medium",
+        Severity::Low => "low",
+    }
+}
+
+/// The credibility class whose score is nearest `score` (the classes of the `[credibility]`
+/// lists).
+fn credibility_name(score: f64) -> &'static str {
+    let levels = [
+        (CredibilityLevel::High, "high"),
+        (CredibilityLevel::Reputable, "reputable"),
+        (CredibilityLevel::Generic, "generic"),
+        (CredibilityLevel::Low, "low"),
+    ];
+    levels
+        .iter()
+        .min_by(|a, b| {
+            (a.0.score() - score)
+                .abs()
+                .total_cmp(&(b.0.score() - score).abs())
+        })
+        .map_or("generic", |l| l.1)
+}
+
+/// A reason for a person, beside its machine name.
+fn reason_label(reason: DecisionReason) -> &'static str {
+    match reason {
+        DecisionReason::HighSeverityIssue => "A high-severity issue",
+        DecisionReason::MediumSeverityIssue => "Medium-severity issues",
+        DecisionReason::LowSeverityIssue => "A low-severity issue (strict policy)",
+        DecisionReason::DraftUnreadable => "The draft could not be read",
+        DecisionReason::ExtractionFailed => "The article's text could not be read",
+        DecisionReason::DeadlineExceeded => "Checks did not finish in time",
+        DecisionReason::SourceUnjudgeable => "A source could not be checked",
+        DecisionReason::Superseded => "A newer revision arrived first",
+        DecisionReason::InternalError => "factgate failed internally",
+        DecisionReason::LimitExceeded => "The article is over a per-draft limit",
+    }
+}
+
+fn reason_views(reasons: impl IntoIterator<Item = (DecisionReason, usize)>) -> Vec<ReasonView> {
+    reasons
+        .into_iter()
+        .map(|(reason, count)| ReasonView {
+            name: serde_name(&reason),
+            label: reason_label(reason),
+            count,
+        })
+        .collect()
+}
+
+/// `quote` cut into runs, the words it shares with `claim` marked: the reader sees at once which
+/// figures and names the source confirms, and which it does not. A word counts when it holds a
+/// digit (figures, years) or has four letters or more: shorter words are mostly function words,
+/// whose agreement says nothing.
+fn shared_words(quote: &str, claim: &str) -> Vec<Run> {
+    let significant = |w: &str| {
+        w.chars().any(|c| c.is_numeric()) || w.chars().filter(|c| c.is_alphabetic()).count() >= 4
+    };
+    let claim_words: HashSet<String> = claim
+        .unicode_words()
+        .filter(|w| significant(w))
+        .map(str::to_lowercase)
+        .collect();
+    let mut runs: Vec<Run> = Vec::new();
+    let pieces: Vec<&str> = quote.split_word_bounds().collect();
+    let shared = |i: usize| {
+        pieces
+            .get(i)
+            .is_some_and(|p| significant(p) && claim_words.contains(&p.to_lowercase()))
+    };
+    for (i, piece) in pieces.iter().enumerate() {
+        // Spaces between two shared words join them in one mark: "plan costs", not two.
+        let mark =
+            shared(i) || (piece.trim().is_empty() && i > 0 && shared(i - 1) && shared(i + 1));
+        match runs.last_mut() {
+            Some(last) if last.mark == mark => last.text.push_str(piece),
+            _ => runs.push(Run {
+                text: (*piece).to_owned(),
+                mark,
+            }),
+        }
+    }
+    runs
+}
+
+/// What changed from the decision on the previous revision to `current`, claim by claim (a claim
+/// is the same claim when its text is).
+fn changes(previous: &Decision, current: &Decision) -> Changes {
+    let verdicts = |d: &Decision| -> Vec<(String, &'static str)> {
+        let issues: Vec<&Issue> = d.report.issues.iter().collect();
+        d.report
+            .claims
+            .iter()
+            .map(|c| {
+                let own: Vec<&Issue> = issues
+                    .iter()
+                    .copied()
+                    .filter(|i| i.claim_id.as_deref() == Some(c.claim_id.as_str()))
+                    .collect();
+                (c.text.clone(), Mark::of(c, &own).label())
+            })
+            .collect()
+    };
+    let before = verdicts(previous);
+    let after = verdicts(current);
+    let before_map: HashMap<&str, &'static str> =
+        before.iter().map(|(t, v)| (t.as_str(), *v)).collect();
+    let after_texts: HashSet<&str> = after.iter().map(|(t, _)| t.as_str()).collect();
+    let mut out = Changes {
+        previous_revision: previous.revision,
+        previous_outcome: match previous.outcome {
+            Outcome::Pass => "passed",
+            Outcome::Block => "blocked",
+        },
+        added: Vec::new(),
+        removed: Vec::new(),
+        changed: Vec::new(),
+    };
+    for (text, verdict) in &after {
+        match before_map.get(text.as_str()) {
+            None => out.added.push(text.clone()),
+            Some(old) if old != verdict => out.changed.push(ChangedVerdict {
+                text: text.clone(),
+                from: old,
+                to: verdict,
+            }),
+            Some(_) => {}
+        }
+    }
+    for (text, _) in &before {
+        if !after_texts.contains(text.as_str()) {
+            out.removed.push(text.clone());
+        }
+    }
+    out
+}
+
+/// The page of one checked article, as `factgate check --format html` writes it.
+pub fn article_page(article: &CheckedArticle<'_>, back: Option<&str>) -> String {
+    let body = article.body.zip(article.extraction.map(|e| e.format));
+    decision_page(&DecisionPage {
+        decision: article.decision,
+        body,
+        title: Some(article.name),
+        section: None,
+        previous: None,
+        back,
+    })
+}
+
+/// A page that says where a decision stands when there is none to show: `status` is `pending`
+/// or `unknown`.
+pub fn status_page(heading: &str, status: &str, message: &str, back: &str) -> String {
+    render_template(
+        "status.html",
+        serde_json::json!({
+            "csp": CONTENT_SECURITY_POLICY.as_str(),
+            "css": CSS,
+            "heading": heading,
+            "status": status,
+            "message": message,
+            "back": back,
+        }),
+    )
+}
+
+mod lists;
+
+pub use lists::{Desk, DeskEntry, desk_page, index_page};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,362 @@
+use super::*;
+use crate::decide::{self, ArticleCheck, Strictness};
+use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
+use crate::model::Claim;
+use chrono::Utc;
+use scraper::{Html, Selector};
+
+/// Markup written raw (which Markdown takes as markup and drops) and written as entities (which
+/// Markdown decodes to text that looks like markup: that text must show as text).
+const HOSTILE_BODY: &str = "# Prices <script>alert(0)</script> &lt;script&gt;alert(1)&lt;/script&gt;\n\n\
+The plan costs $4/month, the company said [1]. Revenue grew 40% in 2023 [2].\n\n\
+Our pilot with 500 students showed gains of 30%.\n\n\
+Sales rose 12% to &lt;img src=x onerror=alert(2)&gt; $3m [3].\n\n\
+## Sources\n\n\
+1. https://a.example/pricing\n\
+2. https://b.example/report\n\
+3. https://c.example/sales\n";
+
+fn result(claim: &Claim, url: &str, verdict: Verdict, quote: &str, issue: bool) -> ClaimResult {
+    ClaimResult {
+        schema_version: Default::default(),
+        article_id: "a-1".to_owned(),
+        revision: 2,
+        claim_id: claim.id.clone(),
+        source_url: url.to_owned(),
+        fetch_status: FetchStatus::Ok,
+        http_status: Some(200),
+        fetch_attempts: 1,
+        verdict,
+        support: 0.5,
+        source_credibility: 0.7,
+        evidence: Some(Evidence {
+            quote: quote.to_owned(),
+            span: None,
+            sentence: None,
+        }),
+        correction: (verdict == Verdict::Refuted).then(|| "source says $9/month".to_owned()),
+        issue: issue.then(|| Issue {
+            severity: Severity::High,
+            issue_type: IssueType::VerifiedFalse,
+            claim: claim.text.clone(),
+            location: claim.location.to_string(),
+            problem: "Pricing contradicts source".to_owned(),
+            evidence: quote.to_owned(),
+            recommendation: "Correct to $9/month".to_owned(),
+            claim_id: Some(claim.id.clone()),
+            source_url: Some(url.to_owned()),
+            element: None,
+        }),
+        draft_position: None,
+        reason: "judged".to_owned(),
+        judged_at: Utc::now(),
+    }
+}
+
+/// A decision on [`HOSTILE_BODY`]: the price refuted by a source whose passage holds markup, the
+/// growth supported, the sales figure unverifiable, the pilot unsourced.
+fn hostile_decision() -> Decision {
+    let extraction = extract::extract(HOSTILE_BODY, BodyFormat::Markdown).expect("readable");
+    let by = |needle: &str| {
+        extraction
+            .claims
+            .iter()
+            .find(|c| c.text.contains(needle))
+            .unwrap_or_else(|| panic!("a claim with {needle:?}: {:?}", extraction.claims))
+    };
+    let results = vec![
+        result(
+            by("$4/month"),
+            "https://a.example/pricing",
+            Verdict::Refuted,
+            "The plan costs $9/month <script>alert(3)</script> for everyone.",
+            true,
+        ),
+        result(
+            by("40%"),
+            "https://b.example/report",
+            Verdict::Supported,
+            "Revenue grew 40% in 2023.",
+            false,
+        ),
+        result(
+            by("12%"),
+            "https://c.example/sales",
+            Verdict::Inconclusive,
+            "<b>Nothing</b> about sales.",
+            true,
+        ),
+    ];
+    decide::decide(
+        &ArticleCheck {
+            article_id: "a-1\"><script>alert(4)</script>",
+            revision: 2,
+            content_digest: "digest",
+            published_at: Utc::now(),
+            claims: &extraction.claims,
+            results: &results,
+            unfinished: &[],
+        },
+        Strictness::Normal,
+        Utc::now(),
+    )
+}
+
+fn page(decision: &Decision, previous: Option<&Decision>) -> Html {
+    Html::parse_document(&decision_page(&DecisionPage {
+        decision,
+        body: Some((HOSTILE_BODY, BodyFormat::Markdown)),
+        title: Some("Prices <i>rise</i>"),
+        section: Some("Business"),
+        previous,
+        back: Some("/ui/"),
+    }))
+}
+
+fn select<'a>(html: &'a Html, css: &str) -> Vec<scraper::ElementRef<'a>> {
+    html.select(&Selector::parse(css).expect("selector"))
+        .collect()
+}
+
+#[test]
+fn every_claim_is_marked_in_the_article_with_its_verdict_and_a_panel() {
+    let decision = hostile_decision();
+    let html = page(&decision, None);
+    let marks = select(&html, "article a.claim");
+    let verdicts: Vec<&str> = marks
+        .iter()
+        .filter_map(|m| m.value().attr("data-verdict"))
+        .collect();
+    assert_eq!(
+        verdicts.len(),
+        decision.report.claims.len(),
+        "{verdicts:?} for {:?}",
+        decision.report.claims
+    );
+    for expected in ["refuted", "supported", "unverifiable", "unsourced"] {
+        assert!(verdicts.contains(&expected), "{expected} in {verdicts:?}");
+    }
+    // Each mark is a link to its panel, and says its verdict in words, not colour alone.
+    for mark in &marks {
+        let href = mark.value().attr("href").expect("a link");
+        let panel = select(&html, href);
+        assert_eq!(panel.len(), 1, "{href}");
+        assert_eq!(
+            panel[0].value().attr("data-verdict"),
+            mark.value().attr("data-verdict")
+        );
+        let text: String = mark.text().collect();
+        let label = mark.value().attr("data-verdict").expect("verdict");
+        assert!(
+            text.to_lowercase()
+                .contains(&label.replace("unchecked", "not checked")),
+            "{text}"
+        );
+    }
+    // The refuted claim's panel: the passage with the shared words marked, the source and its
+    // credibility class, the problem and the correction.
+    let refuted = select(&html, "li.card[data-verdict=refuted]");
+    let panel: String = refuted[0].text().collect();
+    for expected in [
+        "https://a.example/pricing",
+        "reputable (0.70)",
+        "source says $9/month",
+        "Pricing contradicts source",
+        "Correct to $9/month",
+    ] {
+        assert!(panel.contains(expected), "{expected} in {panel}");
+    }
+    let marked: Vec<String> = select(&html, "li.card[data-verdict=refuted] mark")
+        .iter()
+        .map(|m| m.text().collect())
+        .collect();
+    assert!(
+        marked.iter().any(|m| m.contains("plan costs")),
+        "{marked:?}"
+    );
+    assert!(!marked.iter().any(|m| m.contains('9')), "{marked:?}");
+    // The top of the page: outcome, reasons, priorities.
+    assert_eq!(
+        select(&html, "h1 .outcome")[0].value().attr("data-outcome"),
+        Some("block")
+    );
+    assert!(!select(&html, "#priorities").is_empty());
+}
+
+#[test]
+fn markup_from_drafts_and_sources_is_text_never_elements() {
+    let decision = hostile_decision();
+    let raw = decision_page(&DecisionPage {
+        decision: &decision,
+        body: Some((HOSTILE_BODY, BodyFormat::Markdown)),
+        title: Some("Prices <i>rise</i>"),
+        section: Some("Business"),
+        previous: None,
+        back: None,
+    });
+    let html = Html::parse_document(&raw);
+    assert!(select(&html, "script").is_empty(), "{raw}");
+    assert!(select(&html, "img").is_empty());
+    assert!(select(&html, "h1 i").is_empty());
+    assert!(select(&html, "blockquote b").is_empty());
+    let text: String = html.root_element().text().collect();
+    for shown in [
+        "<script>alert(1)</script>",
+        "<img src=x onerror=alert(2)>",
+        "<script>alert(3)</script>",
+        "<b>Nothing</b>",
+        "Prices <i>rise</i>",
+    ] {
+        assert!(text.contains(shown), "{shown} shown as text");
+    }
+    // The page loads nothing and allows no script.
+    assert!(CONTENT_SECURITY_POLICY.contains("default-src 'none'"));
+    assert!(!CONTENT_SECURITY_POLICY.contains("script-src"));
+    assert!(!raw.contains("src=\"http") && !raw.contains("<link"));
+}
+
+#[test]
+fn changes_since_the_previous_revision_are_listed() {
+    let current = hostile_decision();
+    let mut previous = current.clone();
+    previous.revision = Some(1);
+    previous.outcome = Outcome::Pass;
+    previous.report.claims.retain(|c| !c.text.contains("12%"));
+    previous
+        .report
+        .claims
+        .iter_mut()
+        .find(|c| c.text.contains("$4/month"))
+        .expect("the price claim")
+        .verdict = Some(Verdict::Supported);
+    previous.report.claims.push(ClaimVerdict {
+        text: "An old claim of 2019.".to_owned(),
+        ..previous.report.claims[0].clone()
+    });
+    let html = page(&current, Some(&previous));
+    let changes: String = select(&html, "#changes")[0]
+        .parent()
+        .and_then(scraper::ElementRef::wrap)
+        .expect("section")
+        .text()
+        .collect();
+    assert!(changes.contains("Since revision 1"), "{changes}");
+    assert!(changes.contains("was Supported, now Refuted"), "{changes}");
+    assert!(changes.contains("New claim: “Sales rose 12%"), "{changes}");
+    assert!(
+        changes.contains("Claim gone: “An old claim of 2019."),
+        "{changes}"
+    );
+}
+
+#[test]
+fn without_the_body_the_claims_are_still_listed() {
+    let decision = hostile_decision();
+    let html = Html::parse_document(&decision_page(&DecisionPage {
+        decision: &decision,
+        body: None,
+        title: None,
+        section: None,
+        previous: None,
+        back: None,
+    }));
+    assert!(select(&html, "article a.claim").is_empty());
+    assert_eq!(select(&html, "li.card").len(), decision.report.claims.len());
+}
+
+#[test]
+fn shared_words_mark_figures_and_content_words_only() {
+    let runs = shared_words(
+        "The plan is $9/month in 2024.",
+        "The plan costs $4/month in 2024",
+    );
+    let marked: Vec<&str> = runs
+        .iter()
+        .filter(|r| r.mark)
+        .map(|r| r.text.as_str())
+        .collect();
+    assert_eq!(marked, ["plan", "month", "2024"]);
+    let whole: String = runs.iter().map(|r| r.text.as_str()).collect();
+    assert_eq!(whole, "The plan is $9/month in 2024.");
+    let runs = shared_words("Its plan costs less.", "The plan costs $4");
+    let marked: Vec<&str> = runs
+        .iter()
+        .filter(|r| r.mark)
+        .map(|r| r.text.as_str())
+        .collect();
+    assert_eq!(marked, ["plan costs"]);
+}
+
+#[test]
+fn credibility_classes_follow_the_configured_scores() {
+    assert_eq!(credibility_name(0.95), "high");
+    assert_eq!(credibility_name(0.7), "reputable");
+    assert_eq!(credibility_name(0.5), "generic");
+    assert_eq!(credibility_name(0.3), "low");
+}
+
+#[test]
+fn the_desk_page_shows_its_figures_and_escapes_titles() {
+    let decision = hostile_decision();
+    let desk = Desk {
+        rows: vec![DeskEntry {
+            decision: &decision,
+            title: Some("<script>alert(5)</script>"),
+            section: Some("Business"),
+            href: "/ui/decisions/a-1",
+        }],
+        truncated: false,
+        outcome: Some(Outcome::Block),
+        section: Some("Business"),
+        sections: vec!["Business", "Science"],
+        blocked_today: 1,
+        passed_today: 0,
+        pending: 2,
+        top_reasons: vec![(DecisionReason::HighSeverityIssue, 1)],
+        today: Utc::now(),
+    };
+    let html = Html::parse_document(&desk_page(&desk));
+    assert!(select(&html, "script").is_empty());
+    assert_eq!(
+        select(&html, "[data-figure=blocked-today]")[0]
+            .text()
+            .collect::<String>(),
+        "1"
+    );
+    assert_eq!(select(&html, "tbody tr").len(), 1);
+    assert_eq!(
+        select(&html, "select#outcome option[selected]")[0]
+            .value()
+            .attr("value"),
+        Some("block")
+    );
+}
+
+#[test]
+fn only_http_sources_become_links_and_template_syntax_in_text_stays_text() {
+    let mut decision = hostile_decision();
+    let price = decision
+        .report
+        .claims
+        .iter_mut()
+        .find(|c| c.text.contains("$4/month"))
+        .expect("the price claim");
+    price.source_url = Some("javascript:alert(6)".to_owned());
+    price.text = "{{ 7*7 }} {% raw %} claim".to_owned();
+    let html = Html::parse_document(&decision_page(&DecisionPage {
+        decision: &decision,
+        body: None,
+        title: None,
+        section: None,
+        previous: None,
+        back: None,
+    }));
+    for link in select(&html, "a[href]") {
+        let href = link.value().attr("href").unwrap_or_default();
+        assert!(!href.to_lowercase().starts_with("javascript:"), "{href}");
+    }
+    let text: String = html.root_element().text().collect();
+    assert!(text.contains("javascript:alert(6)"), "shown, not linked");
+    assert!(text.contains("{{ 7*7 }} {% raw %} claim"), "not evaluated");
+    assert!(!text.contains("49 "));
+}
