@@ -1521,13 +1521,17 @@ impl<'a> Alignment<'a> {
 
     fn superlatives(&self) -> Vec<Finding> {
         let claim_lower = self.claim.text.to_lowercase();
-        let nearby = self.nearby_text();
-        let nearby_words: HashSet<&str> = nearby
-            .split(|c: char| !c.is_alphanumeric() && c != '-')
-            .collect();
+        // Read only for a claim that ranks or claims a record.
+        let nearby = std::cell::OnceCell::new();
+        let nearby = || nearby.get_or_init(|| self.nearby_text()).as_str();
+        let nearby_word = |word: &str| {
+            nearby()
+                .split(|c: char| !c.is_alphanumeric() && c != '-')
+                .any(|w| w == word)
+        };
         let mut out = Vec::new();
         let has_record = lexicon::claims_record;
-        if has_record(&claim_lower) && !has_record(&nearby) {
+        if has_record(&claim_lower) && !has_record(nearby()) {
             let phrase = lexicon::RECORD_PHRASES
                 .iter()
                 .find(|p| claim_lower.contains(*p))
@@ -1546,11 +1550,11 @@ impl<'a> Alignment<'a> {
                 continue;
             }
             let stated = if lower.contains(' ') {
-                nearby.contains(&lower)
+                nearby().contains(&lower)
             } else {
                 superlative_equivalents(&lower)
                     .iter()
-                    .any(|w| nearby_words.contains(w))
+                    .any(|w| nearby_word(w))
             };
             if !stated {
                 out.push(self.unsupported(
@@ -1843,7 +1847,9 @@ fn is_auxiliary(word: &str) -> bool {
 /// Reporting verbs: the extractor's list of verbs that follow a name ("said", "told",
 /// "estimates"), and "according".
 fn is_reporting_verb(word: &str) -> bool {
-    word == "according" || detect::NAME_VERBS.split('|').any(|v| v == word)
+    static VERBS: std::sync::LazyLock<HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| detect::NAME_VERBS.split('|').collect());
+    word == "according" || VERBS.contains(word)
 }
 
 /// Names that the text attributes statements to: the extractor's attribution, else names next

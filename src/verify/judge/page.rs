@@ -9,7 +9,7 @@
 //! `crate::verify::fetch::cache`), weighed by [`PageIndex::heap_bytes`] in the same byte budget,
 //! so a claim citing a cached page only reads its own words.
 
-use rustc_hash::FxHashSet;
+use super::retrieve::FoldHashSet;
 
 use super::Source;
 use super::align::{self, Text};
@@ -29,7 +29,7 @@ pub struct PageIndex {
     /// The days of a month the page writes, for the date rule.
     days: Vec<(u8, u8, String)>,
     /// The first four letters, lower-cased, of every capitalized word of the page.
-    name_prefixes: FxHashSet<Box<str>>,
+    name_prefixes: FoldHashSet<Box<str>>,
     /// The page's words as the quote check reads them.
     quote_words: Vec<quotes::Token>,
     heap_bytes: usize,
@@ -165,5 +165,98 @@ impl PageIndex {
             + days
             + names
             + quote_words
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::extract;
+    use crate::model::BodyFormat;
+    use crate::verify::fetch::content;
+    use crate::verify::judge::{JudgeSettings, judge_page, judge_source};
+    use std::path::Path;
+
+    /// Judges every claim of `article` against every page of `pages` (HTML) twice: as a one-off
+    /// text, and against one index per page shared by all the claims, in turn. The judgments
+    /// must be the same, field for field; returns how many were compared.
+    fn compare(article: &str, format: BodyFormat, pages: &[String]) -> usize {
+        let claims = extract(article, format)
+            .expect("the article extracts")
+            .claims;
+        let settings = JudgeSettings::default();
+        let mut compared = 0;
+        for html in pages {
+            let document = scraper::Html::parse_document(html);
+            let text = content::document_to_text(&document).text;
+            let reviews = content::claim_reviews(&document);
+            let source = Source {
+                text: &text,
+                reviews: &reviews,
+            };
+            let index = PageIndex::of(source);
+            // Twice over, so a claim judged after others still sees the page as it was built.
+            for claim in claims.iter().chain(claims.iter().rev()) {
+                let url = "http://127.0.0.1/source";
+                let one_off = judge_source(claim, source, url, &settings);
+                let cached = judge_page(claim, &index, url, &settings);
+                assert_eq!(one_off, cached, "claim {:?} against {text:?}", claim.text);
+                compared += 1;
+            }
+        }
+        compared
+    }
+
+    #[test]
+    fn a_claim_is_judged_alike_against_a_shared_index_and_a_one_off_text() {
+        // The hand-written cases: each article against each of its case's sources.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claims");
+        let mut compared = 0;
+        for set in ["tuning", "heldout"] {
+            let mut files: Vec<_> = std::fs::read_dir(root.join(set))
+                .expect("fixture folder")
+                .map(|e| e.expect("fixture entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect();
+            files.sort();
+            for path in files {
+                let file: toml::Value =
+                    toml::from_str(&std::fs::read_to_string(&path).expect("fixture readable"))
+                        .expect("fixture parses");
+                for case in file["case"].as_array().expect("cases") {
+                    let article = case["article"]
+                        .as_str()
+                        .expect("article")
+                        .replace("{{src}}", "http://127.0.0.1/case");
+                    let format = match case.get("format").and_then(|f| f.as_str()) {
+                        Some("html") => BodyFormat::Html,
+                        _ => BodyFormat::Markdown,
+                    };
+                    let pages: Vec<String> = case
+                        .get("sources")
+                        .and_then(|s| s.as_table())
+                        .map(|t| t.values().filter_map(|v| v.as_str()).map(String::from))
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    compared += compare(&article, format, &pages);
+                }
+            }
+        }
+        // The bench article's claims against its own text: a long page, many claims.
+        let article = include_str!("../../../tests/fixtures/articles/bench-1500-words.md");
+        let mut html = String::new();
+        pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(article));
+        compared += compare(article, BodyFormat::Markdown, &[html]);
+        assert!(compared > 200, "only {compared} judgments compared");
+    }
+
+    #[test]
+    fn the_index_weighs_more_than_its_text_and_grows_with_the_page() {
+        let article = include_str!("../../../tests/fixtures/articles/bench-1500-words.md");
+        let short = PageIndex::new("The plan costs $9 a month.");
+        let long = PageIndex::new(article);
+        assert!(long.heap_bytes() > article.len(), "{}", long.heap_bytes());
+        assert!(long.heap_bytes() > 20 * short.heap_bytes());
     }
 }

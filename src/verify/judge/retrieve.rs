@@ -6,7 +6,12 @@
 //! kept whole with thousands separators removed ("260,000" → "260000"). Document frequencies
 //! come from the source's own sentences, so a word rare on the page weighs more.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{HashMap, HashSet};
+
+/// Hash tables keyed by a page's words: foldhash, seeded per table, is several times faster
+/// than SipHash on short keys and still unpredictable to a page written to collide.
+pub type FoldHashMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+pub type FoldHashSet<T> = HashSet<T, foldhash::fast::RandomState>;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The longest stem kept; longer words are cut to it. Tuned on the WiCE dev split.
@@ -29,7 +34,7 @@ const STOP_WORDS: &[&str] = &[
     "would", "could", "also", "as",
 ];
 
-static STOP_WORD_SET: std::sync::LazyLock<FxHashSet<&'static str>> =
+static STOP_WORD_SET: std::sync::LazyLock<FoldHashSet<&'static str>> =
     std::sync::LazyLock::new(|| STOP_WORDS.iter().copied().collect());
 
 /// Whether `word` (lowercase) carries no content.
@@ -198,7 +203,7 @@ pub struct Passage {
 pub struct SourceIndex {
     pub sentences: Vec<Sentence>,
     /// Each distinct token of the page and its id (ids count up in order of first use).
-    vocabulary: FxHashMap<Box<str>, TokenId>,
+    vocabulary: FoldHashMap<Box<str>, TokenId>,
     /// Per token id: inverse document frequency over the sentences.
     idf: Vec<f64>,
     /// The weight of a token the page never uses.
@@ -211,7 +216,7 @@ impl SourceIndex {
     /// Splits `text` into sentences (Unicode sentence boundaries; a line break ends one too).
     pub fn new(text: &str) -> SourceIndex {
         let mut sentences = Vec::new();
-        let mut vocabulary: FxHashMap<Box<str>, TokenId> = FxHashMap::default();
+        let mut vocabulary: FoldHashMap<Box<str>, TokenId> = FoldHashMap::default();
         let mut doc_freq: Vec<u32> = Vec::new();
         let mut chars_before = 0;
         let mut last_byte = 0;
