@@ -4,8 +4,8 @@
 //! by the load and shared by every claim that cites the page. Entries are weighed by their text
 //! bytes and the index's heap bytes against `cache_capacity_bytes`, and expire after the TTL
 //! [`classify::cache_ttl`] gives their outcome. Outcomes it says not to cache (anything a retry
-//! could change) and entries over `max_entry_bytes` are handed to every caller that waited for
-//! them, then dropped.
+//! could change) and pages whose text is over `max_entry_bytes` are handed to every caller that
+//! waited for them, then dropped.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -126,7 +126,8 @@ impl ResultCache {
                 return Err(Entry::new(outcome, Duration::ZERO));
             };
             let entry = Entry::new(outcome, ttl);
-            if entry.weight() as u64 <= settings.max_entry_bytes {
+            // The cap is on the page as fetched; its index weighs in the budget beside it.
+            if entry.outcome_weight() as u64 <= settings.max_entry_bytes {
                 Ok(entry)
             } else {
                 Err(entry)

@@ -912,7 +912,7 @@ impl<'a> Alignment<'a> {
         // Only the sentences that state part of the claim speak to its polarity.
         let negates = self.windows[w]
             .iter()
-            .any(|&k| self.coverage_without(k, &leave) >= PART && negates_in(&self.sentences[k]));
+            .any(|&k| self.coverage_without(k, &leave) >= PART && negates_in(self.sentences[k]));
         let k = self
             .best_sentence_without(&leave)
             .or(self.windows[w].first().copied())?;
@@ -1484,7 +1484,7 @@ impl<'a> Alignment<'a> {
     /// The office the claim gives the speaker against the one sentence `k` gives them.
     fn title(&self, name: &str, name_words: &[String], k: usize) -> Option<Finding> {
         let claim_role = role_near(&self.claim, name_words)?;
-        let source_role = role_near(&self.sentences[k], name_words)?;
+        let source_role = role_near(self.sentences[k], name_words)?;
         let offices_differ = !claim_role.offices.is_empty()
             && !source_role.offices.is_empty()
             && claim_role.offices.is_disjoint(&source_role.offices);

@@ -351,7 +351,7 @@ pub fn judge_page_with(
             }
         }
     }
-    let coverage = score::coverage(&index, &terms, &entity_terms(&text));
+    let coverage = score::coverage(index, &terms, &entity_terms(&text));
     let lexical = coverage.score();
     j.support = lexical;
     j.reasons.push(format!(
