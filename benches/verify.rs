@@ -1,6 +1,8 @@
 //! Verification speed, after issue 3 item 8:
 //! - judging time per claim: the claims of a realistic article (about 1,500 words) judged
-//!   against the visible text of that article served as a page;
+//!   against the visible text of that article served as a page, uncached (the page indexed
+//!   for the claim) and cached (against the page's [`PageIndex`], built once, as the fetch cache
+//!   keeps it), and the time to index the page;
 //! - fetch-and-judge throughput on loopback, in claims per second: a local origin on 127.0.0.1
 //!   serves 200 distinct pages and each claim cites its own page. Cold: a new [`Verifier`] (new
 //!   client, empty cache) per iteration, so every claim costs a fetch. Warm: one verifier whose
@@ -20,7 +22,7 @@ use factgate::model::{BodyFormat, Claim};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
 use factgate::verify::fetch::content::html_to_text;
-use factgate::verify::judge::judge;
+use factgate::verify::judge::{PageIndex, judge, judge_page};
 use futures::StreamExt;
 use std::hint::black_box;
 
@@ -72,6 +74,7 @@ fn bench_judge(c: &mut Criterion) {
     let mut group = c.benchmark_group("judge");
     group.throughput(Throughput::Elements(1));
     group.sample_size(50);
+    // Uncached: the page is indexed again for the claim, as for a page judged once.
     group.bench_function("claim_vs_1500_word_page", |b| {
         // One claim per iteration, cycling through the article's claims.
         let mut next = claims.iter().cycle();
@@ -84,6 +87,28 @@ fn bench_judge(c: &mut Criterion) {
                 &settings,
             )
         })
+    });
+    // Cached: the page's index is built once, as the fetch cache keeps it beside the page.
+    let index = PageIndex::new(&page);
+    eprintln!(
+        "judge: the page's index holds about {} KiB for {} KiB of text",
+        index.heap_bytes() / 1024,
+        page.len() / 1024
+    );
+    group.bench_function("claim_vs_cached_1500_word_page", |b| {
+        let mut next = claims.iter().cycle();
+        b.iter(|| {
+            let claim = next.next().expect("cycle over a non-empty list");
+            judge_page(
+                black_box(claim),
+                black_box(&index),
+                "http://127.0.0.1/page",
+                &settings,
+            )
+        })
+    });
+    group.bench_function("index_1500_word_page", |b| {
+        b.iter(|| PageIndex::new(black_box(&page)))
     });
     group.finish();
 }

@@ -9,7 +9,7 @@ use factgate::events::{DRAFT_V1, MANIFEST_V1};
 use factgate::kafka::headers::{read_schema, read_traceparent};
 use factgate::kafka::{
     ConsumeError, EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr,
-    RoleConsumer, close_consumer, consume_at_least_once, ensure_topics,
+    RoleConsumer, close_consumer, consume_at_least_once, consume_in_flight, ensure_topics,
 };
 use rdkafka::consumer::{BaseConsumer, Consumer, StreamConsumer};
 use rdkafka::message::BorrowedMessage;
@@ -270,6 +270,80 @@ async fn consume_at_least_once_reads_again_what_the_handler_did_not_acknowledge(
         .expect("subscribe");
     let seen = acknowledge_n(&second, 2, Duration::ZERO).await;
     assert_eq!(seen, ["m3", "m4"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consume_in_flight_runs_keys_side_by_side_one_key_in_order_and_stores_no_offset_past_work_in_hand()
+ {
+    let (config, broker) = start(1);
+    let bootstrap = broker.bootstrap_servers();
+    let producer = EventProducer::new(&config, bootstrap).expect("producer");
+    let headers = EventHeaders::new(DRAFT_V1, None);
+    let keys = ["a", "b", "a", "b", "c", "a"];
+    for (i, key) in keys.iter().enumerate() {
+        producer
+            .produce(
+                &config.topics.drafts,
+                key,
+                format!("m{i}").as_bytes(),
+                &headers,
+            )
+            .await
+            .expect("delivered");
+    }
+
+    // m1 (key b) is held until m5 is done, then fails: its outputs were never acknowledged.
+    let first = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    first
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let outcome = timeout(
+        WAIT,
+        consume_in_flight(&first, std::future::pending(), 8, |message| {
+            let payload = text(&message).1;
+            let log = std::sync::Arc::clone(&log);
+            async move {
+                log.lock().unwrap().push(format!("start {payload}"));
+                if payload == "m1" {
+                    while !log.lock().unwrap().iter().any(|e| e == "end m5") {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                    return Err(NotAcknowledged);
+                }
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                log.lock().unwrap().push(format!("end {payload}"));
+                Ok(())
+            }
+        }),
+    )
+    .await
+    .expect("the loop stops on the failed handler");
+    match outcome {
+        Err(ConsumeError::Handler { offset, .. }) => assert_eq!(offset, 1),
+        other => panic!("expected a handler error, got {other:?}"),
+    }
+    let log = log.lock().unwrap().clone();
+    let at = |entry: &str| {
+        log.iter()
+            .position(|e| e == entry)
+            .unwrap_or_else(|| panic!("{entry} missing from {log:?}"))
+    };
+    // Other keys ran while m1 was in hand; key a's messages one after another, in order.
+    assert!(at("end m4") > at("start m1"), "{log:?}");
+    assert!(at("end m0") < at("start m2"), "{log:?}");
+    assert!(at("end m2") < at("start m5"), "{log:?}");
+    // m3 waits behind m1, its key's earlier message, which never finished.
+    assert!(!log.iter().any(|e| e == "start m3"), "{log:?}");
+    close_consumer(first).await.expect("close");
+
+    // m2, m4 and m5 were done, but the offset never passed m1: everything from m1 is read again.
+    let second = factgate::kafka::consumer(&config, bootstrap, "extract").expect("consumer");
+    second
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    let seen = acknowledge_n(&second, 5, Duration::ZERO).await;
+    assert_eq!(seen, ["m1", "m2", "m3", "m4", "m5"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -252,7 +252,7 @@ fn deserialize_allowlist<'de, D: Deserializer<'de>>(de: D) -> Result<Vec<IpNet>,
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CacheConfig {
-    /// Total weight of cached pages, in bytes of page text.
+    /// Total weight of cached pages, in bytes of page text and of the judge's index of each.
     pub capacity_bytes: u64,
     /// How long a good page is reused.
     pub ttl_ok_s: u64,

@@ -424,10 +424,15 @@ pub const QUANTIFIERS: &[(&str, Quantity)] = &[
 
 /// The quantifier that starts at word `i` of `words` (lower-case), with how many words it spans.
 pub fn quantifier(words: &[&str], i: usize) -> Option<(Quantity, usize)> {
+    let first = *words.get(i)?;
     QUANTIFIERS.iter().find_map(|&(phrase, q)| {
-        let parts = phrase.split(' ');
-        let n = phrase.split(' ').count();
-        (i + n <= words.len() && parts.zip(&words[i..i + n]).all(|(p, w)| p == *w))
+        // Most phrases are one word, and most words start none: compare the first word first.
+        let mut parts = phrase.split(' ');
+        if parts.next() != Some(first) {
+            return None;
+        }
+        let n = 1 + parts.clone().count();
+        (i + n <= words.len() && parts.zip(&words[i + 1..i + n]).all(|(p, w)| p == *w))
             .then_some((q, n))
     })
 }

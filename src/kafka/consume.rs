@@ -3,9 +3,12 @@
 //! than lost.
 //!
 //! # The guarantee
-//! [`consume_at_least_once`] handles messages one at a time, in order. For each, it awaits the
-//! handler; only when the handler returns `Ok` (its outputs are acknowledged by the broker) does it
-//! store the message's offset, and librdkafka commits stored offsets in the background every
+//! [`consume_in_flight`] keeps up to a window of messages being handled at once. Messages with
+//! the same key (an article, for drafts) are handled one after another in the order read, so what
+//! one article's messages produce keeps their order; messages of different keys run
+//! concurrently. A partition's offset is stored only past messages whose handler returned `Ok`
+//! (its outputs are acknowledged by the broker) *and* every message before them in that
+//! partition ([`InOrderOffsets`]), and librdkafka commits stored offsets in the background every
 //! `auto.commit.interval.ms`, on rebalance and when the consumer closes. So the committed offset
 //! of a partition never passes a message whose outputs are not acknowledged: after a crash, a
 //! restart or a rebalance, the group resumes at the first unacknowledged message. Messages whose
@@ -14,10 +17,14 @@
 //!
 //! A handler error stops the loop without storing that message's offset, and nothing after it is
 //! stored either: the caller restarts the consumer (or the role), which reads the message again.
+//! [`consume_at_least_once`] is the same with a window of one.
 
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::sync::Arc;
 
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
 use rdkafka::Message;
 use rdkafka::consumer::{CommitMode, Consumer, ConsumerContext, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
@@ -25,8 +32,9 @@ use rdkafka::message::OwnedMessage;
 use tracing::warn;
 
 use super::KafkaSetupError;
+use super::offsets::{InOrderOffsets, store_next_offset};
 
-/// Why [`consume_at_least_once`] stopped before its shutdown signal.
+/// Why [`consume_in_flight`] stopped before its shutdown signal.
 #[derive(Debug, thiserror::Error)]
 pub enum ConsumeError<E> {
     /// The handler could not get its outputs acknowledged; this message's offset is not stored.
@@ -46,13 +54,51 @@ pub enum ConsumeError<E> {
     Fatal(#[source] KafkaError),
 }
 
-/// Reads `consumer` (already subscribed) until `shutdown` resolves, passing each message to
-/// `handler` and storing its offset once the handler's future resolves `Ok`: see the module docs
-/// for the guarantee.
+/// [`consume_in_flight`] with one message at a time.
 ///
-/// Shutdown abandons the message in hand without storing its offset, then asks for an immediate
-/// commit of what was stored (asynchronous: it does not block; closing the consumer, e.g. with
-/// [`close_consumer`], commits again and waits).
+/// # Errors
+/// As [`consume_in_flight`].
+pub async fn consume_at_least_once<C, H, Fut, E>(
+    consumer: &StreamConsumer<C>,
+    shutdown: impl Future<Output = ()>,
+    handler: H,
+) -> Result<(), ConsumeError<E>>
+where
+    C: ConsumerContext + 'static,
+    H: FnMut(OwnedMessage) -> Fut,
+    Fut: Future<Output = Result<(), E>>,
+{
+    consume_in_flight(consumer, shutdown, 1, handler).await
+}
+
+/// Where a message was, kept while it is handled.
+struct Place {
+    topic: String,
+    partition: i32,
+    offset: i64,
+    /// Its key, when it has one: messages with one key are handled in order.
+    key: Option<Vec<u8>>,
+}
+
+impl Place {
+    fn of(message: &OwnedMessage) -> Self {
+        Self {
+            topic: message.topic().to_owned(),
+            partition: message.partition(),
+            offset: message.offset(),
+            key: message.key().map(<[u8]>::to_vec),
+        }
+    }
+}
+
+/// Reads `consumer` (already subscribed) until `shutdown` resolves, with up to `window` messages
+/// (at least one) read and not yet done, passing each to `handler`, and storing offsets as the
+/// module docs say. The handler's futures run concurrently on the caller's task: CPU-heavy work
+/// belongs on a pool (as extraction does), so that the loop keeps reading and producing.
+///
+/// Shutdown abandons the messages in hand without storing their offsets, then asks for an
+/// immediate commit of what was stored (asynchronous: it does not block; closing the consumer,
+/// e.g. with [`close_consumer`], commits again and waits).
 ///
 /// Transient consumer errors (a broker briefly unreachable) are logged and reading goes on:
 /// librdkafka reconnects by itself.
@@ -60,9 +106,10 @@ pub enum ConsumeError<E> {
 /// # Errors
 /// [`ConsumeError::Handler`] when the handler fails, [`ConsumeError::Fatal`] on a fatal
 /// librdkafka error.
-pub async fn consume_at_least_once<C, H, Fut, E>(
+pub async fn consume_in_flight<C, H, Fut, E>(
     consumer: &StreamConsumer<C>,
     shutdown: impl Future<Output = ()>,
+    window: usize,
     mut handler: H,
 ) -> Result<(), ConsumeError<E>>
 where
@@ -70,49 +117,76 @@ where
     H: FnMut(OwnedMessage) -> Fut,
     Fut: Future<Output = Result<(), E>>,
 {
+    let window = window.max(1);
     tokio::pin!(shutdown);
+    let mut running = FuturesUnordered::new();
+    // Keys with a message in `running`, and the messages read since for each, in order.
+    let mut busy: HashSet<Vec<u8>> = HashSet::new();
+    let mut waiting: HashMap<Vec<u8>, VecDeque<OwnedMessage>> = HashMap::new();
+    let mut offsets = InOrderOffsets::default();
+    let mut start = |message: OwnedMessage| {
+        let place = Place::of(&message);
+        let handled = handler(message);
+        async move { (place, handled.await) }
+    };
     loop {
-        let received = tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            received = consumer.recv() => received,
-        };
-        let message = match received {
-            Ok(message) => message,
-            Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
-                return Err(ConsumeError::Fatal(err));
-            }
-            Err(err) => {
-                warn!(error = %err, "consumer error; reading on");
-                continue;
-            }
-        };
-        let outcome = tokio::select! {
+        tokio::select! {
             biased;
             // In-flight work is abandoned unstored: it is done again after the restart.
             () = &mut shutdown => break,
-            outcome = handler(message.detach()) => outcome,
-        };
-        match outcome {
-            Ok(()) => {
-                // Fails only when the partition was revoked meanwhile: its new owner reads the
-                // message again, which at-least-once allows.
-                if let Err(err) = consumer.store_offset_from_message(&message) {
-                    warn!(
-                        error = %err,
-                        topic = message.topic(),
-                        partition = message.partition(),
-                        "offset not stored"
-                    );
+            Some((place, outcome)) = running.next(), if !running.is_empty() => {
+                let (place, outcome): (Place, Result<(), E>) = (place, outcome);
+                if let Err(source) = outcome {
+                    return Err(ConsumeError::Handler {
+                        topic: place.topic,
+                        partition: place.partition,
+                        offset: place.offset,
+                        source,
+                    });
+                }
+                if let Some(next) = offsets.done(&place.topic, place.partition, place.offset)
+                    // Fails only when the partition was revoked meanwhile: its new owner reads
+                    // the message again, which at-least-once allows.
+                    && let Err(err) = store_next_offset(consumer, &place.topic, place.partition, next)
+                {
+                    warn!(error = %err, topic = place.topic, partition = place.partition, "offset not stored");
+                }
+                // The next message of the same key, if one waits, starts now; else the key is free.
+                if let Some(key) = place.key {
+                    let next = waiting.get_mut(&key).and_then(VecDeque::pop_front);
+                    if waiting.get(&key).is_some_and(VecDeque::is_empty) {
+                        waiting.remove(&key);
+                    }
+                    match next {
+                        Some(message) => running.push(start(message)),
+                        None => {
+                            busy.remove(&key);
+                        }
+                    }
                 }
             }
-            Err(source) => {
-                return Err(ConsumeError::Handler {
-                    topic: message.topic().to_owned(),
-                    partition: message.partition(),
-                    offset: message.offset(),
-                    source,
-                });
+            received = consumer.recv(), if offsets.in_flight() < window => {
+                let message = match received {
+                    Ok(message) => message.detach(),
+                    Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
+                        return Err(ConsumeError::Fatal(err));
+                    }
+                    Err(err) => {
+                        warn!(error = %err, "consumer error; reading on");
+                        continue;
+                    }
+                };
+                offsets.start(message.topic(), message.partition(), message.offset());
+                match message.key().map(<[u8]>::to_vec) {
+                    Some(key) if busy.contains(&key) => {
+                        waiting.entry(key).or_default().push_back(message);
+                    }
+                    Some(key) => {
+                        busy.insert(key);
+                        running.push(start(message));
+                    }
+                    None => running.push(start(message)),
+                }
             }
         }
     }

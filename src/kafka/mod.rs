@@ -8,8 +8,10 @@
 //! - [`headers`]: the `traceparent` (W3C Trace Context) and `factgate-schema` message headers.
 //! - [`dead_letter`]: the headers that say why a record was dead-lettered, and where it came from.
 //! - [`produce`]: [`EventProducer::produce`], which resolves only once the broker acknowledged.
-//! - [`consume`]: [`consume_at_least_once`], which stores a message's offset only after the
-//!   handler's outputs are acknowledged.
+//! - [`consume`]: [`consume_in_flight`] (and its one-at-a-time form [`consume_at_least_once`]),
+//!   which keeps a bounded window of messages in flight and stores a partition's offset only
+//!   past messages whose outputs, and those of every message before them, are acknowledged.
+//! - [`offsets`]: the in-order offset bookkeeping behind that.
 //!
 //! Blocking librdkafka calls (commits, metadata, flush, closing a consumer) run on tokio's blocking
 //! pool, never on the async worker threads.
@@ -20,17 +22,20 @@ pub mod consume;
 pub mod dead_letter;
 pub mod embedded;
 pub mod headers;
+pub mod offsets;
 pub mod produce;
 
 pub use admin::{EnsuredTopics, ensure_named_topics, ensure_topics};
 pub use client::{ConsumerHealth, RoleConsumer, RoleContext, consumer, group_id, producer};
-pub use consume::{ConsumeError, close_consumer, commit_stored_offsets, consume_at_least_once};
+pub use consume::{
+    ConsumeError, close_consumer, commit_stored_offsets, consume_at_least_once, consume_in_flight,
+};
 pub use embedded::EmbeddedBroker;
 pub use headers::{
     EventHeaders, SCHEMA_HEADER, TRACEPARENT_HEADER, TraceParent, TraceParentError, read_schema,
     read_traceparent,
 };
-pub use produce::{Delivered, EventProducer, is_message_fault};
+pub use produce::{Delivered, EventProducer, PendingDelivery, is_message_fault};
 /// The request types and error codes fault injection takes, re-exported so callers need not name
 /// the rdkafka crate.
 pub use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};

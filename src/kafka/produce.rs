@@ -1,10 +1,11 @@
-//! Producing one event and waiting for the broker's acknowledgement.
+//! Producing events: handed to librdkafka in the order asked ([`EventProducer::enqueue`]), which
+//! batches them, and acknowledged later ([`PendingDelivery::acknowledged`]), so a role can keep
+//! many records in flight and await their deliveries together rather than one by one.
 
 use std::time::Duration;
 
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
-use rdkafka::util::Timeout;
+use rdkafka::producer::{DeliveryFuture, FutureProducer, FutureRecord, Producer};
 
 use super::headers::EventHeaders;
 use super::{KafkaSetupError, client};
@@ -29,6 +30,35 @@ pub fn is_message_fault(err: &KafkaError) -> bool {
                 | RDKafkaErrorCode::BadMessage
         )
     )
+}
+
+/// How long [`EventProducer::enqueue`] waits before trying again when librdkafka's queue is full.
+const QUEUE_FULL_WAIT: Duration = Duration::from_millis(5);
+
+/// A record queued by [`EventProducer::enqueue`], not yet acknowledged. Dropping it does not
+/// withdraw the record; it only gives up knowing whether it was stored.
+#[must_use = "a record's delivery must be awaited before the offset of what caused it is stored"]
+pub struct PendingDelivery {
+    delivery: DeliveryFuture,
+}
+
+impl PendingDelivery {
+    /// Resolves once the broker acknowledged the record (all in-sync replicas), with where it
+    /// was stored.
+    ///
+    /// # Errors
+    /// The [`KafkaError`] of the final failed delivery (`Canceled` when the producer was dropped
+    /// first): the record is not stored.
+    pub async fn acknowledged(self) -> Result<Delivered, KafkaError> {
+        match self.delivery.await {
+            Ok(Ok(delivery)) => Ok(Delivered {
+                partition: delivery.partition,
+                offset: delivery.offset,
+            }),
+            Ok(Err((err, _message))) => Err(err),
+            Err(_canceled) => Err(KafkaError::Canceled),
+        }
+    }
 }
 
 /// Where the broker stored a record.
@@ -59,9 +89,7 @@ impl EventProducer {
     }
 
     /// Produces one record and resolves once the broker acknowledged it (all in-sync replicas),
-    /// with where it was stored. librdkafka retries transient failures itself until
-    /// `message.timeout.ms` (default 5 minutes); when its local queue is full this waits for room
-    /// (back-pressure) rather than dropping.
+    /// with where it was stored: [`Self::enqueue`] then [`PendingDelivery::acknowledged`].
     ///
     /// # Errors
     /// The [`KafkaError`] of the final failed delivery: the record is not stored, and the caller
@@ -73,18 +101,43 @@ impl EventProducer {
         payload: &[u8],
         headers: &EventHeaders,
     ) -> Result<Delivered, KafkaError> {
-        let record = FutureRecord::to(topic)
+        self.enqueue(topic, key, payload, headers)
+            .await?
+            .acknowledged()
+            .await
+    }
+
+    /// Hands one record to librdkafka and resolves as soon as it is queued, without waiting for
+    /// the broker: records queued one after another land in their partition in that order (the
+    /// producer is idempotent, so retries never reorder them), and librdkafka sends them in
+    /// batches. When its local queue is full this waits for room (back-pressure) rather than
+    /// dropping or reordering. librdkafka retries transient failures itself until
+    /// `message.timeout.ms` (default 5 minutes).
+    ///
+    /// # Errors
+    /// A record refused before it is queued (too large for `message.max.bytes`, an unknown
+    /// topic…).
+    pub async fn enqueue(
+        &self,
+        topic: &str,
+        key: &str,
+        payload: &[u8],
+        headers: &EventHeaders,
+    ) -> Result<PendingDelivery, KafkaError> {
+        let mut record = FutureRecord::to(topic)
             .key(key)
             .payload(payload)
             .headers(headers.to_kafka());
-        self.inner
-            .send(record, Timeout::Never)
-            .await
-            .map(|delivery| Delivered {
-                partition: delivery.partition,
-                offset: delivery.offset,
-            })
-            .map_err(|(err, _message)| err)
+        loop {
+            match self.inner.send_result(record) {
+                Ok(delivery) => return Ok(PendingDelivery { delivery }),
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                    record = back;
+                    tokio::time::sleep(QUEUE_FULL_WAIT).await;
+                }
+                Err((err, _record)) => return Err(err),
+            }
+        }
     }
 
     /// Waits up to `timeout` for every queued record to be acknowledged, on the blocking pool

@@ -11,7 +11,12 @@
 //! - a draft whose outputs the broker refuses for the record's own sake ([`is_message_fault`])
 //!   is answered with a block and a dead letter, and its offset stored like any other.
 //!
-//! Only a fault of the broker or the process stops the role; the draft in hand is then read
+//! Up to [`EXTRACT_IN_FLIGHT`] drafts are handled at once, one article's drafts in order
+//! ([`consume_in_flight`]); each draft's outputs are queued together and their deliveries awaited
+//! together, and its offset is stored only once they, and those of every draft before it in its
+//! partition, are acknowledged.
+//!
+//! Only a fault of the broker or the process stops the role; the drafts in hand are then read
 //! again after the restart.
 
 use super::{Services, stopped};
@@ -24,7 +29,7 @@ use crate::events::{
 };
 use crate::extract::{ExtractError, Extraction, LimitExceeded, extract_titled_within};
 use crate::kafka::{
-    self, EventHeaders, TraceParent, consume_at_least_once, is_message_fault, read_traceparent,
+    self, EventHeaders, TraceParent, consume_in_flight, is_message_fault, read_traceparent,
 };
 use crate::telemetry;
 use chrono::{DateTime, Utc};
@@ -44,6 +49,11 @@ pub const DEAD_LETTER_SCHEMA: &str = "factgate.dead_letter.v1";
 /// payload is the draft's first bytes only, as many as the limit allows.
 pub const DEAD_LETTER_TRUNCATED_SCHEMA: &str = "factgate.dead_letter.truncated.v1";
 
+/// Drafts read and not yet done at once in one extract role. Drafts of one article are handled
+/// one after another, in the order published; extraction itself runs on the bounded parsing
+/// pool, so this bounds memory and the producer's queue, not CPU.
+pub const EXTRACT_IN_FLIGHT: usize = 64;
+
 pub(super) async fn run(
     services: Arc<Services>,
     stop: watch::Receiver<bool>,
@@ -53,7 +63,7 @@ pub(super) async fn run(
     services
         .readiness
         .watch("extract", consumer.context().health());
-    let outcome = consume_at_least_once(&consumer, stopped(stop), |message| {
+    let outcome = consume_in_flight(&consumer, stopped(stop), EXTRACT_IN_FLIGHT, |message| {
         let services = Arc::clone(&services);
         async move { handle(&services, &message).await }
     })
@@ -182,7 +192,9 @@ async fn handle_draft(
     }
 }
 
-/// Produces the requests, then the manifest (or its parts, in order), each acknowledged.
+/// Produces the requests, then the manifest (or its parts, in order), and resolves once all are
+/// acknowledged. Everything is queued first, in that order, and the deliveries awaited together:
+/// librdkafka sends them in batches, and the manifest's parts land in their partition in order.
 async fn send(
     services: &Services,
     draft: &DraftEvent,
@@ -190,19 +202,22 @@ async fn send(
     trace: &TraceParent,
 ) -> Result<(), KafkaError> {
     let topics = &services.config.kafka.topics;
-    let sends = outputs.requests.iter().map(|request| {
-        services.publish(
-            &topics.verify,
-            &request.source_host,
-            VERIFY_REQUEST_V1,
-            request,
-            Some(trace),
-        )
-    });
-    try_join_all(sends).await?;
+    let mut queued = Vec::with_capacity(outputs.requests.len() + outputs.manifests.len());
+    for request in &outputs.requests {
+        let delivery = services
+            .enqueue(
+                &topics.verify,
+                &request.source_host,
+                VERIFY_REQUEST_V1,
+                request,
+                Some(trace),
+            )
+            .await?;
+        queued.push(delivery.acknowledged());
+    }
     for manifest in &outputs.manifests {
-        services
-            .publish(
+        let delivery = services
+            .enqueue(
                 &topics.manifests,
                 &draft.article_id,
                 MANIFEST_V1,
@@ -210,7 +225,9 @@ async fn send(
                 Some(trace),
             )
             .await?;
+        queued.push(delivery.acknowledged());
     }
+    try_join_all(queued).await?;
     Ok(())
 }
 

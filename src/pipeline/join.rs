@@ -2,6 +2,11 @@
 //! ready, offsets stored only up to each partition's earliest undecided article (and only after
 //! the decisions are acknowledged), deadlines ticked on event time.
 //!
+//! The join reads on while its decisions are delivered: decisions are queued in the order made
+//! (so one article's decisions keep their order on the topic) and their deliveries awaited in
+//! batches, in order; the offsets a batch makes safe are stored only once it and every batch
+//! before it are acknowledged. At most [`MAX_UNACKNOWLEDGED`] batches wait at once.
+//!
 //! At start-up the deadline tick waits until the consumer has caught up (a read came back empty)
 //! or [`TICK_HOLDOFF`] passed, so an article re-read after a restart gets its results back before
 //! its deadline is judged. Back-pressure pauses the manifests or the results partitions, each
@@ -23,6 +28,9 @@ use crate::join::{
 };
 use crate::kafka::{self, read_traceparent};
 use chrono::{DateTime, TimeDelta, Utc};
+use futures::future::BoxFuture;
+use futures::stream::FuturesOrdered;
+use futures::{FutureExt, StreamExt};
 use rdkafka::Message;
 use rdkafka::TopicPartitionList;
 use rdkafka::consumer::{Consumer, ConsumerContext};
@@ -39,6 +47,13 @@ pub const TICK: Duration = Duration::from_millis(250);
 pub const TICK_HOLDOFF: Duration = Duration::from_secs(5);
 /// A read that brings nothing within this long means the consumer has caught up.
 const IDLE: Duration = Duration::from_millis(300);
+/// Batches of decisions queued and not yet acknowledged before the join stops reading, so a
+/// slow broker holds the join back rather than letting the producer's queue grow.
+pub const MAX_UNACKNOWLEDGED: usize = 1024;
+
+/// Decisions queued for the broker: resolves to the offsets they make safe to store.
+type Acknowledged<'a> =
+    BoxFuture<'a, Result<Vec<(TopicPartition, i64)>, rdkafka::error::KafkaError>>;
 
 pub(super) async fn run(
     services: Arc<Services>,
@@ -65,6 +80,9 @@ pub(super) async fn run(
     let stop = stopped(stop);
     tokio::pin!(stop);
     let mut paused = Paused::default();
+    // Decisions queued and not yet acknowledged, batch by batch in the order made, each with
+    // the offsets that become safe to store once it and every batch before it are.
+    let mut unacknowledged: FuturesOrdered<Acknowledged<'_>> = FuturesOrdered::new();
     let outcome: Result<(), PipelineError> = loop {
         let wanted = state.backpressure();
         if wanted != paused.applied {
@@ -73,6 +91,10 @@ pub(super) async fn run(
         tokio::select! {
             biased;
             () = &mut stop => break Ok(()),
+            Some(acknowledged) = unacknowledged.next(), if !unacknowledged.is_empty() => match acknowledged {
+                Ok(marks) => store_watermarks(&consumer, &marks),
+                Err(err) => break Err(PipelineError::Client(err)),
+            },
             _ = tick.tick() => {
                 paused.on_tick(&consumer, topics);
                 if !caught_up && started.elapsed() < TICK_HOLDOFF {
@@ -86,12 +108,10 @@ pub(super) async fn run(
                 }
                 // Deadline decisions come from no message: each continues the trace its article
                 // kept from its manifest.
-                if let Err(err) = publish_all(&services, &mut history, &decisions).await {
-                    break Err(PipelineError::Client(err));
-                }
-                store_watermarks(&consumer, &state, &consumed);
+                let marks = watermarks(&state, &consumed);
+                unacknowledged.push_back(publish_all(&services, &mut history, decisions, marks).await);
             }
-            received = tokio::time::timeout(IDLE, consumer.recv()), if !(wanted.manifests && wanted.results) => {
+            received = tokio::time::timeout(IDLE, consumer.recv()), if !(wanted.manifests && wanted.results) && unacknowledged.len() < MAX_UNACKNOWLEDGED => {
                 let message = match received {
                     Err(_idle) => {
                         caught_up = true;
@@ -146,10 +166,12 @@ pub(super) async fn run(
                 consumed.insert(tp, offset);
                 log_notes(&mut state);
                 note_in_flight(&state);
-                if let Err(err) = publish_all(&services, &mut history, &decisions).await {
-                    break Err(PipelineError::Client(err));
+                let marks = watermarks(&state, &consumed);
+                if decisions.is_empty() && unacknowledged.is_empty() {
+                    store_watermarks(&consumer, &marks);
+                } else {
+                    unacknowledged.push_back(publish_all(&services, &mut history, decisions, marks).await);
                 }
-                store_watermarks(&consumer, &state, &consumed);
             }
         }
     };
@@ -297,16 +319,23 @@ fn log_notes(state: &mut JoinState) {
     }
 }
 
-/// Publishes decisions one by one, each acknowledged before the next, each in a span of its
-/// article's trace.
-async fn publish_all(
-    services: &Services,
+/// Queues decisions in the order made, each in a span of its article's trace, and returns what
+/// resolves, once all are acknowledged, to `marks`: the offsets they make safe to store.
+/// Decisions of one article keep their order on the decisions topic (they are queued in order
+/// and the producer is idempotent).
+async fn publish_all<'s>(
+    services: &'s Services,
     history: &mut RevisionHistory,
-    decisions: &[TracedDecision],
-) -> Result<(), rdkafka::error::KafkaError> {
-    for TracedDecision { decision, trace } in decisions {
+    decisions: Vec<TracedDecision>,
+    marks: Vec<(TopicPartition, i64)>,
+) -> Acknowledged<'s> {
+    let mut queued = Vec::with_capacity(decisions.len());
+    for TracedDecision {
+        mut decision,
+        trace,
+    } in decisions
+    {
         // What changed since the article's previous decided revision.
-        let mut decision = decision.clone();
         history.annotate_and_record(&mut decision);
         let trace = trace.as_ref();
         let span = tracing::info_span!(
@@ -316,12 +345,18 @@ async fn publish_all(
             trace_id = %trace.map(crate::kafka::TraceParent::trace_id).unwrap_or_default(),
         );
         crate::telemetry::adopt(&span, trace);
-        services
-            .publish_decision(decision.clone(), Some(draft_published_at(&decision)), trace)
-            .instrument(span)
-            .await?;
+        let published_at = draft_published_at(&decision);
+        let delivery = services
+            .enqueue_decision(decision, Some(published_at), trace)
+            .instrument(span.clone())
+            .await;
+        queued.push(delivery.instrument(span));
     }
-    Ok(())
+    async move {
+        futures::future::try_join_all(queued).await?;
+        Ok(marks)
+    }
+    .boxed()
 }
 
 /// The revision history, rebuilt from the decisions topic (see `super::history`).
@@ -371,17 +406,25 @@ fn note_in_flight(state: &JoinState) {
     crate::metrics::metrics().join_in_flight.set(in_flight);
 }
 
-/// Stores, for every partition read, the offset that is safe to commit: never past the earliest
-/// undecided article.
-fn store_watermarks(
-    consumer: &kafka::RoleConsumer,
+/// For every partition read, the offset that is safe to commit once the decisions made so far
+/// are acknowledged: never past the earliest undecided article.
+fn watermarks(
     state: &JoinState,
     consumed: &HashMap<TopicPartition, i64>,
-) {
-    for (tp, &up_to) in consumed {
-        if let Some(offset) = state.commit_watermark(&tp.topic, tp.partition, up_to)
-            && let Err(err) = store_next_offset(consumer, &tp.topic, tp.partition, offset)
-        {
+) -> Vec<(TopicPartition, i64)> {
+    consumed
+        .iter()
+        .filter_map(|(tp, &up_to)| {
+            let offset = state.commit_watermark(&tp.topic, tp.partition, up_to)?;
+            Some((tp.clone(), offset))
+        })
+        .collect()
+}
+
+/// Stores offsets [`watermarks`] computed, once what came before them is acknowledged.
+fn store_watermarks(consumer: &kafka::RoleConsumer, marks: &[(TopicPartition, i64)]) {
+    for (tp, offset) in marks {
+        if let Err(err) = store_next_offset(consumer, &tp.topic, tp.partition, *offset) {
             warn!(error = %err, topic = %tp.topic, partition = tp.partition, "offset not stored; the partition is read again from its last commit");
         }
     }

@@ -34,13 +34,15 @@ use crate::config::Config;
 use crate::events::{DECISION_V1, Decision, fit_decision};
 use crate::http::{DecisionBoard, Readiness};
 use crate::kafka::{
-    self, EmbeddedBroker, EventHeaders, EventProducer, KafkaSetupError, TraceParent,
-    is_message_fault,
+    self, EmbeddedBroker, EventHeaders, EventProducer, KafkaSetupError, PendingDelivery,
+    TraceParent, is_message_fault,
 };
 use crate::verify::Verifier;
 use crate::verify::fetch::Fetcher;
 use crate::verify::llm::LlmJudge;
 use chrono::{DateTime, Utc};
+use futures::FutureExt;
+use futures::future::BoxFuture;
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -49,6 +51,9 @@ use tracing::{error, info};
 
 /// Articles the HTTP endpoint remembers decisions and pending drafts for.
 pub const BOARD_CAPACITY: usize = 100_000;
+
+/// How long a consumer's fetch may wait for records on the embedded broker.
+pub const EMBEDDED_FETCH_WAIT_MS: u32 = 5;
 
 /// One of the stream processor's roles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -123,9 +128,7 @@ impl Services {
     /// Produces `event` as JSON to `topic` under `key` and waits for the broker's acknowledgement.
     ///
     /// # Errors
-    /// The producer's error; an event larger than the broker's message limit
-    /// (`kafka.properties` `message.max.bytes`) fails at once with `MessageSizeTooLarge`, as the
-    /// producer would, without being queued.
+    /// As [`Self::enqueue`], or the failed delivery.
     pub async fn publish<T: Serialize>(
         &self,
         topic: &str,
@@ -134,6 +137,29 @@ impl Services {
         event: &T,
         trace: Option<&TraceParent>,
     ) -> Result<(), rdkafka::error::KafkaError> {
+        self.enqueue(topic, key, schema, event, trace)
+            .await?
+            .acknowledged()
+            .await
+            .map(|_| ())
+    }
+
+    /// Hands `event`, as JSON, to the producer for `topic` under `key` without waiting for the
+    /// broker: events enqueued one after another keep that order in their partition. Await the
+    /// returned delivery before storing the offset of what caused it.
+    ///
+    /// # Errors
+    /// The producer's error; an event larger than the broker's message limit
+    /// (`kafka.properties` `message.max.bytes`) fails at once with `MessageSizeTooLarge`, as the
+    /// producer would, without being queued.
+    pub async fn enqueue<T: Serialize>(
+        &self,
+        topic: &str,
+        key: &str,
+        schema: &str,
+        event: &T,
+        trace: Option<&TraceParent>,
+    ) -> Result<PendingDelivery, rdkafka::error::KafkaError> {
         // factgate's event types always serialize: string-keyed maps only, and serde_json writes
         // a non-finite float as null rather than failing.
         let payload = serde_json::to_vec(event).expect("factgate events serialize to JSON");
@@ -143,29 +169,43 @@ impl Services {
             ));
         }
         let headers = EventHeaders::new(schema, trace);
-        self.producer
-            .produce(topic, key, &payload, &headers)
-            .await
-            .map(|_| ())
+        self.producer.enqueue(topic, key, &payload, &headers).await
     }
 
     /// Publishes a decision to the decisions topic, waits for its acknowledgement, then logs and
-    /// counts it: the one place a decision is published. `published_at` is the draft's, when
-    /// known, for the decision latency.
+    /// counts it: [`Self::enqueue_decision`], awaited.
+    ///
+    /// # Errors
+    /// A fault of the broker (the decision is then not published).
+    pub async fn publish_decision(
+        &self,
+        decision: Decision,
+        published_at: Option<DateTime<Utc>>,
+        trace: Option<&TraceParent>,
+    ) -> Result<(), rdkafka::error::KafkaError> {
+        self.enqueue_decision(decision, published_at, trace)
+            .await
+            .await
+    }
+
+    /// Queues a decision for the decisions topic and returns what resolves once it is
+    /// acknowledged, then logs and counts it: the one place a decision is published. Decisions
+    /// queued one after another keep their order on the topic. `published_at` is the draft's,
+    /// when known, for the decision latency.
     ///
     /// A report too large for the broker is shortened first ([`fit_decision`]); a decision the
     /// broker still refuses for its own sake is replaced by a block (`internal_error`) saying
     /// so, and if even that is refused it is logged and given up: one decision never stops a
     /// role.
     ///
-    /// # Errors
-    /// A fault of the broker (the decision is then not published).
-    pub async fn publish_decision(
+    /// The returned future fails only for a fault of the broker (the decision is then not
+    /// published).
+    pub async fn enqueue_decision(
         &self,
         mut decision: Decision,
         published_at: Option<DateTime<Utc>>,
         trace: Option<&TraceParent>,
-    ) -> Result<(), rdkafka::error::KafkaError> {
+    ) -> BoxFuture<'_, Result<(), rdkafka::error::KafkaError>> {
         let budget = self.config.kafka.max_payload_bytes();
         match fit_decision(&mut decision, budget) {
             Ok(false) => {}
@@ -185,9 +225,31 @@ impl Services {
             }
         }
         let topic = &self.config.kafka.topics.decisions;
-        let sent = self
-            .publish(topic, &decision.article_id, DECISION_V1, &decision, trace)
+        let queued = self
+            .enqueue(topic, &decision.article_id, DECISION_V1, &decision, trace)
             .await;
+        let trace = trace.copied();
+        async move {
+            let sent = match queued {
+                Ok(delivery) => delivery.acknowledged().await.map(|_| ()),
+                Err(err) => Err(err),
+            };
+            self.settle_decision(decision, sent, published_at, trace.as_ref())
+                .await
+        }
+        .boxed()
+    }
+
+    /// What follows a decision's delivery: the fallback block when the broker refused it for its
+    /// own sake, then the log line and the metrics of the decision published.
+    async fn settle_decision(
+        &self,
+        mut decision: Decision,
+        sent: Result<(), rdkafka::error::KafkaError>,
+        published_at: Option<DateTime<Utc>>,
+        trace: Option<&TraceParent>,
+    ) -> Result<(), rdkafka::error::KafkaError> {
+        let topic = &self.config.kafka.topics.decisions;
         match sent {
             Ok(()) => {}
             Err(err) if is_message_fault(&err) => {
@@ -291,13 +353,24 @@ pub async fn connect(config: &Config) -> Result<(String, Option<EmbeddedBroker>)
 /// # Errors
 /// The first fault that stopped a role, or a setup fault.
 pub async fn run(
-    config: Config,
+    mut config: Config,
     roles: &[Role],
     serve_http: bool,
     shutdown: impl Future<Output = ()> + Send,
     on_started: impl FnOnce(&Running),
 ) -> Result<(), PipelineError> {
     let (bootstrap, embedded) = connect(&config).await?;
+    if embedded.is_some() {
+        // The embedded broker answers a fetch that finds nothing only after the whole
+        // `fetch.wait.max.ms` (librdkafka's default 500 ms), even when records arrive meanwhile,
+        // unlike a real broker; each of the three hops would add that to a decision. It is
+        // in-process, so asking more often costs little.
+        config
+            .kafka
+            .properties
+            .entry("fetch.wait.max.ms".to_owned())
+            .or_insert_with(|| EMBEDDED_FETCH_WAIT_MS.to_string());
+    }
     let producer = EventProducer::new(&config.kafka, &bootstrap)?;
     let readiness = Arc::new(Readiness::default());
     readiness.set_broker_reachable(true);

@@ -7,11 +7,14 @@
 //! returns a result with its reason.
 
 use super::fetch::{FetchOutcome, Fetcher};
-use super::judge::{IssueKind, JudgeSettings, Judgment, Source, calibration, judge_source};
+use super::judge::{
+    IssueKind, JudgeSettings, Judgment, PageIndex, Source, calibration, judge_page,
+};
 use super::llm::{Lead, LlmJudge, QuorumOutcome};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::model::{Claim, Severity, Span, Verdict};
 use chrono::Utc;
+use std::sync::Arc;
 
 /// Checks claims against their sources. Cheap to clone: clones share the fetcher and its cache.
 #[derive(Clone)]
@@ -79,11 +82,15 @@ impl Verifier {
         match fetched.outcome.as_ref() {
             FetchOutcome::Ok(page) => {
                 let started = tokio::time::Instant::now();
-                let source = Source {
-                    text: &page.text,
-                    reviews: &page.claim_reviews,
-                };
-                let judgment = judge_source(claim, source, &page.final_url, &self.judge);
+                // The fetcher indexes every page it reads; indexing here only keeps a check
+                // whole should that ever change.
+                let index = fetched.index.clone().unwrap_or_else(|| {
+                    Arc::new(PageIndex::of(Source {
+                        text: &page.text,
+                        reviews: &page.claim_reviews,
+                    }))
+                });
+                let judgment = judge_page(claim, &index, &page.final_url, &self.judge);
                 // A refuted claim stays refuted whatever the panel says: it is not asked.
                 let quorum = match &self.llm {
                     Some(llm) if judgment.verdict != Verdict::Refuted => {

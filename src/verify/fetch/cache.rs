@@ -1,9 +1,11 @@
 //! The result cache, which also coalesces concurrent fetches of one URL into one.
 //!
-//! Entries are weighed by their text bytes against `cache_capacity_bytes`, and expire after the
-//! TTL [`classify::cache_ttl`] gives their outcome. Outcomes it says not to cache (anything a
-//! retry could change) and pages over `max_entry_bytes` are handed to every caller that waited
-//! for them, then dropped.
+//! A page is kept with its [`PageIndex`]: what the judge derives from the page alone, built once
+//! by the load and shared by every claim that cites the page. Entries are weighed by their text
+//! bytes and the index's heap bytes against `cache_capacity_bytes`, and expire after the TTL
+//! [`classify::cache_ttl`] gives their outcome. Outcomes it says not to cache (anything a retry
+//! could change) and pages whose text is over `max_entry_bytes` are handed to every caller that
+//! waited for them, then dropped.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -17,18 +19,42 @@ use super::classify;
 use super::log;
 use super::outcome::FetchOutcome;
 use super::settings::FetchSettings;
+use crate::verify::judge::{PageIndex, Source};
 
 /// Weight of an entry without page text: its URL and enum, roughly.
 const SMALL_ENTRY_BYTES: usize = 64;
 
+/// A fetch outcome and, for a page, its index.
 #[derive(Debug, Clone)]
-struct Entry {
-    outcome: Arc<FetchOutcome>,
+pub struct Entry {
+    pub outcome: Arc<FetchOutcome>,
+    /// The judge's index of the page; `None` for anything but a page.
+    pub index: Option<Arc<PageIndex>>,
     ttl: Duration,
 }
 
 impl Entry {
+    /// `outcome` with the index of its page, if it is one.
+    fn new(outcome: FetchOutcome, ttl: Duration) -> Entry {
+        let index = match &outcome {
+            FetchOutcome::Ok(page) => Some(Arc::new(PageIndex::of(Source {
+                text: &page.text,
+                reviews: &page.claim_reviews,
+            }))),
+            _ => None,
+        };
+        Entry {
+            outcome: Arc::new(outcome),
+            index,
+            ttl,
+        }
+    }
+
     fn weight(&self) -> usize {
+        self.index.as_ref().map_or(0, |i| i.heap_bytes()) + self.outcome_weight()
+    }
+
+    fn outcome_weight(&self) -> usize {
         match &*self.outcome {
             FetchOutcome::Ok(page) => {
                 page.text.len()
@@ -81,9 +107,10 @@ impl ResultCache {
         Self { inner, settings }
     }
 
-    /// The cached outcome for `key`, or the outcome of `load`, run once however many callers ask
-    /// for `key` at the same time. The flag is true when the outcome was not loaded by this call.
-    pub async fn get_or_load<F>(&self, key: String, load: F) -> (Arc<FetchOutcome>, bool)
+    /// The cached entry for `key`, or the outcome of `load` with its page's index, run once
+    /// however many callers ask for `key` at the same time. The flag is true when the entry was
+    /// not loaded by this call.
+    pub async fn get_or_load<F>(&self, key: String, load: F) -> (Entry, bool)
     where
         F: Future<Output = FetchOutcome>,
     {
@@ -95,27 +122,25 @@ impl ResultCache {
             loaded_here.store(true, Ordering::Relaxed);
             let outcome = load.await;
             let Some(ttl) = classify::cache_ttl(&outcome, settings) else {
-                return Err(Arc::new(outcome));
+                // Not cached, but indexed once for every caller coalesced onto this load.
+                return Err(Entry::new(outcome, Duration::ZERO));
             };
-            let entry = Entry {
-                outcome: Arc::new(outcome),
-                ttl,
-            };
-            if entry.weight() as u64 <= settings.max_entry_bytes {
+            let entry = Entry::new(outcome, ttl);
+            // The cap is on the page as fetched; its index weighs in the budget beside it.
+            if entry.outcome_weight() as u64 <= settings.max_entry_bytes {
                 Ok(entry)
             } else {
-                Err(entry.outcome)
+                Err(entry)
             }
         };
-        let outcome: Arc<FetchOutcome> = match self.inner.entry(key).or_try_insert_with(init).await
-        {
-            Ok(entry) => entry.into_value().outcome,
-            // Not cached: every coalesced caller shares this one outcome.
-            Err(outcome) => Arc::clone(&outcome),
+        let entry: Entry = match self.inner.entry(key).or_try_insert_with(init).await {
+            Ok(entry) => entry.into_value(),
+            // Not cached: every coalesced caller shares this one outcome and index.
+            Err(entry) => (*entry).clone(),
         };
         let from_cache = !loaded.load(Ordering::Relaxed);
         log::cache_lookup(from_cache, self.inner.weighted_size());
-        (outcome, from_cache)
+        (entry, from_cache)
     }
 }
 
@@ -155,6 +180,41 @@ mod tests {
         assert!(cache.inner.weighted_size() <= 1_000);
         // Other tests share the process-wide counter, so only a lower bound holds.
         assert!(metrics.cache_evictions.get() >= evictions_before + 6);
+    }
+
+    #[tokio::test]
+    async fn a_page_is_indexed_once_and_its_index_weighs_in_the_budget() {
+        let cache = ResultCache::new(Arc::new(FetchSettings::default()));
+        let text = "The Pro plan costs $9 a month. It launched in 2021 in Berlin.\n".repeat(20);
+        let key = "http://127.0.0.1/plans".to_owned();
+        let load = || {
+            let text = text.clone();
+            async move { page(&text) }
+        };
+        let (first, second) = tokio::join!(
+            cache.get_or_load(key.clone(), load()),
+            cache.get_or_load(key.clone(), load()),
+        );
+        let (third, from_cache) = cache.get_or_load(key.clone(), load()).await;
+        assert!(from_cache);
+        let index = first.0.index.clone().expect("a page is indexed");
+        assert_eq!(index.text(), text);
+        // Concurrent callers and later ones share the one index built by the load.
+        for other in [&second.0, &third] {
+            let other = other.index.as_ref().expect("a page is indexed");
+            assert!(Arc::ptr_eq(&index, other));
+        }
+        cache.inner.run_pending_tasks().await;
+        let weighed = cache.inner.weighted_size() as usize;
+        assert!(weighed >= text.len() + index.heap_bytes(), "{weighed}");
+        assert!(index.heap_bytes() > text.len());
+        // What is not a page has no index.
+        let (gone, _) = cache
+            .get_or_load("http://127.0.0.1/gone".to_owned(), async {
+                FetchOutcome::NotFound { status: 404 }
+            })
+            .await;
+        assert!(gone.index.is_none());
     }
 
     #[tokio::test]

@@ -38,11 +38,15 @@ pub use outcome::{FetchError, FetchOutcome, Page, RefusalReason};
 pub use policy::check_address;
 pub use settings::FetchSettings;
 
+use crate::verify::judge::PageIndex;
+
 /// What [`Fetcher::fetch`] returns.
 #[derive(Debug, Clone)]
 pub struct FetchResult {
     /// How the fetch ended. Shared with the cache and with concurrent callers of the same URL.
     pub outcome: Arc<FetchOutcome>,
+    /// For a page, the judge's index of it, built once and kept with it in the cache.
+    pub index: Option<Arc<PageIndex>>,
     /// True when this call did not load the outcome itself: a cache hit, or a load another
     /// caller ran at the same time.
     pub from_cache: bool,
@@ -112,13 +116,14 @@ impl Fetcher {
             log::fetch_refused_at_once(Some(&url), &reason);
             return refused(reason);
         }
-        let (outcome, from_cache) = self
+        let (entry, from_cache) = self
             .inner
             .cache
             .get_or_load(url.to_string(), self.inner.load(url))
             .await;
         FetchResult {
-            outcome,
+            outcome: entry.outcome,
+            index: entry.index,
             from_cache,
         }
     }
@@ -145,6 +150,7 @@ impl std::fmt::Debug for Fetcher {
 fn refused(reason: RefusalReason) -> FetchResult {
     FetchResult {
         outcome: Arc::new(FetchOutcome::RefusedByPolicy(reason)),
+        index: None,
         from_cache: false,
     }
 }

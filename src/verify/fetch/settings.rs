@@ -55,7 +55,7 @@ pub struct FetchSettings {
     pub backoff_max: Duration,
     /// Longest Retry-After the fetcher will wait for; a longer one ends the fetch as it is.
     pub retry_after_max: Duration,
-    /// Capacity of the result cache, in bytes of page text.
+    /// Capacity of the result cache, in bytes of page text and the judge's index of each page.
     pub cache_capacity_bytes: u64,
     /// How long a good page stays cached.
     pub cache_ttl_ok: Duration,

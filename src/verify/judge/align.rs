@@ -35,6 +35,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use super::figures::{comparable, relative_error};
+use super::page::PageIndex;
 use super::retrieve::{self, SourceIndex};
 use super::substitute;
 use crate::extract::detect;
@@ -307,6 +308,54 @@ impl Text {
     }
 }
 
+impl Text {
+    /// Approximate bytes the text holds on the heap, for the page cache's budget.
+    pub fn heap_bytes(&self) -> usize {
+        use retrieve::heap_allocation;
+        let toks = self.toks.capacity() * std::mem::size_of::<Tok>()
+            + self
+                .toks
+                .iter()
+                .map(|t| heap_allocation(t.lower.capacity()) + heap_allocation(t.stem.capacity()))
+                .sum::<usize>();
+        let figures = self.figures.capacity() * std::mem::size_of::<(Figure, usize)>()
+            + self
+                .figures
+                .iter()
+                .map(|(f, _)| {
+                    heap_allocation(f.text.capacity())
+                        + f.currency
+                            .as_ref()
+                            .map_or(0, |c| heap_allocation(c.capacity()))
+                        + f.per.as_ref().map_or(0, |p| heap_allocation(p.capacity()))
+                })
+                .sum::<usize>();
+        let directions = self.directions.capacity() * std::mem::size_of::<Vec<(Axis, bool)>>()
+            + self
+                .directions
+                .iter()
+                .map(|d| heap_allocation(d.capacity() * std::mem::size_of::<(Axis, bool)>()))
+                .sum::<usize>();
+        heap_allocation(self.text.capacity())
+            + toks
+            + figures
+            + directions
+            + self.clauses.capacity() * std::mem::size_of::<Range<usize>>()
+    }
+}
+
+/// Days of a month a whole page writes ("14 March", "March 14th"): (day, month, as written).
+pub fn page_days(text: &str) -> Vec<(u8, u8, String)> {
+    let t = Text {
+        text: text.to_owned(),
+        toks: tokenize(text),
+        clauses: Vec::new(),
+        figures: Vec::new(),
+        directions: Vec::new(),
+    };
+    day_months(&t)
+}
+
 /// The direction of token `i` in context, before negation.
 fn direction_at(toks: &[Tok], i: usize, figure_at: &HashSet<usize>) -> Vec<(Axis, bool)> {
     let t = &toks[i];
@@ -402,12 +451,13 @@ struct Candidate {
 pub struct Alignment<'a> {
     pub claim: Text,
     /// The source sentences compared with the claim (those of the best passages), in source order.
-    pub sentences: Vec<Text>,
+    pub sentences: Vec<&'a Text>,
     /// Index in the source of each of [`Alignment::sentences`].
     pub sentence_index: Vec<usize>,
     /// The passages the sentences come from, best first, as indices into
     /// [`Alignment::sentences`].
     windows: Vec<Vec<usize>>,
+    page: &'a PageIndex,
     index: &'a SourceIndex,
     source_text: &'a str,
     /// The figure tolerance under which two figures are the same value.
@@ -418,12 +468,11 @@ pub struct Alignment<'a> {
 
 impl<'a> Alignment<'a> {
     /// Aligns `claim` (its text and figures) with the passages `windows` (ranges of sentences,
-    /// best first) of the source indexed by `index`.
+    /// best first) of the indexed `page`.
     pub fn new(
         claim_text: &str,
         claim_figures: Vec<Figure>,
-        source_text: &'a str,
-        index: &'a SourceIndex,
+        page: &'a PageIndex,
         windows: &[Range<usize>],
         tolerance: f64,
         high_tolerance: f64,
@@ -431,9 +480,10 @@ impl<'a> Alignment<'a> {
         let mut sentence_index: Vec<usize> = windows.iter().flat_map(|w| w.clone()).collect();
         sentence_index.sort_unstable();
         sentence_index.dedup();
+        sentence_index.retain(|&i| page.sentence(i).is_some());
         let texts = sentence_index
             .iter()
-            .map(|&i| Text::new(source_sentence(source_text, index, i)))
+            .filter_map(|&i| page.sentence(i))
             .collect();
         let windows = windows
             .iter()
@@ -448,8 +498,9 @@ impl<'a> Alignment<'a> {
             sentences: texts,
             sentence_index,
             windows,
-            index,
-            source_text,
+            page,
+            index: page.index(),
+            source_text: page.text(),
             tolerance,
             high_tolerance,
         }
@@ -861,7 +912,7 @@ impl<'a> Alignment<'a> {
         // Only the sentences that state part of the claim speak to its polarity.
         let negates = self.windows[w]
             .iter()
-            .any(|&k| self.coverage_without(k, &leave) >= PART && negates_in(&self.sentences[k]));
+            .any(|&k| self.coverage_without(k, &leave) >= PART && negates_in(self.sentences[k]));
         let k = self
             .best_sentence_without(&leave)
             .or(self.windows[w].first().copied())?;
@@ -1312,9 +1363,13 @@ impl<'a> Alignment<'a> {
         }
         // Days of a month: "14 March" against "21 March".
         let claim_days = day_months(&self.claim);
-        let source_days = day_months(&Text::new(self.source_text));
         for (day, month, text) in &claim_days {
-            if source_days.iter().any(|(d, m, _)| d == day && m == month) {
+            if self
+                .page
+                .days()
+                .iter()
+                .any(|(d, m, _)| d == day && m == month)
+            {
                 continue;
             }
             let other = self.sentences.iter().enumerate().find_map(|(k, s)| {
@@ -1429,7 +1484,7 @@ impl<'a> Alignment<'a> {
     /// The office the claim gives the speaker against the one sentence `k` gives them.
     fn title(&self, name: &str, name_words: &[String], k: usize) -> Option<Finding> {
         let claim_role = role_near(&self.claim, name_words)?;
-        let source_role = role_near(&self.sentences[k], name_words)?;
+        let source_role = role_near(self.sentences[k], name_words)?;
         let offices_differ = !claim_role.offices.is_empty()
             && !source_role.offices.is_empty()
             && claim_role.offices.is_disjoint(&source_role.offices);
@@ -1466,13 +1521,17 @@ impl<'a> Alignment<'a> {
 
     fn superlatives(&self) -> Vec<Finding> {
         let claim_lower = self.claim.text.to_lowercase();
-        let nearby = self.nearby_text();
-        let nearby_words: HashSet<&str> = nearby
-            .split(|c: char| !c.is_alphanumeric() && c != '-')
-            .collect();
+        // Read only for a claim that ranks or claims a record.
+        let nearby = std::cell::OnceCell::new();
+        let nearby = || nearby.get_or_init(|| self.nearby_text()).as_str();
+        let nearby_word = |word: &str| {
+            nearby()
+                .split(|c: char| !c.is_alphanumeric() && c != '-')
+                .any(|w| w == word)
+        };
         let mut out = Vec::new();
         let has_record = lexicon::claims_record;
-        if has_record(&claim_lower) && !has_record(&nearby) {
+        if has_record(&claim_lower) && !has_record(nearby()) {
             let phrase = lexicon::RECORD_PHRASES
                 .iter()
                 .find(|p| claim_lower.contains(*p))
@@ -1491,11 +1550,11 @@ impl<'a> Alignment<'a> {
                 continue;
             }
             let stated = if lower.contains(' ') {
-                nearby.contains(&lower)
+                nearby().contains(&lower)
             } else {
                 superlative_equivalents(&lower)
                     .iter()
-                    .any(|w| nearby_words.contains(w))
+                    .any(|w| nearby_word(w))
             };
             if !stated {
                 out.push(self.unsupported(
@@ -1650,13 +1709,7 @@ impl<'a> Alignment<'a> {
             return true;
         }
         let prefix: String = word.chars().take(4).collect();
-        if prefix.chars().count() < 4 {
-            return false;
-        }
-        self.source_text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.starts_with(char::is_uppercase))
-            .any(|w| w.to_lowercase().starts_with(&prefix))
+        prefix.chars().count() == 4 && self.page.names_prefix(&prefix)
     }
 
     fn unsupported(&self, element: ClaimElement, problem: String) -> Finding {
@@ -1794,7 +1847,9 @@ fn is_auxiliary(word: &str) -> bool {
 /// Reporting verbs: the extractor's list of verbs that follow a name ("said", "told",
 /// "estimates"), and "according".
 fn is_reporting_verb(word: &str) -> bool {
-    word == "according" || detect::NAME_VERBS.split('|').any(|v| v == word)
+    static VERBS: std::sync::LazyLock<HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| detect::NAME_VERBS.split('|').collect());
+    word == "according" || VERBS.contains(word)
 }
 
 /// Names that the text attributes statements to: the extractor's attribution, else names next
@@ -2118,18 +2173,10 @@ mod tests {
     use super::*;
 
     fn findings(claim: &str, source: &str) -> Vec<Finding> {
-        let index = SourceIndex::new(source);
-        let all = 0..index.sentences.len();
+        let page = PageIndex::new(source);
+        let all = 0..page.index().sentences.len();
         let windows = std::slice::from_ref(&all);
-        let a = Alignment::new(
-            claim,
-            parse_figures(claim),
-            source,
-            &index,
-            windows,
-            0.1,
-            0.2,
-        );
+        let a = Alignment::new(claim, parse_figures(claim), &page, windows, 0.1, 0.2);
         a.findings()
     }
 
@@ -2253,17 +2300,9 @@ mod tests {
 
     /// Rules that read a passage of several sentences, not one aligned clause.
     fn windows(claim: &str, source: &str, passage: Range<usize>) -> Vec<(ClaimElement, bool)> {
-        let index = SourceIndex::new(source);
+        let page = PageIndex::new(source);
         let windows = std::slice::from_ref(&passage);
-        let a = Alignment::new(
-            claim,
-            parse_figures(claim),
-            source,
-            &index,
-            windows,
-            0.1,
-            0.2,
-        );
+        let a = Alignment::new(claim, parse_figures(claim), &page, windows, 0.1, 0.2);
         a.findings()
             .into_iter()
             .map(|f| (f.element, f.contradiction))

@@ -48,6 +48,7 @@ pub mod align;
 pub mod calibration;
 pub mod credibility;
 pub mod figures;
+pub mod page;
 pub mod quotes;
 pub mod retrieve;
 pub mod review;
@@ -55,6 +56,7 @@ pub mod score;
 pub mod substitute;
 
 pub use credibility::{Credibility, CredibilityLevel, CredibilityLists};
+pub use page::PageIndex;
 
 use crate::extract::figures::parse_figures;
 use crate::model::{Claim, ClaimElement, Figure, Severity, Verdict};
@@ -238,11 +240,33 @@ pub fn judge_with<'a>(
     settings: &JudgeSettings,
     figures_of: impl Fn(&str) -> Vec<Figure>,
 ) -> Judgment {
-    let source = source.into();
-    let source_text = source.text;
+    let page = PageIndex::of(source.into());
+    judge_page_with(claim, &page, source_url, settings, figures_of)
+}
+
+/// Judges `claim` against a page indexed once ([`PageIndex`]), as the fetch cache keeps it: the
+/// same judgment as [`judge_source`] on the page's text and ratings.
+pub fn judge_page(
+    claim: &Claim,
+    page: &PageIndex,
+    source_url: &str,
+    settings: &JudgeSettings,
+) -> Judgment {
+    judge_page_with(claim, page, source_url, settings, parse_figures)
+}
+
+/// [`judge_page`] with the figure reader given, as [`judge_with`].
+pub fn judge_page_with(
+    claim: &Claim,
+    page: &PageIndex,
+    source_url: &str,
+    settings: &JudgeSettings,
+    figures_of: impl Fn(&str) -> Vec<Figure>,
+) -> Judgment {
+    let source_text = page.text();
+    let index = page.index();
     let text = strip_citation_markers(&claim.text);
     let mut terms = retrieve::terms(&text);
-    let index = retrieve::SourceIndex::new(source_text);
     let tokens: Vec<String> = terms.iter().map(|t| t.token.clone()).collect();
     let passages = index.retrieve(source_text, &tokens, settings.max_passages.max(1));
     let as_evidence = |p: &retrieve::Passage| Evidence {
@@ -328,7 +352,7 @@ pub fn judge_with<'a>(
             }
         }
     }
-    let coverage = score::coverage(&index, &terms, &entity_terms(&text));
+    let coverage = score::coverage(index, &terms, &entity_terms(&text));
     let lexical = coverage.score();
     j.support = lexical;
     j.reasons.push(format!(
@@ -357,10 +381,7 @@ pub fn judge_with<'a>(
     }
 
     // A cited fact-check's rating of this claim.
-    let text_review = review::review_in_text(source_text);
-    let reviews: Vec<review::ClaimReview> =
-        source.reviews.iter().cloned().chain(text_review).collect();
-    let rated = review::applicable(&text, &reviews);
+    let rated = review::applicable(&text, page.reviews());
     if let Some(applied) = &rated {
         let rating = applied.review.rating_text();
         j.reasons.push(format!(
@@ -448,8 +469,7 @@ pub fn judge_with<'a>(
     let alignment = align::Alignment::new(
         &text,
         claim_figures.clone(),
-        source_text,
-        &index,
+        page,
         &windows,
         settings.figure_medium_tolerance,
         settings.figure_high_tolerance,
@@ -512,9 +532,8 @@ pub fn judge_with<'a>(
     }
     let mut misquote = None;
     if !claim.quotes.is_empty() {
-        let source_words = quotes::tokens(source_text);
         for q in &claim.quotes {
-            match quotes::check(q, &source_words) {
+            match quotes::check(q, page.quote_words()) {
                 quotes::QuoteCheck::Found => {}
                 quotes::QuoteCheck::TitleMissing => j.reasons.push(format!(
                     "the source does not name \u{201C}{q}\u{201D} in full"

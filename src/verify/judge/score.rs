@@ -10,7 +10,7 @@
 //! names of the claim the page lacks. The weights were tuned on the WiCE dev split
 //! (examples/wice_quality.rs).
 
-use super::retrieve::{MAX_WINDOW, SourceIndex, Term, is_number};
+use super::retrieve::{MAX_WINDOW, SourceIndex, Term, TokenId, is_number};
 use std::collections::HashSet;
 
 /// Weight of the best window's coverage; the rest goes to the best sentences' coverage.
@@ -84,26 +84,55 @@ pub fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Cover
     if distinct.is_empty() || total <= 0.0 {
         return Coverage::default();
     }
-    let weight_in = |present: &HashSet<&str>| -> f64 {
+    // Which of the claim's distinct tokens each sentence holds, as bits in `weighted`'s order.
+    let words = weighted.len().div_ceil(64);
+    let mut by_id: Vec<(TokenId, usize)> = distinct
+        .iter()
+        .enumerate()
+        .filter_map(|(j, t)| Some((index.id(&t.token)?, j)))
+        .collect();
+    by_id.sort_unstable();
+    let n = index.sentences.len();
+    let mut held = vec![0u64; n * words];
+    for (i, s) in index.sentences.iter().enumerate() {
+        let bits = &mut held[i * words..(i + 1) * words];
+        for &(id, j) in &by_id {
+            if s.distinct.binary_search(&id).is_ok() {
+                bits[j / 64] |= 1 << (j % 64);
+            }
+        }
+    }
+    let held_by = |i: usize| &held[i * words..(i + 1) * words];
+    // The weighted share of the claim a set of bits holds, summed in the claim's order.
+    let weight_in = |bits: &[u64]| -> f64 {
         weighted
             .iter()
-            .filter(|(token, _)| present.contains(token))
-            .map(|(_, w)| w)
+            .enumerate()
+            .filter(|(j, _)| bits[j / 64] & (1 << (j % 64)) != 0)
+            .map(|(_, (_, w))| w)
             .sum::<f64>()
             / total
     };
-    let n = index.sentences.len();
+    let union = |range: std::ops::Range<usize>| -> Vec<u64> {
+        let mut bits = vec![0u64; words];
+        for i in range {
+            for (b, h) in bits.iter_mut().zip(held_by(i)) {
+                *b |= h;
+            }
+        }
+        bits
+    };
     let mut window = 0.0f64;
     for first in 0..n {
-        window = window.max(weight_in(&index.tokens_of(first, first + MAX_WINDOW)));
+        window = window.max(weight_in(&union(first..(first + MAX_WINDOW).min(n))));
     }
-    let mut by_sentence: Vec<(f64, usize)> = (0..n)
-        .map(|i| (weight_in(&index.tokens_of(i, i + 1)), i))
-        .collect();
+    let mut by_sentence: Vec<(f64, usize)> = (0..n).map(|i| (weight_in(held_by(i)), i)).collect();
     by_sentence.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut pooled = HashSet::new();
+    let mut pooled = vec![0u64; words];
     for &(_, i) in by_sentence.iter().take(TOP_SENTENCES) {
-        pooled.extend(index.tokens_of(i, i + 1));
+        for (b, h) in pooled.iter_mut().zip(held_by(i)) {
+            *b |= h;
+        }
     }
     let missing = |t: &&&Term| !index.contains(&t.token);
     let mut entity_seen = HashSet::new();
