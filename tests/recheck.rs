@@ -28,6 +28,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use serde_json::{Value, json};
 use support::origin::{self, Server, respond};
+use support::tansu::tansu_binary;
 use tokio::time::{Instant, sleep, timeout};
 
 /// Drafts in the archive: 30 articles of each case (the revised ones twice).
@@ -639,35 +640,6 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
 
 // ---------------------------------------------------------------------------------------------
 // tansu, with the command and a kafka-python CMS
-
-/// The tansu binary: `$FACTGATE_E2E_TANSU`, `tansu` on PATH, or cargo's install directory.
-fn tansu_binary() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Some(path) = std::env::var_os("FACTGATE_E2E_TANSU") {
-        candidates.push(PathBuf::from(path));
-    }
-    candidates.push(PathBuf::from("tansu"));
-    if let Some(home) = std::env::var_os("CARGO_HOME") {
-        candidates.push(PathBuf::from(home).join("bin/tansu"));
-    }
-    if let Some(home) = std::env::var_os("HOME") {
-        candidates.push(PathBuf::from(home).join(".cargo/bin/tansu"));
-    }
-    candidates
-        .into_iter()
-        .find(|c| {
-            std::process::Command::new(c)
-                .arg("--version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        })
-        .expect(
-            "tansu is not installed: run `cargo install tansu --features dynostore` (the \
-             install step of .ci/test.sh does it), or set FACTGATE_E2E_TANSU",
-        )
-}
 
 fn write_config(dir: &Path, port: u16) -> PathBuf {
     let path = dir.join("factgate.toml");
