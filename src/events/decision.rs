@@ -208,6 +208,35 @@ pub fn decision_id_at(
     content_digest: &str,
     position: Option<DraftPosition>,
 ) -> String {
+    derive_decision_id(article_id, revision, content_digest, position, None)
+}
+
+/// [`decision_id_at`] for re-check run `run_id`: the run is a fifth field (see the module docs).
+pub fn decision_id_for_run(
+    article_id: &str,
+    revision: Option<u64>,
+    content_digest: &str,
+    position: DraftPosition,
+    run_id: &str,
+) -> String {
+    derive_decision_id(
+        article_id,
+        revision,
+        content_digest,
+        Some(position),
+        Some(run_id),
+    )
+}
+
+/// The one derivation of decision ids: the fields length-prefixed in order, the position and
+/// the run only when there is one.
+fn derive_decision_id(
+    article_id: &str,
+    revision: Option<u64>,
+    content_digest: &str,
+    position: Option<DraftPosition>,
+    run_id: Option<&str>,
+) -> String {
     let mut hasher = Sha256::new();
     hasher.update(b"factgate.decision.v1");
     length_prefixed(&mut hasher, article_id.as_bytes());
@@ -220,30 +249,9 @@ pub fn decision_id_at(
             format!("{}:{}", position.partition, position.offset).as_bytes(),
         );
     }
-    let mut id = hex::encode(hasher.finalize());
-    id.truncate(DECISION_ID_HEX_CHARS);
-    id
-}
-
-/// [`decision_id_at`] for re-check run `run_id`: the run is a fifth field (see the module docs).
-pub fn decision_id_for_run(
-    article_id: &str,
-    revision: Option<u64>,
-    content_digest: &str,
-    position: DraftPosition,
-    run_id: &str,
-) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(b"factgate.decision.v1");
-    length_prefixed(&mut hasher, article_id.as_bytes());
-    let revision = revision.map(|r| r.to_string()).unwrap_or_default();
-    length_prefixed(&mut hasher, revision.as_bytes());
-    length_prefixed(&mut hasher, content_digest.as_bytes());
-    length_prefixed(
-        &mut hasher,
-        format!("{}:{}", position.partition, position.offset).as_bytes(),
-    );
-    length_prefixed(&mut hasher, format!("run:{run_id}").as_bytes());
+    if let Some(run_id) = run_id {
+        length_prefixed(&mut hasher, format!("run:{run_id}").as_bytes());
+    }
     let mut id = hex::encode(hasher.finalize());
     id.truncate(DECISION_ID_HEX_CHARS);
     id
