@@ -1642,33 +1642,10 @@ fn fraction_word(w: &str) -> Option<(f64, bool)> {
 
 /// Month names as written in dates, capitalized ("may" in lower case is a verb).
 pub(crate) fn is_month(w: &str) -> bool {
-    matches!(
-        w,
-        "January"
-            | "February"
-            | "March"
-            | "April"
-            | "May"
-            | "June"
-            | "July"
-            | "August"
-            | "September"
-            | "October"
-            | "November"
-            | "December"
-            | "Jan"
-            | "Feb"
-            | "Mar"
-            | "Apr"
-            | "Jun"
-            | "Jul"
-            | "Aug"
-            | "Sep"
-            | "Sept"
-            | "Oct"
-            | "Nov"
-            | "Dec"
-    )
+    let mut chars = w.chars();
+    chars.next().is_some_and(char::is_uppercase)
+        && chars.all(char::is_lowercase)
+        && super::lexicon::month_number(&w.to_lowercase()).is_some()
 }
 
 #[cfg(test)]

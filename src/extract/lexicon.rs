@@ -342,6 +342,27 @@ pub fn opposite(word: &str) -> Option<&'static str> {
     })
 }
 
+/// The number (1–12) of a month's name or abbreviation, lower case ("sept" and "sep" both
+/// September; "may" is May, so callers where "may" is likelier the verb check its case).
+pub fn month_number(word: &str) -> Option<u8> {
+    let n = match word {
+        "january" | "jan" => 1,
+        "february" | "feb" => 2,
+        "march" | "mar" => 3,
+        "april" | "apr" => 4,
+        "may" => 5,
+        "june" | "jun" => 6,
+        "july" | "jul" => 7,
+        "august" | "aug" => 8,
+        "september" | "sep" | "sept" => 9,
+        "october" | "oct" => 10,
+        "november" | "nov" => 11,
+        "december" | "dec" => 12,
+        _ => return None,
+    };
+    Some(n)
+}
+
 /// Single words that negate: "not", "never", "no", "without", and every "…n't".
 pub fn is_negation(word: &str) -> bool {
     matches!(

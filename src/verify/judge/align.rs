@@ -1980,30 +1980,11 @@ fn capital_run_back(t: &Text, i: usize) -> Range<usize> {
 
 /// Month and day names: capitalized, but no one's name and no place.
 fn is_calendar_word(word: &str) -> bool {
-    month_number(word).is_some()
+    crate::extract::lexicon::month_number(word).is_some()
         || matches!(
             word,
             "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday"
         )
-}
-
-fn month_number(word: &str) -> Option<u8> {
-    let n = match word {
-        "january" | "jan" => 1,
-        "february" | "feb" => 2,
-        "march" | "mar" => 3,
-        "april" | "apr" => 4,
-        "may" => 5,
-        "june" | "jun" => 6,
-        "july" | "jul" => 7,
-        "august" | "aug" => 8,
-        "september" | "sep" | "sept" => 9,
-        "october" | "oct" => 10,
-        "november" | "nov" => 11,
-        "december" | "dec" => 12,
-        _ => return None,
-    };
-    Some(n)
 }
 
 /// Days of a month written in a text ("14 March", "March 14th"): (day, month, as written).
@@ -2021,7 +2002,7 @@ fn day_months(t: &Text) -> Vec<(u8, u8, String)> {
         if !tok.capital {
             continue;
         }
-        let Some(month) = month_number(&tok.lower) else {
+        let Some(month) = crate::extract::lexicon::month_number(&tok.lower) else {
             continue;
         };
         // "14 March", "14th of March"

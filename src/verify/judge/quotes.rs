@@ -53,7 +53,8 @@ impl Token {
         let mut chars = raw.chars();
         let initial = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase());
         let text = raw.to_lowercase();
-        let protected = text.chars().any(|c| c.is_numeric()) || is_negation(&text);
+        let protected =
+            text.chars().any(|c| c.is_numeric()) || crate::extract::lexicon::is_negation(&text);
         Token {
             text,
             initial,
@@ -73,23 +74,6 @@ impl Token {
         };
         abbreviates(self, other) || abbreviates(other, self)
     }
-}
-
-fn is_negation(word: &str) -> bool {
-    matches!(
-        word,
-        "not"
-            | "no"
-            | "never"
-            | "none"
-            | "nor"
-            | "neither"
-            | "nobody"
-            | "nothing"
-            | "nowhere"
-            | "without"
-            | "cannot"
-    ) || word.ends_with("n't")
 }
 
 fn is_apostrophe(c: char) -> bool {

@@ -59,23 +59,13 @@ pub fn stem(word: &str) -> String {
     w.chars().take(STEM_PREFIX).collect()
 }
 
-/// The three-letter stem of a month's name or abbreviation, lowercase.
+/// The three-letter stem of a month's name or abbreviation, lowercase ("may" is its own stem
+/// either way).
 fn month_stem(word: &str) -> Option<&'static str> {
-    let stem = match word {
-        "january" | "jan" => "jan",
-        "february" | "feb" => "feb",
-        "march" | "mar" => "mar",
-        "april" | "apr" => "apr",
-        "june" | "jun" => "jun",
-        "july" | "jul" => "jul",
-        "august" | "aug" => "aug",
-        "september" | "sept" | "sep" => "sep",
-        "october" | "oct" => "oct",
-        "november" | "nov" => "nov",
-        "december" | "dec" => "dec",
-        _ => return None,
-    };
-    Some(stem)
+    const STEMS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    crate::extract::lexicon::month_number(word).map(|n| STEMS[usize::from(n) - 1])
 }
 
 /// Whether a token is a number.
