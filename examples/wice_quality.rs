@@ -24,7 +24,7 @@ use factgate::events::{ClaimResult, FetchStatus};
 use factgate::model::{Severity, Verdict};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
-use factgate::verify::judge::{JudgeSettings, judge, score::roc_auc};
+use factgate::verify::judge::{JudgeSettings, Judgment, judge, score::roc_auc};
 use futures::StreamExt;
 use wice::{Example, HTTP_CONFIG, cited_claim, page, serve};
 
@@ -46,14 +46,8 @@ fn main() -> anyhow::Result<()> {
     for (line, ex) in &examples {
         // The same claim the http mode checks, with the detector's quotes and kinds, judged on
         // the page text the http mode would read.
-        let url = "http://127.0.0.1/wice";
-        let j = judge(
-            &cited_claim(*line, &ex.claim, url),
-            &ex.evidence.join("\n"),
-            url,
-            &settings,
-        );
-        let blocks = j.verdict != Verdict::Supported || j.severity >= Some(Severity::Medium);
+        let j = judge_example(*line, ex, &settings);
+        let blocks = blocks(&j);
         if verbose && (ex.label == "supported") == blocks {
             eprintln!(
                 "line {line}: {} {:.3} {:?} | {}\n    {}",
@@ -80,6 +74,22 @@ fn main() -> anyhow::Result<()> {
 
 /// `--sweep`: for a range of support thresholds, the share of supported claims that would block
 /// and of not_supported claims caught, to choose `judge.support_threshold` on this split.
+/// The judgment of an example's claim, cited as the http mode cites it, on its evidence.
+fn judge_example(line: usize, ex: &Example, settings: &JudgeSettings) -> Judgment {
+    let url = "http://127.0.0.1/wice";
+    judge(
+        &cited_claim(line, &ex.claim, url),
+        &ex.evidence.join("\n"),
+        url,
+        settings,
+    )
+}
+
+/// Whether a judgment blocks the article under the normal policy.
+fn blocks(j: &Judgment) -> bool {
+    j.verdict != Verdict::Supported || j.severity >= Some(Severity::Medium)
+}
+
 fn sweep(examples: &[(usize, Example)]) -> anyhow::Result<()> {
     println!("threshold  supported_block  not_supported_caught  partial_caught");
     for step in 2..=20 {
@@ -90,14 +100,8 @@ fn sweep(examples: &[(usize, Example)]) -> anyhow::Result<()> {
         };
         let (mut counts, mut blocked) = ([0usize; 3], [0usize; 3]);
         for (line, ex) in examples {
-            let url = "http://127.0.0.1/wice";
-            let j = judge(
-                &cited_claim(*line, &ex.claim, url),
-                &ex.evidence.join("\n"),
-                url,
-                &settings,
-            );
-            let blocks = j.verdict != Verdict::Supported || j.severity >= Some(Severity::Medium);
+            let j = judge_example(*line, ex, &settings);
+            let blocks = blocks(&j);
             let k = match ex.label.as_str() {
                 "supported" => 0,
                 "not_supported" => 1,
