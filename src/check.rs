@@ -66,7 +66,8 @@ pub struct NoProgress;
 
 impl CheckProgress for NoProgress {}
 
-/// Checks `body` as article `article_id`, revision `revision`.
+/// Checks `body` as article `article_id`, revision `revision` (the title the body gives itself,
+/// if any, is read as a claim as the body's headings are).
 pub async fn check_article(
     article_id: &str,
     revision: u64,
@@ -78,8 +79,11 @@ pub async fn check_article(
     check_article_with_progress(
         article_id,
         revision,
-        body,
-        format,
+        Document {
+            body,
+            format,
+            title: None,
+        },
         verifier,
         options,
         &NoProgress,
@@ -87,19 +91,32 @@ pub async fn check_article(
     .await
 }
 
-/// [`check_article`], telling `progress` of each step.
+/// What is checked of an article: its body, the body's format, and the draft's own title when
+/// it has one (a draft event's `title`, read as a claim as `factgate run` reads it).
+#[derive(Debug, Clone, Copy)]
+pub struct Document<'a> {
+    pub body: &'a str,
+    pub format: BodyFormat,
+    pub title: Option<&'a str>,
+}
+
+/// [`check_article`] for a [`Document`], telling `progress` of each step.
 pub async fn check_article_with_progress(
     article_id: &str,
     revision: u64,
-    body: &str,
-    format: BodyFormat,
+    document: Document<'_>,
     verifier: &Verifier,
     options: &CheckOptions,
     progress: &dyn CheckProgress,
 ) -> Checked {
+    let Document {
+        body,
+        format,
+        title,
+    } = document;
     let started: DateTime<Utc> = Utc::now();
-    let digest = draft_content_digest(format, body);
-    let extraction = match extract::extract_within(body, format, &options.limits) {
+    let digest = draft_content_digest(format, title, body);
+    let extraction = match extract::extract_titled_within(body, format, title, &options.limits) {
         Ok(extraction) => extraction,
         Err(err) => {
             let reason = match err {

@@ -57,6 +57,8 @@ pub enum Content {
         body: String,
         /// `None`: detect from the content.
         format: Option<BodyFormat>,
+        /// A draft event's own title; `None` for a file (whose body may title itself).
+        title: Option<String>,
     },
     /// A draft event that could not be read, whose article id could be recovered: blocked.
     UnreadableDraft {
@@ -307,6 +309,7 @@ fn read_content(
             revision: 0,
             body: text.into_owned(),
             format,
+            title: None,
         },
     });
 }
@@ -352,6 +355,7 @@ fn push_draft(
                 revision: draft.revision,
                 body: draft.body,
                 format: Some(draft.body_format),
+                title: draft.title,
             },
         }),
         Err(err) => match recover_article_id(bytes) {

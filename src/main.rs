@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use factgate::check::{CheckOptions, check_article_with_progress};
+use factgate::check::{CheckOptions, Document, check_article_with_progress};
 use factgate::config::Config;
 use factgate::decide::Strictness;
 use factgate::events::Outcome;
@@ -404,13 +404,17 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 revision,
                 body,
                 format: body_format,
+                title,
             } => {
                 let body_format = body_format.unwrap_or_else(|| extract::detect_format(body));
                 let checked = runtime.block_on(check_article_with_progress(
                     article_id,
                     *revision,
-                    body,
-                    body_format,
+                    Document {
+                        body,
+                        format: body_format,
+                        title: title.as_deref(),
+                    },
                     &verifier,
                     &options,
                     &progress,

@@ -186,12 +186,16 @@ pub fn content_digest(content: &[u8]) -> String {
     hex::encode(Sha256::digest(content))
 }
 
-/// The content digest of a readable draft: its body format and body. `factgate run` and
-/// `factgate check` both name the content they decided by it.
-pub fn draft_content_digest(format: BodyFormat, body: &str) -> String {
+/// The content digest of a readable draft: its body format, body and, when it has one, its
+/// title (which is read for claims as a heading is, so a new title is new content). `factgate
+/// run`, `factgate check` and `factgate recheck` all name the content they decided by it.
+pub fn draft_content_digest(format: BodyFormat, title: Option<&str>, body: &str) -> String {
     let mut hasher = Sha256::new();
     length_prefixed(&mut hasher, format.as_str().as_bytes());
     length_prefixed(&mut hasher, body.as_bytes());
+    if let Some(title) = title {
+        length_prefixed(&mut hasher, title.as_bytes());
+    }
     hex::encode(hasher.finalize())
 }
 
@@ -328,25 +332,44 @@ mod tests {
             decision_id("a-12", Some(3), &digest)
         );
         assert_ne!(
-            draft_content_digest(BodyFormat::Text, "markdown"),
-            draft_content_digest(BodyFormat::Markdown, "text")
+            draft_content_digest(BodyFormat::Text, None, "markdown"),
+            draft_content_digest(BodyFormat::Markdown, None, "text")
+        );
+    }
+
+    #[test]
+    fn a_new_title_is_new_content() {
+        // A title is read for claims, so a draft republished with only its title changed must be
+        // checked again, never answered by the decision on the old title.
+        let body = "Prices rose 4%.";
+        let untitled = draft_content_digest(BodyFormat::Markdown, None, body);
+        let titled = draft_content_digest(BodyFormat::Markdown, Some("Prices soar"), body);
+        assert_ne!(untitled, titled);
+        assert_ne!(
+            titled,
+            draft_content_digest(BodyFormat::Markdown, Some("Unemployment hit 40%"), body)
+        );
+        // The fields stay framed: text moved between body and title is other content.
+        assert_ne!(
+            draft_content_digest(BodyFormat::Markdown, Some("b"), "a"),
+            draft_content_digest(BodyFormat::Markdown, Some(""), "ab")
         );
     }
 
     #[test]
     fn draft_digest_depends_on_format_and_body() {
-        let md = draft_content_digest(BodyFormat::Markdown, "Prices rose 4%.");
+        let md = draft_content_digest(BodyFormat::Markdown, None, "Prices rose 4%.");
         assert_eq!(
             md,
-            draft_content_digest(BodyFormat::Markdown, "Prices rose 4%.")
+            draft_content_digest(BodyFormat::Markdown, None, "Prices rose 4%.")
         );
         assert_ne!(
             md,
-            draft_content_digest(BodyFormat::Html, "Prices rose 4%.")
+            draft_content_digest(BodyFormat::Html, None, "Prices rose 4%.")
         );
         assert_ne!(
             md,
-            draft_content_digest(BodyFormat::Markdown, "Prices rose 5%.")
+            draft_content_digest(BodyFormat::Markdown, None, "Prices rose 5%.")
         );
         assert_eq!(md.len(), 64);
     }

@@ -186,10 +186,10 @@ impl DraftEvent {
         Ok(())
     }
 
-    /// The digest of what factgate checks in this draft (its body format and body); see
-    /// [`super::content_digest`].
+    /// The digest of what factgate checks in this draft (its body format, body and title); see
+    /// [`super::draft_content_digest`].
     pub fn content_digest(&self) -> String {
-        super::decision::draft_content_digest(self.body_format, &self.body)
+        super::decision::draft_content_digest(self.body_format, self.title.as_deref(), &self.body)
     }
 }
 

@@ -209,7 +209,13 @@ fn prepare(work: &Work, article: &str, payload: &[u8]) -> Prepared {
     };
     let digest = draft.content_digest();
     let limits = work.config.extract.limits();
-    match extract::extract_within(&draft.body, draft.body_format, &limits) {
+    // Read as the live extract role reads it: the draft's title is a claim too.
+    match extract::extract_titled_within(
+        &draft.body,
+        draft.body_format,
+        draft.title.as_deref(),
+        &limits,
+    ) {
         Ok(extraction) => {
             let checks = check_keys(&extraction).len();
             Prepared::Extracted {
