@@ -126,6 +126,14 @@ impl Mark {
         }
         match claim.verdict {
             Some(ClaimStatus::Contested) => Mark::Contested,
+            // One source backs it, yet an issue about it counts against the article (another
+            // of its sources is dead, say): the editor must act on it, so it is not shown as
+            // supported.
+            Some(ClaimStatus::Supported)
+                if issues.iter().any(|i| i.severity >= Severity::Medium) =>
+            {
+                Mark::Unverifiable
+            }
             Some(ClaimStatus::Supported) => Mark::Supported,
             Some(ClaimStatus::Refuted) => Mark::Refuted,
             Some(ClaimStatus::Inconclusive) => Mark::Unverifiable,

@@ -88,13 +88,31 @@ fn hostile_decision() -> Decision {
             true,
         ),
     ];
+    decided(
+        "a-1\"><script>alert(4)</script>",
+        &extraction.claims,
+        &results,
+    )
+}
+
+/// The decision, under the normal policy, on revision 2 of `article_id` from these results
+/// (made the article's own).
+fn decided(article_id: &str, claims: &[Claim], results: &[ClaimResult]) -> Decision {
+    let results: Vec<ClaimResult> = results
+        .iter()
+        .cloned()
+        .map(|r| ClaimResult {
+            article_id: article_id.to_owned(),
+            ..r
+        })
+        .collect();
     decide::decide(
         &ArticleCheck {
-            article_id: "a-1\"><script>alert(4)</script>",
+            article_id,
             revision: 2,
             content_digest: "digest",
             published_at: Utc::now(),
-            claims: &extraction.claims,
+            claims,
             results: &results,
             unfinished: &[],
         },
@@ -230,6 +248,11 @@ fn changes_since_the_previous_revision_are_listed() {
         .find(|c| c.text.contains("$4/month"))
         .expect("the price claim")
         .verdict = Some(ClaimStatus::Supported);
+    // Supported then, so without the issue it has now.
+    previous
+        .report
+        .issues
+        .retain(|i| !i.claim.contains("$4/month"));
     previous.report.claims.push(ClaimVerdict {
         text: "An old claim of 2019.".to_owned(),
         ..previous.report.claims[0].clone()
@@ -416,19 +439,7 @@ fn a_contested_claim_shows_the_refuting_and_the_supporting_source() {
             false,
         ),
     ];
-    let decision = decide::decide(
-        &ArticleCheck {
-            article_id: "a-1",
-            revision: 2,
-            content_digest: "digest",
-            published_at: Utc::now(),
-            claims: &extraction.claims,
-            results: &results,
-            unfinished: &[],
-        },
-        Strictness::Normal,
-        Utc::now(),
-    );
+    let decision = decided("a-1", &extraction.claims, &results);
     let html = page(&decision, None);
     let card = select(&html, "li.card[data-verdict=contested]");
     assert_eq!(card.len(), 1, "one contested claim");
@@ -475,4 +486,58 @@ fn the_reports_own_changes_section_is_shown_without_the_previous_decision() {
     );
     assert_eq!(select(&html, "li[data-change=fixed]").len(), 1);
     assert_eq!(select(&html, "li[data-change=still_open]").len(), issues);
+}
+
+#[test]
+fn a_supported_claim_with_a_blocking_issue_is_not_shown_as_supported() {
+    let extraction = extract::extract(HOSTILE_BODY, BodyFormat::Markdown).expect("readable");
+    let growth = extraction
+        .claims
+        .iter()
+        .find(|c| c.text.contains("40%"))
+        .expect("the growth claim");
+    // One source backs the claim; its other citation is dead.
+    let mut dead = result(
+        growth,
+        "https://e.example/gone",
+        Verdict::Inconclusive,
+        "",
+        false,
+    );
+    dead.fetch_status = FetchStatus::NotFound;
+    dead.http_status = Some(404);
+    dead.evidence = None;
+    dead.issue = Some(Issue {
+        severity: Severity::High,
+        issue_type: IssueType::Unverifiable,
+        claim: growth.text.clone(),
+        location: growth.location.to_string(),
+        problem: "Citation returns 404 error".to_owned(),
+        evidence: String::new(),
+        recommendation: "Replace the citation".to_owned(),
+        claim_id: Some(growth.id.clone()),
+        source_url: Some("https://e.example/gone".to_owned()),
+        element: None,
+    });
+    let results = vec![
+        result(
+            growth,
+            "https://b.example/report",
+            Verdict::Supported,
+            "Revenue grew 40% in 2023.",
+            false,
+        ),
+        dead,
+    ];
+    let decision = decided("a-1", &extraction.claims, &results);
+    assert_eq!(decision.outcome, Outcome::Block, "the dead citation blocks");
+    let html = page(&decision, None);
+    let card = select(&html, &format!("li.card[data-claim-id='{}']", growth.id));
+    assert_eq!(card.len(), 1);
+    assert_ne!(
+        card[0].value().attr("data-verdict"),
+        Some("supported"),
+        "the claim that blocks the article is not marked supported"
+    );
+    assert!(select(&html, "article a.claim[data-verdict=supported]").is_empty());
 }
