@@ -278,9 +278,29 @@ fn opposite(claim: &str, reviewed: &str) -> bool {
             .iter()
             .any(|d| joined.contains(&format!(" {d} ")))
     };
-    let negated = |w: &[String]| w.iter().filter(|x| lexicon::is_negation(x)).count() % 2 == 1;
+    // A negation counts only where it negates what is stated: the "not" of a debunking phrase
+    // ("is not true") is the debunking itself, already counted once, and "not just" or "not
+    // only" adds to a statement rather than denying it.
+    let negated = |w: &[String]| {
+        let mut joined = format!(" {} ", w.join(" "));
+        for phrase in lexicon::DEBUNKING.iter().chain(ADDITIVE_NOT) {
+            let spaced = format!(" {phrase} ");
+            while joined.contains(&spaced) {
+                joined = joined.replace(&spaced, " ");
+            }
+        }
+        joined
+            .split(' ')
+            .filter(|x| lexicon::is_negation(x))
+            .count()
+            % 2
+            == 1
+    };
     (debunks(&a) && !debunks(&b)) != (negated(&a) != negated(&b))
 }
+
+/// "not" that adds rather than denies: "not just in older homes".
+const ADDITIVE_NOT: &[&str] = &["not just", "not only", "not merely", "not simply"];
 
 #[cfg(test)]
 mod tests {
@@ -299,6 +319,28 @@ mod tests {
             best_rating: best.map(String::from),
             worst_rating: None,
         }
+    }
+
+    #[test]
+    fn a_debunking_not_and_an_additive_not_do_not_turn_the_claim_around() {
+        let reviewed = "The town tap water contains lead above the legal limit";
+        // The claim calls the reviewed claim untrue in words whose "not" is the debunking.
+        assert!(opposite(
+            "A fact-check found that the claim that the town's tap water contains lead above \
+             the legal limit is not true",
+            reviewed
+        ));
+        // "not just" adds to the claim; it states the reviewed claim.
+        assert!(!opposite(
+            "The town's tap water contains lead above the legal limit, not just in older homes",
+            reviewed
+        ));
+        // A plain negation still turns it around, and a debunked negation turns it back.
+        assert!(opposite(
+            "The town tap water does not contain lead above the legal limit",
+            reviewed
+        ));
+        assert!(!opposite(reviewed, reviewed));
     }
 
     #[test]
