@@ -1319,9 +1319,6 @@ impl<'a> Alignment<'a> {
                 continue;
             }
             let year = format!("{}", c.value as i64);
-            if self.index.contains(&year) {
-                continue;
-            }
             // The aligned sentence, or the best-aligned one that dates anything.
             let dated = best.filter(|&k| !source_years(k).is_empty()).or_else(|| {
                 (0..self.sentences.len())
@@ -1332,6 +1329,24 @@ impl<'a> Alignment<'a> {
                     })
                     .filter(|&k| self.coverage_without(k, &years) >= MIN_ALIGNMENT)
             });
+            // Where the sentence that states the claim dates it, the year must be there or in a
+            // sentence beside it: a page that sold the factory in 2009 and closed it in 2011
+            // does not back "closed in 2009". Elsewhere the year anywhere on the page will do.
+            let stated = match dated {
+                Some(k) if Some(k) == best => {
+                    let around = k.saturating_sub(1)..=(k + 1).min(self.sentences.len() - 1);
+                    around.into_iter().any(|j| {
+                        self.sentences[j]
+                            .figures
+                            .iter()
+                            .any(|(f, _)| f.unit == Unit::Year && f.value as i64 == c.value as i64)
+                    })
+                }
+                _ => self.index.contains(&year),
+            };
+            if stated {
+                continue;
+            }
             if let Some(k) = dated {
                 out.push(Finding {
                     element: ClaimElement::Date,
@@ -2333,6 +2348,23 @@ mod tests {
             source,
         );
         assert!(!got.contains(&(ClaimElement::Negation, true)), "{got:?}");
+    }
+
+    #[test]
+    fn a_year_stated_elsewhere_on_the_page_does_not_date_the_claim() {
+        let source = "The factory was sold to a new owner in 2009. The new owner kept the staff \
+                      and modernised two of the lines over the following seasons. Orders from \
+                      abroad grew for some time. The factory closed its doors in 2011, after 80 \
+                      years of production.";
+        assert_eq!(
+            elements("The factory closed its doors in 2009.", source),
+            [(ClaimElement::Date, true)]
+        );
+        assert!(elements("The factory closed its doors in 2011.", source).is_empty());
+        // The year in the sentence beside the one that states the claim dates it.
+        let beside = "In 2011, a long decline ended. The factory closed its doors after 80 \
+                      years of production, the union said.";
+        assert!(elements("The factory closed its doors in 2011.", beside).is_empty());
     }
 
     #[test]
