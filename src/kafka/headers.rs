@@ -212,13 +212,14 @@ impl EventHeaders {
         }
     }
 
-    /// These headers and one more, `name: value`.
-    #[must_use]
-    /// The bytes these headers take in a record: names and values (a `traceparent` is 55
-    /// bytes), before the record's own framing.
+    /// The bytes these headers take in a record: names and values, before the record's own
+    /// framing.
     pub fn encoded_len(&self) -> usize {
-        let fixed = "traceparent".len() + 55 + "factgate-schema".len() + self.schema.len();
-        fixed
+        let traceparent = self.traceparent.to_string();
+        TRACEPARENT_HEADER.len()
+            + traceparent.len()
+            + SCHEMA_HEADER.len()
+            + self.schema.len()
             + self
                 .extra
                 .iter()
@@ -226,6 +227,8 @@ impl EventHeaders {
                 .sum::<usize>()
     }
 
+    /// These headers and one more, `name: value`.
+    #[must_use]
     pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
         self.extra.push((name.to_owned(), value.into()));
         self
@@ -281,6 +284,19 @@ pub fn read_schema<M: Message + ?Sized>(message: &M) -> Option<&str> {
 mod tests {
     use super::*;
     use rdkafka::message::{OwnedMessage, Timestamp};
+
+    #[test]
+    fn encoded_len_counts_what_the_record_carries() {
+        let headers = EventHeaders::new("factgate.dead_letter.v1", None)
+            .with("factgate-error-message", "the body is not readable text")
+            .with("factgate-original-offset", "42");
+        let carried: usize = headers
+            .to_kafka()
+            .iter()
+            .map(|h| h.key.len() + h.value.map_or(0, <[u8]>::len))
+            .sum();
+        assert_eq!(headers.encoded_len(), carried);
+    }
 
     #[test]
     fn generated_traceparent_has_the_w3c_shape_and_parses_back() {
