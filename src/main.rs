@@ -157,7 +157,8 @@ struct CheckArgs {
     #[arg(long)]
     strictness: Option<Strictness>,
     /// The report of an earlier check (`--format json`): each article's report then says what
-    /// changed since, matched by article id (or, when the file holds one decision, with it).
+    /// changed since, matched by article id (or, when one article is checked and the file holds
+    /// one decision, with it).
     #[arg(long, value_name = "REPORT.json")]
     previous: Option<PathBuf>,
     /// Print nothing on standard error but errors (no progress, no summary, only error logs).
@@ -395,6 +396,8 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         limits: config.extract.limits(),
     };
     let mut done: Vec<Done> = Vec::with_capacity(articles.len());
+    // Only a lone article may be compared with a lone decision of another name.
+    let lone = articles.len() == 1;
     for article in articles {
         progress.article_started(&article.name);
         let started = std::time::Instant::now();
@@ -436,7 +439,7 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         };
         let mut decision = decision;
         if !previous.is_empty() {
-            factgate::decide::revisions::annotate_from(&mut decision, &previous);
+            factgate::decide::revisions::annotate_from(&mut decision, &previous, lone);
         }
         let seconds = started.elapsed().as_secs_f64();
         progress.article_finished(
@@ -481,8 +484,9 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Writes one page per article in the folder named after `index` (`report.html` → `report/`)
-/// and returns the index page, which links to them.
+/// Writes one page per article in the folder named after `index` (`report.html` → `report/`;
+/// an index without an extension, `report` → `report.pages/`, as the folder cannot take the
+/// index's own name) and returns the index page, which links to them.
 fn write_html_pages(
     index: &std::path::Path,
     views: &[CheckedArticle<'_>],
@@ -496,6 +500,11 @@ fn write_html_pages(
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let stem = if index.extension().is_some() {
+        stem
+    } else {
+        format!("{stem}.pages")
+    };
     let folder = index.with_file_name(&stem);
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
     let names = render::html_page_names(views);

@@ -680,6 +680,22 @@ async fn several_html_reports_need_a_file_for_their_index() {
         let html = std::fs::read_to_string(dir.path().join(page)).expect("the page");
         assert!(html.contains("href=\"..&#x2f;desk%20%231.html\""), "{html}");
     }
+
+    // An index named without an extension: the pages' folder cannot take its name.
+    let out = factgate(
+        args(&["check", &a, &b, "--format", "html", "--output", "plain"]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = std::fs::read_to_string(dir.path().join("plain")).expect("the index");
+    assert!(index.contains("plain.pages&#x2f;01-a.html"), "{index}");
+    assert!(dir.path().join("plain.pages/01-a.html").is_file());
 }
 
 #[tokio::test]

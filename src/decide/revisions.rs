@@ -522,10 +522,12 @@ pub fn parse_decisions(text: &str) -> Result<Vec<Decision>, PreviousError> {
 }
 
 /// Sets `current`'s changes since the matching decision of `previous`: the newest one of the
-/// same article whose revision is not after `current`'s; when none matches and `previous` holds
-/// one decision only, that one (the earlier check of the same article saved under another name).
-/// A decision that checked nothing is no basis. Returns whether one was found.
-pub fn annotate_from(current: &mut Decision, previous: &[Decision]) -> bool {
+/// same article whose revision is not after `current`'s; when none matches, `current` is the only
+/// article being checked (`lone`) and `previous` holds one decision only, that one (the earlier
+/// check of the same article saved under another name). Among several articles an unmatched one
+/// has no basis: another article's issues are not its own. A decision that checked nothing is
+/// no basis. Returns whether one was found.
+pub fn annotate_from(current: &mut Decision, previous: &[Decision], lone: bool) -> bool {
     let not_after = |d: &&Decision| match (d.revision, current.revision) {
         (Some(p), Some(c)) => p <= c,
         _ => true,
@@ -536,7 +538,7 @@ pub fn annotate_from(current: &mut Decision, previous: &[Decision]) -> bool {
         .filter(not_after)
         .max_by_key(|d| d.revision);
     let basis = same_article.or(match previous {
-        [only] => Some(only),
+        [only] if lone => Some(only),
         _ => None,
     });
     let Some(digest) = basis.and_then(RevisionDigest::of) else {

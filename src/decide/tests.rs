@@ -853,8 +853,10 @@ mod revisions_since {
         let previous = crate::decide::revisions::parse_decisions(&text).expect("readable");
         let mut now = revision(1, std::slice::from_ref(&c), &supported);
         now.article_id = "renamed".to_owned();
+        // Checked among other articles, an article the file does not name has no basis.
+        assert!(!annotate_from(&mut now.clone(), &previous, false));
         assert!(
-            annotate_from(&mut now, &previous),
+            annotate_from(&mut now, &previous, true),
             "the only decision of the file"
         );
         let changes = now.report.changes_since_previous.expect("changes");
