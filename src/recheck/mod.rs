@@ -644,19 +644,18 @@ async fn follow_decisions(
             let mut decided = decided
                 .lock()
                 .map_err(|_| RecheckError::Blocking("the decisions' lock was poisoned".into()))?;
-            decided
+            let blocks = decision.outcome == Outcome::Block;
+            let replaced = decided
                 .decisions
                 .insert(decision.article_id.clone(), decision);
-            let blocked = decided
-                .decisions
-                .values()
-                .filter(|d| d.outcome == Outcome::Block)
-                .count();
             let count = decided.decisions.len();
             drop(decided);
+            // The count of blocks moves by this decision and the one it replaced, if any: no
+            // recount of every decision under the lock.
+            let was_block = replaced.is_some_and(|d| d.outcome == Outcome::Block);
             tally.send_modify(|t| {
                 t.decided = count;
-                t.blocked = blocked;
+                t.blocked = t.blocked + usize::from(blocks) - usize::from(was_block);
             });
         }
         if let Some(end) = behind.get(&partition)
