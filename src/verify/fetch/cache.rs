@@ -34,6 +34,19 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// [`Entry::new`] on a blocking thread: indexing a page is CPU work (milliseconds for a long
+    /// page) that the runtime's workers, fetching and serving, should not wait on.
+    async fn indexed(outcome: FetchOutcome, ttl: Duration) -> Entry {
+        if !matches!(outcome, FetchOutcome::Ok(_)) {
+            return Entry::new(outcome, ttl);
+        }
+        match tokio::task::spawn_blocking(move || Entry::new(outcome, ttl)).await {
+            Ok(entry) => entry,
+            // Only a panic in indexing gets here: it is the caller's to see.
+            Err(err) => std::panic::resume_unwind(err.into_panic()),
+        }
+    }
+
     /// `outcome` with the index of its page, if it is one.
     fn new(outcome: FetchOutcome, ttl: Duration) -> Entry {
         let index = match &outcome {
@@ -123,9 +136,9 @@ impl ResultCache {
             let outcome = load.await;
             let Some(ttl) = classify::cache_ttl(&outcome, settings) else {
                 // Not cached, but indexed once for every caller coalesced onto this load.
-                return Err(Entry::new(outcome, Duration::ZERO));
+                return Err(Entry::indexed(outcome, Duration::ZERO).await);
             };
-            let entry = Entry::new(outcome, ttl);
+            let entry = Entry::indexed(outcome, ttl).await;
             // The cap is on the page as fetched; its index weighs in the budget beside it.
             if entry.outcome_weight() as u64 <= settings.max_entry_bytes {
                 Ok(entry)
