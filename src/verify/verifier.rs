@@ -94,7 +94,7 @@ impl Verifier {
                 // A refuted claim stays refuted whatever the panel says: it is not asked.
                 let quorum = match &self.llm {
                     Some(llm) if judgment.verdict != Verdict::Refuted => {
-                        Some(ask_quorum(llm, claim, source_url, &page.text, &judgment).await)
+                        Some(ask_quorum(llm, claim, source_url, &index, &judgment).await)
                     }
                     _ => None,
                 };
@@ -121,7 +121,7 @@ async fn ask_quorum(
     llm: &LlmJudge,
     claim: &Claim,
     source_url: &str,
-    source_text: &str,
+    page: &PageIndex,
     judgment: &Judgment,
 ) -> QuorumOutcome {
     let lead = judgment.evidence.as_ref().map(|e| Lead {
@@ -129,8 +129,7 @@ async fn ask_quorum(
         start: e.start,
         end: e.end,
     });
-    llm.judge_source(&claim.text, source_url, source_text, lead)
-        .await
+    llm.judge_source(&claim.text, source_url, page, lead).await
 }
 
 /// A claim was judged against its fetched source (the lexical judge and the LLM quorum, when

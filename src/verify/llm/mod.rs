@@ -222,17 +222,22 @@ impl LlmJudge {
         })
     }
 
-    /// Picks the best passages of `source_text` for `claim` ([`passages::best_passages`], with
+    /// Picks the best passages of the page `page` for `claim` ([`passages::best_passages`], with
     /// the judge's own passage `lead` first) and runs [`LlmJudge::judge`] on them.
     pub async fn judge_source(
         &self,
         claim: &str,
         source_url: &str,
-        source_text: &str,
+        page: &crate::verify::judge::PageIndex,
         lead: Option<Lead<'_>>,
     ) -> QuorumOutcome {
-        let evidence =
-            passages::best_passages(claim, source_text, lead, self.settings.max_passages);
+        let evidence = passages::best_passages(
+            claim,
+            page.text(),
+            page.index(),
+            lead,
+            self.settings.max_passages,
+        );
         self.judge(claim, source_url, &evidence).await
     }
 

@@ -20,10 +20,12 @@ pub struct Lead<'a> {
     pub end: usize,
 }
 
-/// The best `max` passages of `source_text` for `claim_text`, `lead` first; see the module doc.
+/// The best `max` passages of `source_text` (indexed as `index`, the index the judge read) for
+/// `claim_text`, `lead` first; see the module doc.
 pub fn best_passages(
     claim_text: &str,
     source_text: &str,
+    index: &SourceIndex,
     lead: Option<Lead<'_>>,
     max: usize,
 ) -> Vec<String> {
@@ -31,7 +33,6 @@ pub fn best_passages(
         return Vec::new();
     }
     let query = tokenize(&strip_citation_markers(claim_text));
-    let index = SourceIndex::new(source_text);
     // Retrieved passages do not overlap one another, so at most one per sentence of the lead
     // (a window of up to MAX_WINDOW sentences) overlaps it: retrieve that many more.
     let retrieved = index.retrieve(source_text, &query, max + MAX_WINDOW);
@@ -68,7 +69,13 @@ mod tests {
 
     #[test]
     fn the_best_few_passages_are_returned_best_first_without_overlap() {
-        let passages = best_passages("Bus ridership rose 4% in 2023.", SOURCE, None, 3);
+        let passages = best_passages(
+            "Bus ridership rose 4% in 2023.",
+            SOURCE,
+            &SourceIndex::new(SOURCE),
+            None,
+            3,
+        );
         assert!(passages.len() >= 2, "{passages:?}");
         assert!(passages[0].contains("rose 4%"), "{passages:?}");
         // Each passage is text of the source, and no sentence appears twice.
@@ -77,8 +84,27 @@ mod tests {
         }
         let mentions = passages.iter().filter(|p| p.contains("rose 4%")).count();
         assert_eq!(mentions, 1, "{passages:?}");
-        assert!(best_passages("Bus ridership rose 4%.", SOURCE, None, 1).len() == 1);
-        assert!(best_passages("Bus ridership rose 4%.", SOURCE, None, 0).is_empty());
+        assert!(
+            best_passages(
+                "Bus ridership rose 4%.",
+                SOURCE,
+                &SourceIndex::new(SOURCE),
+                None,
+                1
+            )
+            .len()
+                == 1
+        );
+        assert!(
+            best_passages(
+                "Bus ridership rose 4%.",
+                SOURCE,
+                &SourceIndex::new(SOURCE),
+                None,
+                0
+            )
+            .is_empty()
+        );
     }
 
     #[test]
@@ -90,7 +116,13 @@ mod tests {
             start,
             end: start + sentence.chars().count(),
         };
-        let passages = best_passages("Subway ridership rose 4% in 2023.", SOURCE, Some(lead), 3);
+        let passages = best_passages(
+            "Subway ridership rose 4% in 2023.",
+            SOURCE,
+            &SourceIndex::new(SOURCE),
+            Some(lead),
+            3,
+        );
         assert_eq!(passages[0], sentence);
         // The other sentence that speaks of ridership in 2023 follows; the lead is not repeated.
         assert!(passages.len() >= 2, "{passages:?}");
@@ -106,7 +138,16 @@ mod tests {
 
     #[test]
     fn a_source_with_nothing_in_common_gives_no_passage() {
-        assert!(best_passages("Prices fell.", "Unrelated words only here.", None, 3).is_empty());
-        assert!(best_passages("Prices fell.", "", None, 3).is_empty());
+        assert!(
+            best_passages(
+                "Prices fell.",
+                "Unrelated words only here.",
+                &SourceIndex::new("Unrelated words only here."),
+                None,
+                3
+            )
+            .is_empty()
+        );
+        assert!(best_passages("Prices fell.", "", &SourceIndex::new(""), None, 3).is_empty());
     }
 }
