@@ -495,7 +495,8 @@ async fn factgate_check(
     let output = timeout(
         RUN_LIMIT,
         Command::new(env!("CARGO_BIN_EXE_factgate"))
-            .args(["check", "--json", "--config"])
+            // -v: each check's reason in the progress on stderr, the panel's tally included.
+            .args(["check", "--json", "-v", "--config"])
             .arg(&config)
             .arg(&article)
             .env_remove("FACTGATE_CONFIG")
@@ -567,7 +568,7 @@ async fn factgate_check_with_the_quorum_never_passes_what_the_judge_alone_blocks
         .into_iter()
         .filter(|d| d.name != "long-source")
     {
-        let (without, code_without, _) =
+        let (without, code_without, without_log) =
             factgate_check(dir.path(), draft.name, &draft.body, plain).await;
         let started = Instant::now();
         let (with, code_with, log) =
@@ -622,15 +623,28 @@ async fn factgate_check_with_the_quorum_never_passes_what_the_judge_alone_blocks
                 eprintln!("{}: {}", draft.name, issue.problem);
             }
         }
-        asked += with
-            .report
-            .claims
-            .iter()
-            .filter(|c| c.verdict != Some(ClaimStatus::Refuted))
-            .count();
+        // Each check the panel was asked about says so in its reason.
+        asked += log.matches("llm quorum ").count();
+        assert!(
+            !without_log.contains("llm quorum "),
+            "{}: no panel without [llm]",
+            draft.name
+        );
+        if draft.name == "wrong-figure" {
+            // The figure far from its source is refuted by the judge alone, whatever the panel.
+            assert_eq!(with.outcome, Outcome::Block, "{}", draft.name);
+            assert!(
+                with.report
+                    .claims
+                    .iter()
+                    .any(|c| c.verdict == Some(ClaimStatus::Refuted)),
+                "{}: {:?}",
+                draft.name,
+                with.report.claims
+            );
+        }
     }
     assert!(asked >= 2, "the panel was asked about some claims");
-    // The figure far from its source is refuted by the judge alone, whatever the panel.
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
