@@ -335,7 +335,7 @@ impl Metrics {
         for status in FETCH_STATUSES {
             self.fetches.with_label_values(&[status]);
         }
-        for reason in ALL_DECISION_REASONS {
+        for reason in DecisionReason::ALL {
             self.decision_reasons
                 .with_label_values(&[decision_reason(reason)]);
         }
@@ -512,8 +512,6 @@ const ALL_CLAIM_KINDS: [ClaimKind; 14] = [
     ClaimKind::Record,
     ClaimKind::Allegation,
 ];
-
-const ALL_DECISION_REASONS: [DecisionReason; 10] = DecisionReason::ALL;
 
 const ALL_VOTES: [&str; 4] = ["supported", "refuted", "not_enough_info", "abstained"];
 /// The join's inputs, as `factgate_join_paused`'s `input` label.
@@ -859,7 +857,7 @@ mod tests {
             let json = serde_json::to_value(kind).expect("serializes");
             assert_eq!(serde_name(json).as_deref(), Some(claim_kind(kind)));
         }
-        for reason in ALL_DECISION_REASONS {
+        for reason in DecisionReason::ALL {
             let json = serde_json::to_value(reason).expect("serializes");
             assert_eq!(serde_name(json).as_deref(), Some(decision_reason(reason)));
         }

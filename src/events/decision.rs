@@ -12,9 +12,9 @@
 //! field(x)       = len(x) as u64, big-endian ‖ x
 //! ```
 //!
-//! The content of a readable draft is what factgate checks: its body format and body
+//! The content of a readable draft is what factgate checks: its body format, body and title
 //! ([`DraftEvent::content_digest`](super::DraftEvent::content_digest)), so a change to other
-//! fields (a CMS flag, the title) is the same decision. The content of an unreadable draft is its
+//! fields (a CMS flag, the section) is the same decision. The content of an unreadable draft is its
 //! raw event bytes. The id does not depend on the outcome: it names the slot, and two decisions
 //! with one id are one decision delivered twice.
 //!
