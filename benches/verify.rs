@@ -21,8 +21,8 @@ use factgate::extract::extract;
 use factgate::model::{BodyFormat, Claim};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
-use factgate::verify::fetch::content::html_to_text;
-use factgate::verify::judge::{PageIndex, judge, judge_page};
+use factgate::text::webpage::html_to_text;
+use factgate::judge::{PageIndex, judge, judge_page};
 use futures::StreamExt;
 use std::hint::black_box;
 

@@ -25,7 +25,7 @@ use factgate::events::Outcome;
 use factgate::model::BodyFormat;
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
-use factgate::verify::judge::strip_citation_markers;
+use factgate::judge::strip_citation_markers;
 use futures::StreamExt;
 use std::collections::BTreeMap;
 use std::time::Duration;

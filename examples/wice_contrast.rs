@@ -27,10 +27,10 @@
 #[path = "support/wice.rs"]
 mod wice;
 
-use factgate::extract::figures::parse_figures;
-use factgate::extract::lexicon;
+use factgate::text::figures::parse_figures;
+use factgate::text::lexicon;
 use factgate::model::{Severity, Unit, Verdict};
-use factgate::verify::judge::{JudgeSettings, Judgment, judge, strip_citation_markers};
+use factgate::judge::{JudgeSettings, Judgment, judge, strip_citation_markers};
 use std::collections::BTreeMap;
 use wice::{Rng, cited_claim};
 

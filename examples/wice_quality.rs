@@ -24,7 +24,7 @@ use factgate::events::{ClaimResult, FetchStatus};
 use factgate::model::{Severity, Verdict};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
-use factgate::verify::judge::{JudgeSettings, Judgment, judge, score::roc_auc};
+use factgate::judge::{JudgeSettings, Judgment, judge, score::roc_auc};
 use futures::StreamExt;
 use wice::{Example, HTTP_CONFIG, cited_claim, page, serve};
 

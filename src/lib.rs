@@ -39,19 +39,16 @@
 //! - [`telemetry`]: logs and traces: the subscriber, OTLP export, and spans parented on the
 //!   `traceparent` header.
 
+pub use factgate_core::{decide, events, extract, join, judge, model, roles, text};
+
 pub mod check;
 pub mod config;
-pub mod decide;
 pub mod demo;
-pub mod events;
-pub mod extract;
 pub mod http;
 pub mod inputs;
-pub mod join;
 pub mod kafka;
-pub mod markup;
 pub mod metrics;
-pub mod model;
+pub mod parse_pool;
 pub mod pipeline;
 pub mod progress;
 pub mod recheck;

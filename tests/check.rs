@@ -201,7 +201,7 @@ async fn a_wrong_price_is_refuted_with_the_sources_price() {
     let raw = claim.support.expect("a judged claim has a support score");
     assert_eq!(
         claim.confidence,
-        Some(factgate::verify::judge::calibration::confidence(raw))
+        Some(factgate::judge::calibration::confidence(raw))
     );
     assert!(
         claim

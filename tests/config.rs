@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use factgate::config::{Config, ConfigError, LogFormat, Strictness};
-use factgate::verify::judge::CredibilityLevel;
-use factgate::verify::judge::credibility::credibility;
+use factgate::judge::CredibilityLevel;
+use factgate::judge::credibility::credibility;
 
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config/factgate.toml");
 

@@ -121,7 +121,7 @@ fn inputs_found_by_fuzzing_do_not_panic() {
         for format in [BodyFormat::Markdown, BodyFormat::Html, BodyFormat::Text] {
             let _ = extract(body, format);
         }
-        let _ = factgate::extract::figures::parse_figures(body);
+        let _ = factgate::text::figures::parse_figures(body);
     }
 }
 

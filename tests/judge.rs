@@ -7,7 +7,7 @@
 use factgate::model::{
     CitationRule, Claim, ClaimElement, Figure, Location, Severity, Unit, Verdict,
 };
-use factgate::verify::judge::{
+use factgate::judge::{
     CredibilityLevel, IssueKind, JudgeSettings, Judgment, judge, judge_with, score::roc_auc,
 };
 

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use factgate::model::{Citation, CitationRule, CitationStyle, Claim, Location};
-use factgate::verify::judge::strip_citation_markers;
+use factgate::judge::strip_citation_markers;
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -39,7 +39,7 @@ pub fn cited_claim(line: usize, text: &str, url: &str) -> Claim {
     Claim {
         id: format!("wice-{line}"),
         kinds: features.kinds,
-        figures: factgate::extract::figures::parse_figures(&text),
+        figures: factgate::text::figures::parse_figures(&text),
         quotes: features.quotes,
         attributed_to: features.attributed_to,
         location: Location {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::error::Checks;
-use crate::verify::judge::{self, CredibilityLists};
+use crate::judge::{self, CredibilityLists};
 
 /// Default support score at or above which a claim counts as supported (tuned on WiCE dev).
 pub const DEFAULT_SUPPORT_THRESHOLD: f64 = judge::DEFAULT_SUPPORT_THRESHOLD;
@@ -101,12 +101,13 @@ fn strictly_below(a: f64, b: f64) -> bool {
 /// lists, read from `[credibility]` as they are.
 pub type CredibilityConfig = CredibilityLists;
 
-impl CredibilityConfig {
-    pub(crate) fn check(&self, checks: &mut Checks) {
+/// Checks the `[credibility]` lists: lowercase domain suffixes, none both low and high.
+pub(crate) fn check_credibility(lists: &CredibilityConfig, checks: &mut Checks) {
+    {
         for (list_name, list) in [
-            ("high", &self.high),
-            ("reputable", &self.reputable),
-            ("low", &self.low),
+            ("high", &lists.high),
+            ("reputable", &lists.reputable),
+            ("low", &lists.low),
         ] {
             for (i, suffix) in list.iter().enumerate() {
                 if !is_domain_suffix(suffix) {
@@ -121,10 +122,10 @@ impl CredibilityConfig {
                 }
             }
         }
-        for (i, suffix) in self.low.iter().enumerate() {
+        for (i, suffix) in lists.low.iter().enumerate() {
             let bare = suffix.trim_start_matches('.');
             let in_high = |list: &[String]| list.iter().any(|h| h.trim_start_matches('.') == bare);
-            if in_high(&self.high) || in_high(&self.reputable) {
+            if in_high(&lists.high) || in_high(&lists.reputable) {
                 let key = format!("credibility.low[{i}]");
                 checks.fail(
                     &key,

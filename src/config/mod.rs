@@ -160,7 +160,7 @@ impl Config {
         self.fetch.check(&mut checks);
         self.cache.check(&mut checks);
         self.judge.check(&mut checks);
-        self.credibility.check(&mut checks);
+        judge::check_credibility(&self.credibility, &mut checks);
         self.llm.check(&mut checks);
         self.join.check(&mut checks);
         self.http.check(&mut checks);
@@ -196,8 +196,8 @@ mod tests {
 
     #[test]
     fn credibility_lists_reach_the_judge() {
-        use crate::verify::judge::CredibilityLevel;
-        use crate::verify::judge::credibility::credibility;
+        use crate::judge::CredibilityLevel;
+        use crate::judge::credibility::credibility;
         let cred = CredibilityConfig {
             high: vec![".gov".into()],
             reputable: vec!["reuters.com".into()],

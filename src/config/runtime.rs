@@ -2,7 +2,7 @@
 
 use super::Config;
 use crate::verify::fetch::FetchSettings;
-use crate::verify::judge::JudgeSettings;
+use crate::judge::JudgeSettings;
 use crate::verify::llm::LlmSettings;
 
 impl Config {

@@ -9,16 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::error::Checks;
 
-/// Default cap on a draft body (2 MiB).
-pub const DEFAULT_EXTRACT_MAX_BODY_BYTES: u64 = 2 * 1024 * 1024;
-/// Default cap on the claims of one article.
-pub const DEFAULT_MAX_CLAIMS_PER_ARTICLE: usize = 1_000;
-/// Default cap on the links, bare URLs and citation markers of one article.
-pub const DEFAULT_MAX_LINKS_PER_ARTICLE: usize = 1_000;
-/// Default cap on the (claim, cited source) checks one article may ask for.
-pub const DEFAULT_MAX_CHECKS_PER_ARTICLE: usize = 1_000;
-/// Default cap on how deep a draft's markup nests (HTML elements, Markdown quotes and lists).
-pub const DEFAULT_EXTRACT_MAX_NESTING_DEPTH: usize = 256;
+pub use factgate_core::extract::{
+    DEFAULT_EXTRACT_MAX_BODY_BYTES, DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
+    DEFAULT_MAX_CHECKS_PER_ARTICLE, DEFAULT_MAX_CLAIMS_PER_ARTICLE, DEFAULT_MAX_LINKS_PER_ARTICLE,
+};
 /// Default time a client has to send a request's headers, in milliseconds.
 pub const DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS: u64 = 10_000;
 /// Default time a connection may stay open with nothing sent either way, in milliseconds.

@@ -8,6 +8,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use factgate_core::events::TraceContext;
 use rdkafka::Message;
 use rdkafka::message::{Header, Headers, OwnedHeaders};
 
@@ -115,6 +116,16 @@ impl TraceParent {
             span_id,
             flags: if sampled { FLAG_SAMPLED } else { 0 },
         })
+    }
+
+    /// The context as the core carries it from event to event.
+    pub fn to_context(&self) -> TraceContext {
+        TraceContext::new(&self.to_string(), None).expect("a traceparent is 55 characters")
+    }
+
+    /// The context the core carried, when it is a valid `traceparent`.
+    pub fn from_context(context: &TraceContext) -> Option<Self> {
+        Self::parse(context.traceparent()).ok()
     }
 
     /// The trace id's 16 bytes.

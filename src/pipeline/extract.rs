@@ -4,7 +4,7 @@
 //!   when its article id can be recovered;
 //! - a body that cannot be read, or that is over a per-draft limit, is a manifest whose
 //!   extraction failed, which the join blocks;
-//! - extraction runs on the bounded parsing pool ([`crate::markup::run_bounded`]), never on the
+//! - extraction runs on the bounded parsing pool ([`crate::parse_pool::run_bounded`]), never on the
 //!   async workers, and a panic in it is a failed extraction;
 //! - outputs too large for the broker are split (manifests) or, when they cannot be, replaced by
 //!   a failed manifest (`limit_exceeded`);
@@ -475,7 +475,7 @@ async fn read_body(
     let body = draft.body.clone();
     let format = draft.body_format;
     let title = draft.title.clone();
-    let extracted = crate::markup::run_bounded(move |_| {
+    let extracted = crate::parse_pool::run_bounded(move |_| {
         extract_titled_within(&body, format, title.as_deref(), &limits)
     })
     .await;

@@ -26,7 +26,7 @@ use crate::events::{ArticleManifest, ClaimResult, Decision, content_digest, reco
 use crate::join::{
     Backpressure, JoinNote, JoinSettings, JoinState, TopicPartition, TracedDecision,
 };
-use crate::kafka::{self, read_traceparent};
+use crate::kafka::{self, TraceParent, read_traceparent};
 use chrono::{DateTime, TimeDelta, Utc};
 use futures::future::BoxFuture;
 use futures::stream::FuturesOrdered;
@@ -66,8 +66,9 @@ pub(super) async fn run(
     services
         .readiness
         .watch("join", consumer.context().health());
-    let mut state = JoinState::new(JoinSettings::from_config(
-        &config.join,
+    let mut state = JoinState::new(JoinSettings::new(
+        config.join.max_in_flight_articles,
+        config.join.deadline_ms,
         config.policy.strictness,
     ));
     let mut history = revision_history(&services).await;
@@ -136,7 +137,7 @@ pub(super) async fn run(
                 let offset = message.offset();
                 let payload = message.payload().unwrap_or_default();
                 // The article's trace, set at extract: the join keeps it with the article.
-                let trace = read_traceparent(&message);
+                let trace = read_traceparent(&message).map(|t| t.to_context());
                 let now = Utc::now();
                 let decisions = if tp.topic == topics.manifests {
                     match serde_json::from_slice::<ArticleManifest>(payload) {
@@ -337,12 +338,13 @@ async fn publish_all<'s>(
     {
         // What changed since the article's previous decided revision.
         history.annotate_and_record(&mut decision);
+        let trace = trace.as_ref().and_then(TraceParent::from_context);
         let trace = trace.as_ref();
         let span = tracing::info_span!(
             "decision",
             article_id = %decision.article_id,
             revision = decision.revision,
-            trace_id = %trace.map(crate::kafka::TraceParent::trace_id).unwrap_or_default(),
+            trace_id = %trace.map(TraceParent::trace_id).unwrap_or_default(),
         );
         crate::telemetry::adopt(&span, trace);
         let published_at = draft_published_at(&decision);

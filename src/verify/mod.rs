@@ -6,7 +6,6 @@
 //! - [`Verifier`]: one check, from fetch to claim result.
 
 pub mod fetch;
-pub mod judge;
 pub mod llm;
 mod verifier;
 

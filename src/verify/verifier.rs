@@ -1,13 +1,13 @@
 //! One check: a claim against one cited source, from fetch to [`ClaimResult`].
 //!
-//! The fetch outcome decides first. A page is judged ([`super::judge`], and the LLM quorum when
+//! The fetch outcome decides first. A page is judged ([`crate::judge`], and the LLM quorum when
 //! configured); a dead, forbidden or paywalled citation is an editorial issue with the spec's
 //! severity; any other outcome leaves the source unjudged, which blocks at every strictness
 //! (see [`FetchStatus::leaves_source_unjudged`]). A check never ends in silence: every path
 //! returns a result with its reason.
 
 use super::fetch::{FetchOutcome, Fetcher};
-use super::judge::{
+use crate::judge::{
     IssueKind, JudgeSettings, Judgment, PageIndex, Source, calibration, judge_page,
 };
 use super::llm::{Lead, LlmJudge, QuorumOutcome};
@@ -388,7 +388,7 @@ fn http_status(outcome: &FetchOutcome) -> Option<u16> {
 mod tests {
     use super::*;
     use crate::model::{CitationRule, Location};
-    use crate::verify::judge::{Credibility, CredibilityLevel};
+    use crate::judge::{Credibility, CredibilityLevel};
 
     fn claim() -> Claim {
         Claim {

@@ -29,7 +29,7 @@ use crate::events::{
 use crate::extract::{self, ViewBlock, ViewKind};
 use crate::model::BlockRole;
 use crate::model::{BodyFormat, Severity};
-use crate::verify::judge::CredibilityLevel;
+use crate::judge::CredibilityLevel;
 
 /// The page's one style sheet.
 const CSS: &str = include_str!("../templates/style.css");

@@ -19,7 +19,7 @@ use super::classify;
 use super::log;
 use super::outcome::FetchOutcome;
 use super::settings::FetchSettings;
-use crate::verify::judge::{PageIndex, Source};
+use crate::judge::{PageIndex, Source};
 
 /// Weight of an entry without page text: its URL and enum, roughly.
 const SMALL_ENTRY_BYTES: usize = 64;

@@ -10,7 +10,7 @@ use url::Url;
 
 use super::body;
 use super::classify;
-use super::content::{self, TextKind};
+use crate::text::webpage::{self as content, TextKind};
 use super::outcome::{FetchError, FetchOutcome, Page, RefusalReason};
 use super::policy::PolicyResolver;
 use super::settings::FetchSettings;
@@ -124,7 +124,7 @@ pub async fn read_response(
     let max_depth = settings.max_nesting_depth;
     // Decoding and parsing a page of megabytes is CPU work: it runs on the bounded parsing
     // pool, and stops as soon as the fetch's time is up (this future is then dropped).
-    let parsed = crate::markup::run_bounded(move |cancel| {
+    let parsed = crate::parse_pool::run_bounded(move |cancel| {
         to_outcome(
             &bytes, charset, kind, media_type, final_url, status, max_depth, cancel,
         )
@@ -151,7 +151,7 @@ fn to_outcome(
         TextKind::Html => {
             // A tree costs time that grows with its depth: a page nested too deep is not built
             // (a linear scan says so first) and leaves its source unjudged.
-            if let Err(too_deep) = crate::markup::check_html_depth(&decoded, max_depth) {
+            if let Err(too_deep) = crate::text::markup::check_html_depth(&decoded, max_depth) {
                 return FetchOutcome::UnsupportedContent {
                     content_type: format!(
                         "{content_type} nested deeper than fetch.max_nesting_depth ({} levels)",
@@ -159,7 +159,7 @@ fn to_outcome(
                     ),
                 };
             }
-            let Ok(document) = crate::markup::parse_html_cancellable(&decoded, cancel) else {
+            let Ok(document) = crate::text::markup::parse_html_cancellable(&decoded, cancel) else {
                 // Cancelled: the fetch's time ran out and no one awaits this any more.
                 return FetchOutcome::Timeout;
             };

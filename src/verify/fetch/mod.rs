@@ -19,7 +19,6 @@ pub mod body;
 pub mod cache;
 pub mod classify;
 pub mod client;
-pub mod content;
 pub mod limiter;
 mod log;
 pub mod outcome;
@@ -38,7 +37,7 @@ pub use outcome::{FetchError, FetchOutcome, Page, RefusalReason};
 pub use policy::check_address;
 pub use settings::FetchSettings;
 
-use crate::verify::judge::PageIndex;
+use crate::judge::PageIndex;
 
 /// What [`Fetcher::fetch`] returns.
 #[derive(Debug, Clone)]

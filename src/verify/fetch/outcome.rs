@@ -18,7 +18,7 @@ pub struct Page {
     /// The HTML `<title>`, when there is one.
     pub title: Option<String>,
     /// The schema.org `ClaimReview`s an HTML page carries: a fact-check's ratings.
-    pub claim_reviews: Vec<crate::verify::judge::review::ClaimReview>,
+    pub claim_reviews: Vec<crate::judge::review::ClaimReview>,
 }
 
 /// How a fetch ended.

@@ -228,7 +228,7 @@ impl LlmJudge {
         &self,
         claim: &str,
         source_url: &str,
-        page: &crate::verify::judge::PageIndex,
+        page: &crate::judge::PageIndex,
         lead: Option<Lead<'_>>,
     ) -> QuorumOutcome {
         let evidence = passages::best_passages(

@@ -1,5 +1,5 @@
 //! Which passages of the source the voters are shown: the best few for the claim, by the same
-//! retrieval the lexical judge uses ([`crate::verify::judge::retrieve`]), so the panel and the
+//! retrieval the lexical judge uses ([`crate::judge::retrieve`]), so the panel and the
 //! judge look at the same parts of the page.
 //!
 //! One passage is often not enough: the figure may sit in one sentence and what it measures in
@@ -9,8 +9,8 @@
 //! follow, best first, up to `max` in all. The prompt budget ([`super::budget`]) then keeps as
 //! many as fit.
 
-use crate::verify::judge::retrieve::{MAX_WINDOW, SourceIndex, tokenize};
-use crate::verify::judge::strip_citation_markers;
+use crate::judge::retrieve::{MAX_WINDOW, SourceIndex, tokenize};
+use crate::judge::strip_citation_markers;
 
 /// A passage already chosen by the judge: its text and character offsets in the source.
 #[derive(Debug, Clone, Copy)]

@@ -1,0 +1,70 @@
+//! The event contracts: the versioned messages factgate reads and writes. Each has a JSON Schema
+//! in `schemas/` and an example in `schemas/examples/`; the shapes shared by several events (a
+//! claim, an issue, a verdict…) are defined once in `schemas/common.v1.json`.
+//!
+//! | event | topic | key | type | schema |
+//! |---|---|---|---|---|
+//! | draft | `drafts.published` | article | [`DraftEvent`] | `schemas/draft.v1.json` |
+//! | verification request | `claims.verify` | source host | [`VerifyRequest`] | `schemas/verify_request.v1.json` |
+//! | claim result | `claims.verified` | article | [`ClaimResult`] | `schemas/claim_result.v1.json` |
+//! | article manifest | `articles.manifest` | article | [`ArticleManifest`] | `schemas/manifest.v1.json` |
+//! | decision | `decisions` | article | [`Decision`] | `schemas/decision.v1.json` |
+//!
+//! Every event carries a `schema_version` ("factgate.draft.v1", …). In Rust it is a zero-sized
+//! marker ([`DraftV1`], …) that serializes as its constant and refuses any other value, so a
+//! value of a factgate event type always claims the version its shape follows.
+//!
+//! # Open and closed shapes
+//! The draft schema allows any extra top-level field, because a CMS adds its own; they are kept in
+//! [`DraftEvent::extra`]. The schemas of factgate's own events are closed
+//! (`additionalProperties: false`): they describe exactly what factgate writes, and the tests
+//! hold every Rust type to them. Reading, factgate is tolerant: its types ignore fields they do not
+//! know, so a newer writer that adds a field within a version does not break an older reader.
+//!
+//! # Counting verification results
+//! Extraction emits one [`VerifyRequest`] per (claim, distinct cited source URL) and lists the
+//! same pairs as [`CheckKey`]s in the manifest's `pending`. Verification answers each request with
+//! exactly one [`ClaimResult`] carrying the same key. The join has everything it needs for an
+//! (article, revision) once it holds the manifest and a result for every pending key; a replayed
+//! result for a key already held changes nothing, and a result whose key is not pending is
+//! ignored.
+//!
+//! # Layout
+//! - `version`: the schema version constants and their markers.
+//! - `draft`: the draft a CMS publishes, and its strict, field-naming parser.
+//! - `verify`: the verification request and the claim result, with the fetch status.
+//! - `manifest`: the article manifest extraction sends to the join.
+//! - `report`: the editor's report (after reference/fact-checker-agent-spec.md) and its issues.
+//! - `decision`: the decision, its reasons, and the derivation of decision ids.
+//! - `position`: where a draft sits on the drafts topic, naming one publication of it.
+//! - `fit`: events sized to fit the broker's message limit: manifests split, reports shortened.
+
+mod decision;
+mod draft;
+pub mod fit;
+mod manifest;
+mod position;
+mod report;
+mod trace;
+mod verify;
+mod version;
+
+pub use decision::{
+    Decision, DecisionReason, Outcome, content_digest, decision_id, decision_id_at,
+    decision_id_for_run, draft_content_digest,
+};
+pub use draft::{DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id};
+pub use fit::{Oversize, fit_decision, fit_result, split_manifest};
+pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome, ManifestPart};
+pub use position::DraftPosition;
+pub use report::{
+    ChangeCounts, CitationReplaced, ClaimStatus, ClaimVerdict, Issue, IssueChange, IssueType,
+    Rechecked, Recommendation, Report, Resolution, RevisionChanges, SeverityCounts, Summary,
+    SupportingSource, VerificationDetails, VerificationResults,
+};
+pub use trace::TraceContext;
+pub use verify::{CheckKey, ClaimResult, Evidence, FetchStatus, VerifyRequest};
+pub use version::{
+    CLAIM_RESULT_V1, ClaimResultV1, DECISION_V1, DRAFT_V1, DecisionV1, DraftV1, MANIFEST_V1,
+    ManifestV1, VERIFY_REQUEST_V1, VerifyRequestV1,
+};

@@ -1,0 +1,139 @@
+//! Per-article limits: the work one draft may cost is bounded before the costly step, and an
+//! article over a limit is refused whole (never checked in part), with the limit named.
+//!
+//! In order: the body's size (before anything is read), its nesting depth (a linear scan before
+//! any tree is built; see [`crate::text::markup`]), its links and citation markers (once parsed, before
+//! claims are looked for), then its claims and the checks they ask for (counted as they are
+//! found, so extraction stops at the first one over).
+
+use crate::text::markup;
+use crate::model::BodyFormat;
+
+/// Default cap on a draft body (2 MiB).
+pub const DEFAULT_EXTRACT_MAX_BODY_BYTES: u64 = 2 * 1024 * 1024;
+/// Default cap on the claims of one article.
+pub const DEFAULT_MAX_CLAIMS_PER_ARTICLE: usize = 1_000;
+/// Default cap on the links, bare URLs and citation markers of one article.
+pub const DEFAULT_MAX_LINKS_PER_ARTICLE: usize = 1_000;
+/// Default cap on the (claim, cited source) checks one article may ask for.
+pub const DEFAULT_MAX_CHECKS_PER_ARTICLE: usize = 1_000;
+/// Default cap on how deep a draft's markup nests (HTML elements, Markdown quotes and lists).
+pub const DEFAULT_EXTRACT_MAX_NESTING_DEPTH: usize = 256;
+
+/// The limits of one article; see `[extract]` in `config/factgate.toml` for each key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExtractLimits {
+    /// `extract.max_body_bytes`.
+    pub max_body_bytes: u64,
+    /// `extract.max_claims_per_article`.
+    pub max_claims: usize,
+    /// `extract.max_links_per_article`.
+    pub max_links: usize,
+    /// `extract.max_checks_per_article`.
+    pub max_checks: usize,
+    /// `extract.max_nesting_depth`.
+    pub max_nesting_depth: usize,
+}
+
+impl Default for ExtractLimits {
+    /// The configuration's defaults.
+    fn default() -> Self {
+        Self {
+            max_body_bytes: DEFAULT_EXTRACT_MAX_BODY_BYTES,
+            max_claims: DEFAULT_MAX_CLAIMS_PER_ARTICLE,
+            max_links: DEFAULT_MAX_LINKS_PER_ARTICLE,
+            max_checks: DEFAULT_MAX_CHECKS_PER_ARTICLE,
+            max_nesting_depth: DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
+        }
+    }
+}
+
+impl ExtractLimits {
+    /// No limit at all: what [`super::extract`] applies, for callers that bound their input
+    /// themselves (tests, benches, `factgate extract` on a file already capped).
+    pub const UNLIMITED: ExtractLimits = ExtractLimits {
+        max_body_bytes: u64::MAX,
+        max_claims: usize::MAX,
+        max_links: usize::MAX,
+        max_checks: usize::MAX,
+        max_nesting_depth: usize::MAX,
+    };
+}
+
+/// Which limit an article went over, with its figures; the message names the configuration key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum LimitExceeded {
+    #[error("the body is larger than extract.max_body_bytes ({limit} bytes)")]
+    BodyBytes { limit: u64 },
+    #[error("the body's markup nests deeper than extract.max_nesting_depth ({limit} levels)")]
+    NestingDepth { limit: usize },
+    #[error(
+        "the article has more than extract.max_links_per_article ({limit}) links and citation markers ({count} found)"
+    )]
+    Links { count: usize, limit: usize },
+    #[error("the article has more than extract.max_claims_per_article ({limit}) claims")]
+    Claims { limit: usize },
+    #[error(
+        "the article's claims ask for more than extract.max_checks_per_article ({limit}) checks of cited sources"
+    )]
+    Checks { limit: usize },
+}
+
+/// The checks that need no parse: size, then nesting depth.
+pub(super) fn check_before_parse(
+    body: &str,
+    format: BodyFormat,
+    limits: &ExtractLimits,
+) -> Result<(), LimitExceeded> {
+    if body.len() as u64 > limits.max_body_bytes {
+        return Err(LimitExceeded::BodyBytes {
+            limit: limits.max_body_bytes,
+        });
+    }
+    let depth = match format {
+        BodyFormat::Html => markup::check_html_depth(body, limits.max_nesting_depth),
+        BodyFormat::Markdown => markup::check_markdown_depth(body, limits.max_nesting_depth),
+        BodyFormat::Text => Ok(()),
+    };
+    depth.map_err(|e| LimitExceeded::NestingDepth { limit: e.limit })
+}
+
+/// Counts claims and checks as extraction finds them, and stops it at the first one over.
+#[derive(Debug)]
+pub(super) struct Budget<'a> {
+    limits: &'a ExtractLimits,
+    checks: usize,
+}
+
+impl<'a> Budget<'a> {
+    pub(super) fn new(limits: &'a ExtractLimits) -> Self {
+        Budget { limits, checks: 0 }
+    }
+
+    /// The parsed body holds `links` links and markers.
+    pub(super) fn links(&self, links: usize) -> Result<(), LimitExceeded> {
+        if links > self.limits.max_links {
+            return Err(LimitExceeded::Links {
+                count: links,
+                limit: self.limits.max_links,
+            });
+        }
+        Ok(())
+    }
+
+    /// One more claim was found, the `claims`-th, citing `sources` distinct sources.
+    pub(super) fn claim(&mut self, claims: usize, sources: usize) -> Result<(), LimitExceeded> {
+        if claims > self.limits.max_claims {
+            return Err(LimitExceeded::Claims {
+                limit: self.limits.max_claims,
+            });
+        }
+        self.checks = self.checks.saturating_add(sources);
+        if self.checks > self.limits.max_checks {
+            return Err(LimitExceeded::Checks {
+                limit: self.limits.max_checks,
+            });
+        }
+        Ok(())
+    }
+}

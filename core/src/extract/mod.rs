@@ -1,0 +1,972 @@
+//! Claim extraction: a draft body in, check-worthy claims out, each mapped to its citations.
+//!
+//! Pure and synchronous: no I/O, no clock. The whole body is read, whatever its length.
+//! Failure is loud: a body that cannot be read is an [`ExtractError`], never an empty list.
+//! An article that was read and holds no check-worthy claim gives an [`Extraction`] with no
+//! claims and the count of sentences that were read, so the caller can say so.
+//!
+//! # Layout
+//! - `document`: parses Markdown, HTML or text into blocks (headings, paragraphs, list items,
+//!   table cells) with their inline citations and the article's reference list.
+//! - `segment`: splits a block's text into sentences.
+//! - `citations`: resolves links, reference links, numbered references, footnotes and bare URLs.
+//! - `detect`: decides what makes a sentence check-worthy (kinds, quotes, attribution) and
+//!   prejudges claims that cite nothing.
+//! - `figures`: finds the figures a sentence states, normalized to value, unit and scale.
+//! - `limits`: the per-article limits [`extract_within`] enforces (size, nesting, links, claims,
+//!   checks), each before the work it bounds.
+//! - `view`: the article block by block and sentence by sentence, for a report that marks each
+//!   claim where it is.
+//!
+//! # Which citations back a claim
+//! 1. **Same sentence** ([`CitationRule::SameSentence`]): the citations written in the claim's own
+//!    sentence. A marker written right after a sentence's full stop (`… gains. [2] Next …`) belongs
+//!    to the sentence before it.
+//! 2. **Paragraph** ([`CitationRule::Paragraph`]): when the sentence cites nothing, the citations
+//!    of the nearest sentence *after* it in the same block (paragraph, list item, cell) that
+//!    cites something, else of the nearest one *before* it. Writers put the citation at the end of
+//!    the run of sentences it supports, so the next one is the better guess. A citation never
+//!    crosses into another block.
+//! 3. **None** ([`CitationRule::None`]): nothing in the block backs the claim. The claim carries
+//!    `prejudgment = detect::prejudge(..)`: the issue it raises with no fetch.
+//!
+//! A sentence whose markers all *dangle* (`[7]` with no 7th reference, a footnote with no
+//! definition or no URL) cites nothing usable and does not borrow a neighbour's citation: it is
+//! unsourced, its prejudgment says which marker dangles, and the marker is listed in
+//! [`Extraction::unresolved`]. Only absolute http(s) URLs are citations; relative links, in-page
+//! anchors that lead to no reference, and `mailto:` are ignored.
+//!
+//! # Claim text, ids and locations
+//! A claim's text is its sentence as a reader sees it, with citation markers (`[2]`, `[^1]`,
+//! bare URLs) removed and whitespace collapsed; that is also the text the detector reads, so a
+//! marker's digits are never taken for a figure. The id is the first 16 hex digits of the
+//! SHA-256 of the lower-cased text, the paragraph index and the sentence index. The span is in
+//! characters of the body as received: from the parser's source offsets for Markdown and text,
+//! and for HTML where the sentence's text occurs verbatim in the body (else absent).
+
+pub mod detect;
+mod limits;
+mod view;
+
+use crate::text::{citations, document, sentences as segment};
+
+pub use view::{ViewBlock, ViewKind, article_view};
+
+pub use limits::{
+    DEFAULT_EXTRACT_MAX_BODY_BYTES, DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
+    DEFAULT_MAX_CHECKS_PER_ARTICLE, DEFAULT_MAX_CLAIMS_PER_ARTICLE, DEFAULT_MAX_LINKS_PER_ARTICLE,
+    ExtractLimits, LimitExceeded,
+};
+
+use crate::model::{BlockRole, BodyFormat, Citation, CitationRule, Claim, Location, Span};
+use detect::SentenceFeatures;
+use document::{BlockKind, Target};
+use regex::Regex;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+/// What extraction found in one article.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Extraction {
+    /// The format the body was read as.
+    pub format: BodyFormat,
+    /// Check-worthy claims, in reading order.
+    pub claims: Vec<Claim>,
+    /// Every citation the article's prose contains (reference-list entries that nothing cites are
+    /// not listed), in order of first appearance, one per URL.
+    pub citations: Vec<Citation>,
+    /// How many paragraphs (blocks other than headings, reference entries included) were read.
+    pub paragraphs: usize,
+    /// How many sentences were read: those of prose, and each title, heading or alt text that
+    /// makes a claim; with no claims, shows the article was read.
+    pub sentences: usize,
+    /// Numbered and footnote markers that resolve to no URL, where they were written.
+    pub unresolved: Vec<UnresolvedMarker>,
+}
+
+/// A citation marker that points at nothing fetchable: `[7]` with no 7th reference, a footnote
+/// with no definition or a definition with no URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnresolvedMarker {
+    /// The marker as written: "[7]", "[^src]".
+    pub marker: String,
+    pub location: Location,
+}
+
+/// Why a body could not be read. Every variant blocks the draft.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ExtractError {
+    /// The body holds nothing but whitespace.
+    #[error("the body is empty")]
+    EmptyBody,
+    /// The body is not text: invalid UTF-8, binary data, control characters, or markup with no
+    /// visible text.
+    #[error("the body is not readable text: {reason}")]
+    Unreadable { reason: String },
+    /// The body format named by the draft or the command line is not one factgate reads.
+    #[error("unknown body format {0:?}: expected markdown, html or text")]
+    UnknownFormat(String),
+    /// The article is over one of the limits [`extract_within`] enforces.
+    #[error(transparent)]
+    Limit(#[from] LimitExceeded),
+}
+
+/// The share of control or U+FFFD replacement characters above which a body is not text: one in
+/// fifty. Real articles hold none; mis-decoded binaries hold many.
+const MAX_BAD_CHAR_SHARE: usize = 50;
+
+/// Extracts the check-worthy claims of a body written in `format`.
+///
+/// # Errors
+/// [`ExtractError::EmptyBody`] or [`ExtractError::Unreadable`] when the body cannot be read.
+pub fn extract(body: &str, format: BodyFormat) -> Result<Extraction, ExtractError> {
+    extract_titled(body, format, None)
+}
+
+/// [`extract`] for a draft with a title of its own (the draft event's `title`), which is read as
+/// a claim like a heading is. Without one, the title the body gives itself is read (HTML
+/// `<title>`, Markdown front matter).
+///
+/// # Errors
+/// As [`extract`].
+pub fn extract_titled(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+) -> Result<Extraction, ExtractError> {
+    extract_with(body, format, title, &detect::analyze)
+}
+
+/// [`extract`] within `limits`: an article over one is refused whole, each limit checked before
+/// the work it bounds (see `limits`).
+///
+/// # Errors
+/// [`ExtractError::Limit`] naming the limit, and whatever [`extract`] returns.
+pub fn extract_within(
+    body: &str,
+    format: BodyFormat,
+    limits: &ExtractLimits,
+) -> Result<Extraction, ExtractError> {
+    extract_titled_within(body, format, None, limits)
+}
+
+/// [`extract_titled`] within `limits`. What `factgate run` and `factgate check` both call.
+///
+/// # Errors
+/// As [`extract_within`].
+pub fn extract_titled_within(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+    limits: &ExtractLimits,
+) -> Result<Extraction, ExtractError> {
+    limits::check_before_parse(body, format, limits)?;
+    extract_limited(body, format, title, &detect::analyze, limits)
+}
+
+/// Whether `body` is within the limits checked before it is parsed: its size and its nesting
+/// depth. A body that passes can be parsed again safely (the HTTP board holds only those, for
+/// the decision pages).
+///
+/// # Errors
+/// [`LimitExceeded`] naming the limit.
+pub fn within_parse_limits(
+    body: &str,
+    format: BodyFormat,
+    limits: &ExtractLimits,
+) -> Result<(), LimitExceeded> {
+    limits::check_before_parse(body, format, limits)
+}
+
+/// A cited sentence, as a heading, title or alt text that restates it may borrow its citations.
+struct CitedSentence {
+    /// The heading section it is in (0 before the first heading).
+    section: usize,
+    /// The block it is in.
+    block: usize,
+    text: String,
+    /// Its content words, read when a title, heading or alt text is compared with it.
+    stems: std::cell::OnceCell<HashSet<String>>,
+    citations: Vec<Citation>,
+}
+
+/// A title, heading or alt text waiting for the cited sentences it may restate.
+struct Restating {
+    /// Where in `claims` it goes.
+    at: usize,
+    text: String,
+    /// Citations written in the block itself (a link in a heading).
+    own: Vec<Citation>,
+    /// The section a heading opens, or the blocks an alt text may borrow from; `None` for the
+    /// title (the whole article).
+    scope: Scope,
+    location: Location,
+    /// An alt text or heading that repeats a sentence of its neighbour adds nothing.
+    repeats: bool,
+}
+
+enum Scope {
+    Article,
+    Section(usize),
+    Blocks(Vec<usize>),
+}
+
+/// The fewest content words a restating block must share with a cited sentence to borrow its
+/// citations: one shared word is a topic, two are a statement about it.
+const MIN_SHARED_WORDS: usize = 2;
+
+/// [`extract_titled`] with the sentence detector given, so the document side can be tested on its
+/// own.
+fn extract_with(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+    analyze: &dyn Fn(&str) -> SentenceFeatures,
+) -> Result<Extraction, ExtractError> {
+    extract_limited(body, format, title, analyze, &ExtractLimits::UNLIMITED)
+}
+
+/// [`extract_with`], stopping at the first claim or check over `limits`.
+fn extract_limited(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+    analyze: &dyn Fn(&str) -> SentenceFeatures,
+    limits: &ExtractLimits,
+) -> Result<Extraction, ExtractError> {
+    check_readable(body)?;
+    let doc = document::parse(body, format);
+    let mut budget = limits::Budget::new(limits);
+    budget.links(doc.blocks.iter().map(|b| b.markers.len()).sum())?;
+    if doc.blocks.is_empty() {
+        return Err(ExtractError::Unreadable {
+            reason: format!("no visible text in the {format} body once markup is removed"),
+        });
+    }
+    let chars = CharIndex::new(body);
+    let mut html_cursor = 0;
+    let mut out = Extraction {
+        format,
+        claims: Vec::new(),
+        citations: Vec::new(),
+        paragraphs: 0,
+        sentences: 0,
+        unresolved: Vec::new(),
+    };
+    let mut listed: HashSet<String> = HashSet::new();
+    let mut cited: Vec<CitedSentence> = Vec::new();
+    let mut restating: Vec<Restating> = Vec::new();
+    let mut paragraph = 0;
+    let mut section = 0;
+    let mut heading: Option<String> = None;
+    // A "Source: …" line lends its citations to the block before it.
+    let source_lines = source_line_citations(&doc);
+
+    // The title first: the draft's, else the body's own.
+    let title = title
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| !t.is_empty())
+        .or_else(|| doc.title.clone());
+    if let Some(text) = title {
+        restating.push(Restating {
+            at: 0,
+            own: Vec::new(),
+            scope: Scope::Article,
+            location: Location {
+                section: None,
+                paragraph: 0,
+                sentence: 0,
+                span: None,
+                block: Some(BlockRole::Title),
+            },
+            repeats: doc
+                .blocks
+                .iter()
+                .any(|b| b.kind == BlockKind::Heading && same_words(&b.text, &text)),
+            text,
+        });
+    }
+
+    for (block_index, block) in doc.blocks.iter().enumerate() {
+        if block.kind == BlockKind::Heading {
+            section += 1;
+            let text = collapse_whitespace(&mask_markers(block));
+            let own = block_citations(block, &doc.references);
+            restating.push(Restating {
+                at: out.claims.len(),
+                text,
+                own,
+                scope: Scope::Section(section),
+                location: Location {
+                    section: heading.clone(),
+                    paragraph,
+                    sentence: 0,
+                    span: None,
+                    block: Some(BlockRole::Heading),
+                },
+                repeats: false,
+            });
+            heading = Some(block.text.split_whitespace().collect::<Vec<_>>().join(" "));
+            continue;
+        }
+        let index = paragraph;
+        paragraph += 1;
+        if block.kind == BlockKind::AltText {
+            let text = collapse_whitespace(&block.text);
+            // The alt text of an image in a figure restates its caption (the block after it);
+            // of an image in a paragraph, that paragraph (the block before it).
+            let next_is_caption = doc
+                .blocks
+                .get(block_index + 1)
+                .is_some_and(|b| b.kind == BlockKind::Caption);
+            let neighbour = if next_is_caption {
+                Some(block_index + 1)
+            } else {
+                block_index.checked_sub(1)
+            };
+            let repeats = neighbour.is_some_and(|n| {
+                let nb = &doc.blocks[n];
+                segment::sentences(&nb.text)
+                    .iter()
+                    .any(|s| same_words(&nb.text[s.text.clone()], &text))
+            });
+            restating.push(Restating {
+                at: out.claims.len(),
+                text,
+                own: Vec::new(),
+                scope: Scope::Blocks(neighbour.into_iter().collect()),
+                location: Location {
+                    section: block.section.clone(),
+                    paragraph: index,
+                    sentence: 0,
+                    span: None,
+                    block: Some(BlockRole::AltText),
+                },
+                repeats,
+            });
+            continue;
+        }
+        if !block.is_prose() {
+            continue;
+        }
+        let masked = mask_markers(block);
+        let sentences = segment::sentences(&masked);
+        if sentences.is_empty() {
+            continue;
+        }
+        out.sentences += sentences.len();
+        if source_lines.lines.contains(&block_index) {
+            // "Source: [link]": not a statement; its citations went to the block before.
+            for c in block_citations(block, &doc.references) {
+                if listed.insert(c.url.clone()) {
+                    out.citations.push(c);
+                }
+            }
+            continue;
+        }
+
+        let mut cites: Vec<Vec<Citation>> = vec![Vec::new(); sentences.len()];
+        let mut dangling: Vec<Vec<String>> = vec![Vec::new(); sentences.len()];
+        // The URLs each sentence cites so far: a set, so a sentence with thousands of links
+        // stays linear.
+        let mut cited_urls: Vec<HashSet<String>> = vec![HashSet::new(); sentences.len()];
+        for marker in &block.markers {
+            let owner = sentences
+                .partition_point(|s| s.owned.end <= marker.range.start)
+                .min(sentences.len() - 1);
+            match citations::resolve(marker, &block.text, &doc.references) {
+                citations::Resolved::Cites(found) => {
+                    for c in found {
+                        if cited_urls[owner].insert(c.url.clone()) {
+                            cites[owner].push(c);
+                        }
+                    }
+                }
+                citations::Resolved::Dangling(written) => dangling[owner].push(written),
+                citations::Resolved::Ignored => {}
+            }
+        }
+        for c in cites.iter().flatten() {
+            if listed.insert(c.url.clone()) {
+                out.citations.push(c.clone());
+            }
+        }
+        // For the paragraph rule: the nearest citing sentence after and before each sentence. A
+        // source line after the block cites after its last sentence.
+        let n = sentences.len();
+        let trailing = source_lines.lent.get(&block_index);
+        let mut next_citing: Vec<Option<&Vec<Citation>>> = vec![None; n];
+        let mut prev_citing: Vec<Option<&Vec<Citation>>> = vec![None; n];
+        let mut last = trailing;
+        for i in (0..n).rev() {
+            next_citing[i] = last;
+            if !cites[i].is_empty() {
+                last = Some(&cites[i]);
+            }
+        }
+        last = None;
+        for i in 0..n {
+            prev_citing[i] = last;
+            if !cites[i].is_empty() {
+                last = Some(&cites[i]);
+            }
+        }
+        // Asides and footers: only what they cite is judged; their other sentences are the
+        // page's furniture, not the article's claims.
+        let peripheral = block.peripheral;
+        let block_cites = cites.iter().any(|c| !c.is_empty()) || trailing.is_some();
+        if peripheral.is_some() && !block_cites {
+            continue;
+        }
+
+        for (i, sentence) in sentences.iter().enumerate() {
+            let location = |span| Location {
+                section: block.section.clone(),
+                paragraph: index,
+                sentence: i,
+                span,
+                block: block_role(block),
+            };
+            for written in &dangling[i] {
+                out.unresolved.push(UnresolvedMarker {
+                    marker: written.clone(),
+                    location: location(None),
+                });
+            }
+            let text = collapse_whitespace(&masked[sentence.text.clone()]);
+            let features = analyze(&text);
+            let worthy = features.is_check_worthy();
+            // Only a sentence a citation could cover needs reading as a statement.
+            let statement = !worthy
+                && (!cites[i].is_empty() || next_citing[i].is_some())
+                && is_statement(&text);
+            // Every statement a citation covers is a claim: one in its own sentence, or later in
+            // the run of sentences it ends. A check-worthy sentence is a claim wherever it is,
+            // sourced by the nearest citation of its block, or by none.
+            let (citations, rule) = if !cites[i].is_empty() {
+                (cites[i].clone(), CitationRule::SameSentence)
+            } else if !dangling[i].is_empty() {
+                (Vec::new(), CitationRule::None)
+            } else if let Some(c) = next_citing[i].filter(|_| worthy || statement) {
+                (c.clone(), CitationRule::Paragraph)
+            } else if let Some(c) = prev_citing[i].filter(|_| worthy) {
+                (c.clone(), CitationRule::Paragraph)
+            } else {
+                (Vec::new(), CitationRule::None)
+            };
+            let is_claim = match rule {
+                CitationRule::SameSentence => worthy || statement,
+                CitationRule::Paragraph => true,
+                CitationRule::None => worthy && peripheral.is_none(),
+            };
+            if !is_claim {
+                continue;
+            }
+            let prejudgment = (rule == CitationRule::None).then(|| {
+                let mut judged = detect::prejudge(&features);
+                if !dangling[i].is_empty() {
+                    judged.problem = format!(
+                        "{} (cites {}, which the article does not define)",
+                        judged.problem,
+                        dangling[i].join(", ")
+                    );
+                }
+                judged
+            });
+            let span = match format {
+                BodyFormat::Html => html_span(
+                    body,
+                    &block.text[sentence.text.clone()],
+                    &mut html_cursor,
+                    &chars,
+                ),
+                BodyFormat::Markdown | BodyFormat::Text => {
+                    let start = block.source_offset(sentence.text.start, false);
+                    let end = block.source_offset(sentence.text.end, true);
+                    match (start, end) {
+                        (Some(s), Some(e)) if s < e => chars.span(s, e),
+                        _ => None,
+                    }
+                }
+            };
+            if !citations.is_empty() {
+                cited.push(CitedSentence {
+                    section,
+                    block: block_index,
+                    text: text.clone(),
+                    stems: std::cell::OnceCell::new(),
+                    citations: citations.clone(),
+                });
+            }
+            budget.claim(out.claims.len() + 1, citations.len())?;
+            out.claims.push(Claim {
+                id: claim_id(&text, index, i),
+                text,
+                kinds: features.kinds.clone(),
+                figures: features.figures.clone(),
+                quotes: features.quotes.clone(),
+                attributed_to: features.attributed_to.clone(),
+                location: location(span),
+                citations,
+                citation_rule: rule,
+                prejudgment,
+            });
+        }
+    }
+    out.paragraphs = paragraph;
+
+    // Titles, headings and alt text, in reading order: judged against what they restate.
+    let mut claims = std::mem::take(&mut out.claims).into_iter();
+    let mut merged = Vec::new();
+    let mut taken = 0;
+    let body_claims = claims.len();
+    let mut restated = 0;
+    for r in restating {
+        while taken < r.at {
+            if let Some(c) = claims.next() {
+                merged.push(c);
+            }
+            taken += 1;
+        }
+        if let Some(claim) = restated_claim(&r, &cited, analyze) {
+            restated += 1;
+            // A title, heading or alt text that makes a claim was read as a sentence too.
+            out.sentences += 1;
+            budget.claim(body_claims + restated, claim.citations.len())?;
+            for c in &claim.citations {
+                if listed.insert(c.url.clone()) {
+                    out.citations.push(c.clone());
+                }
+            }
+            merged.push(claim);
+        }
+    }
+    merged.extend(claims);
+    // A heading after the last paragraph stands before none: it is placed at the last.
+    for claim in &mut merged {
+        claim.location.paragraph = claim.location.paragraph.min(paragraph.saturating_sub(1));
+    }
+    out.claims = merged;
+    Ok(out)
+}
+
+/// The claim a title, heading or alt text makes, if any: with its own citations; else with the
+/// citations of the cited sentence in its scope it restates (sharing at least
+/// [`MIN_SHARED_WORDS`] content words, and at least half of its own); else, when it is
+/// check-worthy, a claim that cites nothing (a title or heading; an alt text describes an
+/// image and is not prejudged).
+fn restated_claim(
+    r: &Restating,
+    cited: &[CitedSentence],
+    analyze: &dyn Fn(&str) -> SentenceFeatures,
+) -> Option<Claim> {
+    if r.repeats || r.text.trim().ends_with('?') {
+        return None;
+    }
+    let features = analyze(&r.text);
+    let words = stems(&r.text);
+    let (citations, rule) = if !r.own.is_empty() {
+        (r.own.clone(), CitationRule::SameSentence)
+    } else {
+        let in_scope = |c: &&CitedSentence| match &r.scope {
+            Scope::Article => true,
+            Scope::Section(s) => c.section == *s,
+            Scope::Blocks(blocks) => blocks.contains(&c.block),
+        };
+        let best = cited
+            .iter()
+            .filter(in_scope)
+            .map(|c| {
+                let theirs = c.stems.get_or_init(|| stems(&c.text));
+                (theirs.intersection(&words).count(), c)
+            })
+            .filter(|(shared, _)| *shared >= MIN_SHARED_WORDS && shared * 2 >= words.len())
+            .max_by_key(|(shared, _)| *shared);
+        match best {
+            Some((_, c)) => (c.citations.clone(), CitationRule::Paragraph),
+            None => (Vec::new(), CitationRule::None),
+        }
+    };
+    let restates = rule != CitationRule::None && words.len() >= MIN_SHARED_WORDS;
+    let alt_text = r.location.block == Some(BlockRole::AltText);
+    // Kept when it restates a cited sentence, or is check-worthy and not an image's description.
+    if !restates && (!features.is_check_worthy() || alt_text) {
+        return None;
+    }
+    let prejudgment = (rule == CitationRule::None).then(|| detect::prejudge(&features));
+    let role = r.location.block.map_or("", BlockRole::as_str);
+    Some(Claim {
+        id: claim_id(
+            &format!("{role}\u{1f}{}", r.text),
+            r.location.paragraph,
+            r.location.sentence,
+        ),
+        text: r.text.clone(),
+        kinds: features.kinds,
+        figures: features.figures,
+        quotes: features.quotes,
+        attributed_to: features.attributed_to,
+        location: r.location.clone(),
+        citations,
+        citation_rule: rule,
+        prejudgment,
+    })
+}
+
+/// The content words of a text, as the judge compares them (stemmed, stop words dropped).
+fn stems(text: &str) -> HashSet<String> {
+    crate::judge::retrieve::tokenize(text)
+        .into_iter()
+        .collect()
+}
+
+/// Whether two texts have the same words, whatever their case and punctuation.
+fn same_words(a: &str, b: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    words(a) == words(b)
+}
+
+/// Words that open a sentence pointing at a link rather than stating anything: "See the report
+/// [1]", "Read more", "Source: [2]".
+const LINK_LEADS: &[&str] = &[
+    "see",
+    "read",
+    "click",
+    "visit",
+    "download",
+    "watch",
+    "listen",
+    "follow",
+    "subscribe",
+    "sign",
+    "learn",
+    "find",
+    "more",
+    "source",
+    "sources",
+    "via",
+    "photo",
+    "photograph",
+    "image",
+    "picture",
+    "credit",
+    "credits",
+    "pictured",
+    "courtesy",
+    "related",
+    "contact",
+    "email",
+    "share",
+    "data",
+    "figures",
+];
+
+/// Whether a sentence states something a source could back: not a question, not a pointer to a
+/// link ("See the report [1]"), and with at least two content words ("Sales fell [1]").
+fn is_statement(text: &str) -> bool {
+    let trimmed = text.trim();
+    if trimmed.ends_with('?') || trimmed.ends_with(':') {
+        return false;
+    }
+    let first = trimmed
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .map(str::to_lowercase);
+    if first.is_some_and(|w| LINK_LEADS.contains(&w.as_str())) {
+        return false;
+    }
+    // Two content words, as the judge reads them (stop words left out), are enough.
+    trimmed
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() > 1)
+        .filter(|w| !crate::judge::retrieve::is_stop_word(&w.to_lowercase()))
+        .take(2)
+        .count()
+        >= 2
+}
+
+/// Every citation written in a block, resolved, in order, one per URL.
+fn block_citations(block: &document::Block, refs: &document::References) -> Vec<Citation> {
+    let mut out: Vec<Citation> = Vec::new();
+    for marker in &block.markers {
+        if let citations::Resolved::Cites(found) = citations::resolve(marker, &block.text, refs) {
+            for c in found {
+                if !out.iter().any(|have| have.url == c.url) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// "Source: [link]" lines: blocks that only name where the block before them comes from.
+struct SourceLines {
+    /// The source lines, by block index.
+    lines: HashSet<usize>,
+    /// The block before each source line → the line's citations.
+    lent: std::collections::HashMap<usize, Vec<Citation>>,
+}
+
+/// Words that open a source line, lower-case.
+const SOURCE_LINE_LEADS: &[&str] = &["source", "sources", "via", "data", "figures", "from"];
+
+fn source_line_citations(doc: &document::Document) -> SourceLines {
+    let mut lines = HashSet::new();
+    let mut lent = std::collections::HashMap::new();
+    for (i, block) in doc.blocks.iter().enumerate() {
+        if !block.is_prose() || block.kind == BlockKind::AltText {
+            continue;
+        }
+        // Most blocks open with another word: look before masking anything.
+        let opening = block
+            .text
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .map(str::to_lowercase);
+        if !opening.is_some_and(|w| SOURCE_LINE_LEADS.contains(&w.as_str())) {
+            continue;
+        }
+        let text = collapse_whitespace(&mask_markers(block));
+        let first = text
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .map(str::to_lowercase);
+        let leads =
+            first.is_some_and(|w| SOURCE_LINE_LEADS.contains(&w.as_str())) && text.contains(':');
+        let short = text.split_whitespace().count() <= 12;
+        if !(leads && short) {
+            continue;
+        }
+        let cites = block_citations(block, &doc.references);
+        if cites.is_empty() {
+            continue;
+        }
+        // The prose block just before it, in the same section.
+        if let Some(prev) = i.checked_sub(1).filter(|&p| {
+            let b = &doc.blocks[p];
+            b.is_prose() && b.kind != BlockKind::AltText
+        }) {
+            lent.insert(prev, cites);
+        }
+        lines.insert(i);
+    }
+    SourceLines { lines, lent }
+}
+
+/// The kind of block a claim sits in, for its location.
+fn block_role(block: &document::Block) -> Option<BlockRole> {
+    block.peripheral.or(match block.kind {
+        BlockKind::ListItem => Some(BlockRole::ListItem),
+        BlockKind::TableCell => Some(BlockRole::TableCell),
+        BlockKind::Quote => Some(BlockRole::Quote),
+        BlockKind::Caption => Some(BlockRole::Caption),
+        BlockKind::AltText => Some(BlockRole::AltText),
+        _ => None,
+    })
+}
+
+/// Fails loudly on a body that is empty or is not text.
+fn check_readable(body: &str) -> Result<(), ExtractError> {
+    if body.trim_start_matches('\u{feff}').trim().is_empty() {
+        return Err(ExtractError::EmptyBody);
+    }
+    if body.contains('\0') {
+        return Err(ExtractError::Unreadable {
+            reason: "it contains NUL bytes: binary data, not text".into(),
+        });
+    }
+    let (mut total, mut bad) = (0usize, 0usize);
+    for c in body.chars() {
+        total += 1;
+        if c == '\u{fffd}' || (c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}')) {
+            bad += 1;
+        }
+    }
+    if bad * MAX_BAD_CHAR_SHARE > total {
+        return Err(ExtractError::Unreadable {
+            reason: format!(
+                "{bad} of its {total} characters are control or replacement characters"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The block text with numbered and footnote markers and bare URLs blanked to spaces (byte for
+/// byte, so offsets hold): they are not prose, their dots must not end sentences, and their
+/// digits must not read as figures. Link text stays: it is prose.
+fn mask_markers(block: &document::Block) -> String {
+    let mut bytes = block.text.clone().into_bytes();
+    for m in &block.markers {
+        let hide = match &m.target {
+            Target::Numbered(_) | Target::Footnote(_) | Target::Anchor(_) => true,
+            Target::Url { style, .. } => matches!(
+                style,
+                crate::model::CitationStyle::BareUrl
+                    | crate::model::CitationStyle::NumberedReference
+            ),
+        };
+        if hide && let Some(range) = bytes.get_mut(m.range.clone()) {
+            range.fill(b' ');
+        }
+    }
+    // Markers cover whole characters, so blanking their bytes leaves valid UTF-8; should one
+    // not, the unmasked text is still correct, only noisier.
+    String::from_utf8(bytes).unwrap_or_else(|_| block.text.clone())
+}
+
+/// Collapses whitespace runs to one space; no space is kept before closing punctuation, where a
+/// blanked marker leaves one ("gains [2]." reads "gains.").
+fn collapse_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() && !word.starts_with(['.', ',', ';', ':', '!', '?', ')']) {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Stable across replays: the same text at the same place gets the same id.
+fn claim_id(text: &str, paragraph: usize, sentence: usize) -> String {
+    let mut hash = Sha256::new();
+    hash.update(text.to_lowercase().as_bytes());
+    hash.update([0x1f]);
+    hash.update(paragraph.to_string().as_bytes());
+    hash.update([0x1f]);
+    hash.update(sentence.to_string().as_bytes());
+    let digest = hash.finalize();
+    hex::encode(&digest[..8])
+}
+
+/// How far ahead of the last found sentence an HTML sentence is first looked for; only when it is
+/// not there is the rest of the body searched, so that locating stays linear in practice.
+const HTML_SEARCH_WINDOW: usize = 16 * 1024;
+
+/// Finds an HTML sentence verbatim in the body, searching forward from the last one found.
+fn html_span(body: &str, sentence: &str, cursor: &mut usize, chars: &CharIndex) -> Option<Span> {
+    let sentence = sentence.trim();
+    if sentence.is_empty() {
+        return None;
+    }
+    let rest = body.get(*cursor..)?;
+    let mut window_end = (HTML_SEARCH_WINDOW + sentence.len()).min(rest.len());
+    while !rest.is_char_boundary(window_end) {
+        window_end -= 1;
+    }
+    let found = rest[..window_end]
+        .find(sentence)
+        .or_else(|| rest.find(sentence))?;
+    let start = *cursor + found;
+    let end = start + sentence.len();
+    *cursor = end;
+    chars.span(start, end)
+}
+
+/// Converts body byte offsets to character offsets without rescanning the body for each claim.
+struct CharIndex<'a> {
+    body: &'a str,
+    ascii: bool,
+    /// (byte, char) at every [`CharIndex::STRIDE`] bytes or so, on character boundaries.
+    checkpoints: Vec<(usize, usize)>,
+}
+
+impl<'a> CharIndex<'a> {
+    /// Short enough that counting from a checkpoint costs little per claim, long enough that
+    /// the checkpoints of a long article stay few.
+    const STRIDE: usize = 256;
+
+    fn new(body: &'a str) -> Self {
+        let ascii = body.is_ascii();
+        let mut checkpoints = vec![(0, 0)];
+        if !ascii {
+            let mut next = Self::STRIDE;
+            for (chars, (byte, _)) in body.char_indices().enumerate() {
+                if byte >= next {
+                    checkpoints.push((byte, chars));
+                    next = byte + Self::STRIDE;
+                }
+            }
+        }
+        CharIndex {
+            body,
+            ascii,
+            checkpoints,
+        }
+    }
+
+    fn char_at(&self, byte: usize) -> Option<usize> {
+        if !self.body.is_char_boundary(byte) {
+            return None;
+        }
+        if self.ascii {
+            return Some(byte);
+        }
+        let at = self
+            .checkpoints
+            .partition_point(|(b, _)| *b <= byte)
+            .checked_sub(1)?;
+        let (b, c) = self.checkpoints[at];
+        Some(c + self.body[b..byte].chars().count())
+    }
+
+    fn span(&self, start: usize, end: usize) -> Option<Span> {
+        Some(Span {
+            start: self.char_at(start)?,
+            end: self.char_at(end)?,
+        })
+    }
+}
+
+static HTML_OPENING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^<(?:!doctype|html|head|body|!--|(?:p|div|h[1-6]|article|section|main|header|ul|ol|li|table|blockquote|figure|span|a|em|strong|meta|title|link)[\s>/])",
+    )
+    .expect("static regex")
+});
+static MARKDOWN_SIGNS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?m)^#{1,6}[ \t]+\S|\]\([^)\s]+\)|^[ \t]*\[[^\]]+\]:[ \t]*\S|^[ \t]{0,3}[-*+][ \t]+\S|^[ \t]{0,3}\d{1,3}\.[ \t]+\S|\*\*\S[^*\n]*\*\*|__\S[^_\n]*__|`[^`\n]+`|^>[ \t]|\[\^[^\]\s]+\]",
+    )
+    .expect("static regex")
+});
+
+/// Guesses a body's format from its content: HTML when it opens (after whitespace and a byte
+/// order mark) with `<!doctype`, `<html` or a block-level tag and has closing tags; Markdown when
+/// it has Markdown structure (headings, links, reference definitions, lists, emphasis, code,
+/// footnotes); text otherwise.
+pub fn detect_format(body: &str) -> BodyFormat {
+    let head = body.trim_start_matches('\u{feff}').trim_start();
+    if HTML_OPENING.is_match(head) && (head.contains("</") || head.contains("/>")) {
+        return BodyFormat::Html;
+    }
+    if MARKDOWN_SIGNS.is_match(body) {
+        return BodyFormat::Markdown;
+    }
+    BodyFormat::Text
+}
+
+/// Decodes raw bytes (a file, stdin) and extracts them; `format` `None` means detect.
+///
+/// # Errors
+/// [`ExtractError::Unreadable`] for bytes that are not UTF-8 text, and whatever [`extract`]
+/// returns.
+pub fn extract_bytes(bytes: &[u8], format: Option<BodyFormat>) -> Result<Extraction, ExtractError> {
+    let body = std::str::from_utf8(bytes).map_err(|e| ExtractError::Unreadable {
+        reason: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+    })?;
+    let format = format.unwrap_or_else(|| detect_format(body));
+    extract(body, format)
+}
+
+#[cfg(test)]
+mod tests;

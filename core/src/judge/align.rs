@@ -1,0 +1,2402 @@
+//! Aligning a claim with what its source says, element by element.
+//!
+//! Lexical support says how much of a claim a source shares; it cannot see that "ridership fell
+//! 4%" and "ridership rose 4%" differ in one word that reverses them. Alignment finds the clause
+//! of the source that states what the claim states (the one sharing most of the claim's
+//! IDF-weighted words) and compares the two on the elements where a claim can go wrong while
+//! sharing its source's words:
+//!
+//! - **direction**: a word on an axis of [`lexicon::directions`] ("rose", "approved", "won")
+//!   against the source clause's word on the same axis, each flipped by a negation before it
+//!   ("did not approve" points the other way). Opposite polarities contradict, unless an
+//!   equally aligned clause agrees (a page may say both, of different things);
+//! - **negation**: a predicate the claim negates and the source states plainly, or the reverse;
+//! - **subject**: a figure the source gives for something else. The claim's value is in a
+//!   source clause that lacks a word of the claim, that word is in another clause with another
+//!   value, and the value's clause has a word of its own the claim lacks: "exports rose 6%"
+//!   against "exports fell 3% and imports rose 6%". A year is such a word too: "$7m in 2019"
+//!   against "$5m in 2019 and $7m in 2020";
+//! - **unit** and **currency**: the claim's value in the source with another unit (percent vs
+//!   percentage points), currency or period, and nowhere with the claim's;
+//! - **date**: a year or a day of a month the source never states, where the aligned passage
+//!   gives another;
+//! - **speaker** and **title**: who the source says said the statement, and the office it gives
+//!   them ("deputy minister", not "minister");
+//! - **specifics the claim adds**: a superlative or record, a multiplier, a universal quantifier,
+//!   a place the source does not state.
+//!
+//! Each finding says what the claim says, what the source says instead, and which sentence of
+//! the source says it. A finding is a *contradiction* (the source says otherwise: high) or an
+//! *unsupported specific* (the source does not say it: medium). Every rule needs the claim to be
+//! aligned first: the compared clauses must share a good part of the claim's weighted words
+//! ([`MIN_ALIGNMENT`]), so that two passages about different things are never compared.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use super::figures::{comparable, relative_error};
+use super::page::PageIndex;
+use super::retrieve::{self, SourceIndex};
+use super::substitute;
+use crate::extract::detect;
+use crate::text::figures::parse_figures;
+use crate::text::lexicon::{self, Axis, Quantity, Role};
+use crate::model::{ClaimElement, Figure, Unit};
+
+/// The share of a claim clause's weighted words a source clause must hold to be compared with
+/// it: below it, the clauses are not about the same thing and nothing is concluded.
+pub const MIN_ALIGNMENT: f64 = 0.4;
+/// Clauses aligned within this share of the best one are as good a match: when one of them
+/// agrees with the claim, the disagreement of another is not a contradiction.
+const NEAR_BEST: f64 = 0.8;
+/// The share of a claim's weighted words (the specific under test left out) one source sentence
+/// must hold for a specific the source lacks to be what the claim adds to it.
+const STATED: f64 = 0.7;
+/// The fewest content words a claim must share, in order, with a source sentence for a slot
+/// between them to be what the claim changed in it.
+const MIN_FOLLOWED_WORDS: usize = 3;
+/// The share of a claim's weighted words a sentence must hold to state part of it.
+const PART: f64 = 0.2;
+/// The share of a claim's weighted words (the element under test left out) the best passage
+/// must hold for the element's absence there to count: the passage states the claim but that.
+const HELD: f64 = 0.5;
+/// How many words before a word a negation may stand and still negate it ("did not fully
+/// approve").
+const NEGATION_REACH: usize = 4;
+/// How far a multiplier may be from the ratio of two source figures and still be what they show
+/// ("nearly tripled" from 40 to 110).
+const MULTIPLIER_TOLERANCE: f64 = 0.25;
+
+/// One thing the source says otherwise, or does not say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub element: ClaimElement,
+    /// The source says otherwise (high); else the source does not state it (medium).
+    pub contradiction: bool,
+    /// What is wrong, for the editor: "The claim says “fell” where the source says “rose”".
+    pub problem: String,
+    /// What the source says instead, in its words: "the source says: “ridership rose 4%”".
+    pub correction: Option<String>,
+    /// The source sentence the finding rests on, as an index into [`Alignment::sentences`].
+    pub sentence: Option<usize>,
+}
+
+/// A word, number or mark of a text.
+#[derive(Debug, Clone)]
+pub struct Tok {
+    /// Lower-case, as written; numbers without thousands separators.
+    pub lower: String,
+    /// The stem the judge compares words by ([`retrieve::stem`]); numbers whole.
+    pub stem: String,
+    /// Byte range in the text.
+    pub start: usize,
+    pub end: usize,
+    /// Starts with a capital letter.
+    pub capital: bool,
+    pub kind: TokKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokKind {
+    Word,
+    Number,
+    Mark(char),
+}
+
+impl Tok {
+    fn is_word(&self) -> bool {
+        self.kind == TokKind::Word
+    }
+
+    /// A word or number that carries content: not a stop word, not a mark.
+    fn is_content(&self) -> bool {
+        match self.kind {
+            TokKind::Number => true,
+            TokKind::Word => self.lower.chars().count() > 1 && !retrieve::is_stop_word(&self.lower),
+            TokKind::Mark(_) => false,
+        }
+    }
+}
+
+/// Words (letters, with apostrophes inside), numbers (digits, with `.` or `,` inside) and marks.
+pub fn tokenize(text: &str) -> Vec<Tok> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let (start, c) = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let between = |j: usize, f: fn(char) -> bool| {
+            j > 0 && j + 1 < chars.len() && f(chars[j - 1].1) && f(chars[j + 1].1)
+        };
+        let (kind, mut j) = if c.is_alphabetic() {
+            let mut j = i + 1;
+            while j < chars.len() {
+                let d = chars[j].1;
+                if d.is_alphabetic()
+                    || (matches!(d, '\'' | '\u{2019}') && between(j, char::is_alphanumeric))
+                {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            (TokKind::Word, j)
+        } else if c.is_ascii_digit() {
+            let mut j = i + 1;
+            while j < chars.len() {
+                let d = chars[j].1;
+                if d.is_ascii_digit()
+                    || (matches!(d, '.' | ',') && between(j, |x: char| x.is_ascii_digit()))
+                {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            (TokKind::Number, j)
+        } else {
+            (TokKind::Mark(c), i + 1)
+        };
+        j = j.min(chars.len());
+        let end = chars.get(j).map_or(text.len(), |(b, _)| *b);
+        let raw = &text[start..end];
+        let lower = match kind {
+            TokKind::Number => raw.replace(',', ""),
+            _ => raw.to_lowercase().replace('\u{2019}', "'"),
+        };
+        let stem = match kind {
+            TokKind::Word => retrieve::stem(&lower),
+            _ => lower.clone(),
+        };
+        out.push(Tok {
+            capital: c.is_uppercase(),
+            lower,
+            stem,
+            start,
+            end,
+            kind,
+        });
+        i = j;
+    }
+    out
+}
+
+/// A sentence (of the claim or the source) read for alignment.
+#[derive(Debug, Clone)]
+pub struct Text {
+    pub text: String,
+    pub toks: Vec<Tok>,
+    /// Clauses as ranges of `toks`, in order, covering every token.
+    pub clauses: Vec<Range<usize>>,
+    /// Figures with the index of their first token.
+    pub figures: Vec<(Figure, usize)>,
+    /// Per token: the direction it carries in context, with negation applied.
+    directions: Vec<Vec<(Axis, bool)>>,
+}
+
+/// Words that end a clause before them when what follows states something of its own.
+const CLAUSE_WORDS: &[&str] = &["and", "but", "while", "whereas", "although", "though"];
+
+impl Text {
+    pub fn new(text: &str) -> Text {
+        Text::with_figures(text, parse_figures(text))
+    }
+
+    /// A text whose figures were already read (a claim's, by extraction).
+    pub fn with_figures(text: &str, figures: Vec<Figure>) -> Text {
+        let toks = tokenize(text);
+        let mut located = Vec::new();
+        let mut cursor = 0;
+        for f in figures {
+            let Some(at) = text.get(cursor..).and_then(|rest| rest.find(&f.text)) else {
+                continue;
+            };
+            let start = cursor + at;
+            cursor = start + f.text.len();
+            if let Some(t) = toks.iter().position(|t| t.end > start) {
+                located.push((f, t));
+            }
+        }
+        let figure_at: HashSet<usize> = located.iter().map(|(_, t)| *t).collect();
+        let directions: Vec<_> = (0..toks.len())
+            .map(|i| direction_at(&toks, i, &figure_at))
+            .collect();
+        let clauses = clauses(&toks, &figure_at, &directions);
+        let mut t = Text {
+            text: text.to_owned(),
+            toks,
+            clauses,
+            figures: located,
+            directions,
+        };
+        // Negation flips a direction word's polarity.
+        for i in 0..t.toks.len() {
+            if !t.directions[i].is_empty() && t.negated(i) {
+                for d in &mut t.directions[i] {
+                    d.1 = !d.1;
+                }
+            }
+        }
+        t
+    }
+
+    fn clause_of(&self, i: usize) -> Range<usize> {
+        self.clauses
+            .iter()
+            .find(|c| c.contains(&i))
+            .cloned()
+            .unwrap_or(0..self.toks.len())
+    }
+
+    /// Whether a negation stands within reach before token `i`, in its clause.
+    fn negated(&self, i: usize) -> bool {
+        let clause = self.clause_of(i);
+        let from = i.saturating_sub(NEGATION_REACH).max(clause.start);
+        (from..i).any(|j| {
+            let w = self.toks[j].lower.as_str();
+            let next = self.toks.get(j + 1).map(|t| t.lower.as_str());
+            let negates = lexicon::is_negation(w)
+                && !matches!(
+                    next,
+                    Some("only" | "just" | "least" | "less" | "until" | "fewer" | "more")
+                );
+            // "failed to win", "has yet to approve".
+            let negating_verb = lexicon::NEGATING_VERBS.contains(&w) && next == Some("to");
+            negates || negating_verb
+        })
+    }
+
+    /// The text of tokens `range`, as written.
+    fn span(&self, range: Range<usize>) -> &str {
+        match (
+            self.toks.get(range.start),
+            range.end.checked_sub(1).and_then(|e| self.toks.get(e)),
+        ) {
+            (Some(a), Some(b)) if a.start <= b.end => &self.text[a.start..b.end],
+            _ => "",
+        }
+    }
+
+    /// Content stems of a range, without the words in `skip`.
+    fn stems(&self, range: Range<usize>, skip: &dyn Fn(usize) -> bool) -> HashSet<&str> {
+        range
+            .filter(|&i| self.toks[i].is_content() && !skip(i))
+            .map(|i| self.toks[i].stem.as_str())
+            .collect()
+    }
+
+    /// Token indices covered by figures other than years.
+    fn figure_tokens_except_years(&self) -> HashSet<usize> {
+        self.figure_tokens_where(|f| f.unit != Unit::Year)
+    }
+
+    fn figure_tokens_where(&self, keep: impl Fn(&Figure) -> bool) -> HashSet<usize> {
+        let mut out = HashSet::new();
+        for (f, first) in self.figures.iter().filter(|(f, _)| keep(f)) {
+            let end = self.toks[*first].start + f.text.len();
+            let mut i = *first;
+            while i < self.toks.len() && self.toks[i].start < end {
+                out.insert(i);
+                i += 1;
+            }
+        }
+        out
+    }
+}
+
+impl Text {
+    /// Approximate bytes the text holds on the heap, for the page cache's budget.
+    pub fn heap_bytes(&self) -> usize {
+        use retrieve::heap_allocation;
+        let toks = self.toks.capacity() * std::mem::size_of::<Tok>()
+            + self
+                .toks
+                .iter()
+                .map(|t| heap_allocation(t.lower.capacity()) + heap_allocation(t.stem.capacity()))
+                .sum::<usize>();
+        let figures = self.figures.capacity() * std::mem::size_of::<(Figure, usize)>()
+            + self
+                .figures
+                .iter()
+                .map(|(f, _)| {
+                    heap_allocation(f.text.capacity())
+                        + f.currency
+                            .as_ref()
+                            .map_or(0, |c| heap_allocation(c.capacity()))
+                        + f.per.as_ref().map_or(0, |p| heap_allocation(p.capacity()))
+                })
+                .sum::<usize>();
+        let directions = self.directions.capacity() * std::mem::size_of::<Vec<(Axis, bool)>>()
+            + self
+                .directions
+                .iter()
+                .map(|d| heap_allocation(d.capacity() * std::mem::size_of::<(Axis, bool)>()))
+                .sum::<usize>();
+        heap_allocation(self.text.capacity())
+            + toks
+            + figures
+            + directions
+            + self.clauses.capacity() * std::mem::size_of::<Range<usize>>()
+    }
+}
+
+/// Days of a month a whole page writes ("14 March", "March 14th"): (day, month, as written).
+pub fn page_days(text: &str) -> Vec<(u8, u8, String)> {
+    let t = Text {
+        text: text.to_owned(),
+        toks: tokenize(text),
+        clauses: Vec::new(),
+        figures: Vec::new(),
+        directions: Vec::new(),
+    };
+    day_months(&t)
+}
+
+/// The direction of token `i` in context, before negation.
+fn direction_at(toks: &[Tok], i: usize, figure_at: &HashSet<usize>) -> Vec<(Axis, bool)> {
+    let t = &toks[i];
+    if !t.is_word() {
+        return Vec::new();
+    }
+    let next = toks
+        .get(i + 1)
+        .filter(|n| n.is_word())
+        .map(|n| n.lower.as_str());
+    let next_is_figure =
+        figure_at.contains(&(i + 1)) || toks.get(i + 1).is_some_and(|n| n.kind == TokKind::Number);
+    let prev = i.checked_sub(1).map(|p| toks[p].lower.as_str());
+    // "most" and "least" rank only as "the most", "the least"; otherwise they quantify.
+    if matches!(t.lower.as_str(), "most" | "least") && prev != Some("the") {
+        return Vec::new();
+    }
+    lexicon::directions(&t.lower, next, next_is_figure).to_vec()
+}
+
+/// Splits a sentence into clauses: at semicolons, colons, dashes, brackets, commas and the
+/// conjunctions of [`CLAUSE_WORDS`], then joins every piece that states nothing of its own (no
+/// figure, no direction word: "the agency said", "subject to conditions") to its neighbour, so
+/// "sales of cars and trucks rose 5%" stays one clause while "exports fell 3% and imports rose
+/// 6%" becomes two.
+fn clauses(
+    toks: &[Tok],
+    figure_at: &HashSet<usize>,
+    directions: &[Vec<(Axis, bool)>],
+) -> Vec<Range<usize>> {
+    let mut pieces: Vec<Range<usize>> = Vec::new();
+    let mut start = 0;
+    for (i, t) in toks.iter().enumerate() {
+        let cut_before = match t.kind {
+            TokKind::Mark(c) => matches!(c, ';' | ':' | '\u{2014}' | '\u{2013}' | '(' | ')' | ','),
+            TokKind::Word => CLAUSE_WORDS.contains(&t.lower.as_str()),
+            TokKind::Number => false,
+        };
+        if cut_before && i > start {
+            pieces.push(start..i);
+            start = i;
+        }
+    }
+    if start < toks.len() {
+        pieces.push(start..toks.len());
+    }
+    let states = |r: &Range<usize>| {
+        r.clone()
+            .any(|i| figure_at.contains(&i) || !directions[i].is_empty())
+    };
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let mut pending: Option<Range<usize>> = None;
+    for piece in pieces {
+        if states(&piece) {
+            let piece = match pending.take() {
+                Some(p) => p.start..piece.end,
+                None => piece,
+            };
+            out.push(piece);
+        } else if let Some(last) = out.last_mut() {
+            last.end = piece.end;
+        } else {
+            pending = Some(match pending {
+                Some(p) => p.start..piece.end,
+                None => piece,
+            });
+        }
+    }
+    if let Some(p) = pending {
+        out.push(p);
+    }
+    if out.is_empty() && !toks.is_empty() {
+        out.push(0..toks.len());
+    }
+    out
+}
+
+/// A source clause with a direction word on the axis of one of the claim's.
+struct Candidate {
+    /// The share of the claim clause's words the source clause holds.
+    clause_overlap: f64,
+    /// The same for the whole source sentence.
+    sentence_overlap: f64,
+    /// How many of the words the claim's direction word is said of stand before the source's.
+    subject_match: usize,
+    k: usize,
+    clause: Range<usize>,
+    /// The clause's words on the axis, with their polarity.
+    on_axis: Vec<(usize, bool)>,
+}
+
+/// A claim aligned with the sentences of its source that best match it.
+pub struct Alignment<'a> {
+    pub claim: Text,
+    /// The source sentences compared with the claim (those of the best passages), in source order.
+    pub sentences: Vec<&'a Text>,
+    /// Index in the source of each of [`Alignment::sentences`].
+    pub sentence_index: Vec<usize>,
+    /// The passages the sentences come from, best first, as indices into
+    /// [`Alignment::sentences`].
+    windows: Vec<Vec<usize>>,
+    page: &'a PageIndex,
+    index: &'a SourceIndex,
+    source_text: &'a str,
+    /// The figure tolerance under which two figures are the same value.
+    tolerance: f64,
+    /// The tolerance over which two figures are different values.
+    high_tolerance: f64,
+}
+
+impl<'a> Alignment<'a> {
+    /// Aligns `claim` (its text and figures) with the passages `windows` (ranges of sentences,
+    /// best first) of the indexed `page`.
+    pub fn new(
+        claim_text: &str,
+        claim_figures: Vec<Figure>,
+        page: &'a PageIndex,
+        windows: &[Range<usize>],
+        tolerance: f64,
+        high_tolerance: f64,
+    ) -> Alignment<'a> {
+        let mut sentence_index: Vec<usize> = windows.iter().flat_map(|w| w.clone()).collect();
+        sentence_index.sort_unstable();
+        sentence_index.dedup();
+        sentence_index.retain(|&i| page.sentence(i).is_some());
+        let texts = sentence_index
+            .iter()
+            .filter_map(|&i| page.sentence(i))
+            .collect();
+        let windows = windows
+            .iter()
+            .map(|w| {
+                w.clone()
+                    .filter_map(|i| sentence_index.binary_search(&i).ok())
+                    .collect()
+            })
+            .collect();
+        Alignment {
+            claim: Text::with_figures(claim_text, claim_figures),
+            sentences: texts,
+            sentence_index,
+            windows,
+            page,
+            index: page.index(),
+            source_text: page.text(),
+            tolerance,
+            high_tolerance,
+        }
+    }
+
+    /// Every finding, contradictions first.
+    pub fn findings(&self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        out.extend(self.speaker());
+        out.extend(self.direction());
+        out.extend(self.negation());
+        out.extend(self.subject());
+        out.extend(self.units());
+        out.extend(self.dates());
+        out.extend(self.superlatives());
+        out.extend(self.multipliers());
+        out.extend(self.quantifiers());
+        out.extend(self.places());
+        // Last: a slot changed in a copied sentence is the general rule; a rule that names the
+        // element (a direction reversed, a speaker, a unit) says more, so its finding leads.
+        out.extend(self.substitutions());
+        out.sort_by_key(|f| !f.contradiction);
+        out
+    }
+
+    fn weight(&self, stem: &str) -> f64 {
+        self.index.idf(stem)
+    }
+
+    fn weight_of(&self, stems: &HashSet<&str>) -> f64 {
+        stems.iter().map(|s| self.weight(s)).sum()
+    }
+
+    /// Every clause of the compared sentences: (sentence, clause range).
+    fn source_clauses(&self) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+        self.sentences
+            .iter()
+            .enumerate()
+            .flat_map(|(k, s)| s.clauses.iter().map(move |c| (k, c.clone())))
+    }
+
+    /// How much of `stems` (weighted) the clause holds, as a share.
+    fn overlap(&self, stems: &HashSet<&str>, k: usize, clause: Range<usize>) -> f64 {
+        let total = self.weight_of(stems);
+        if total <= 0.0 {
+            return 0.0;
+        }
+        let have = self.sentences[k].stems(clause, &|_| false);
+        stems
+            .iter()
+            .filter(|s| have.contains(*s))
+            .map(|s| self.weight(s))
+            .sum::<f64>()
+            / total
+    }
+
+    /// The share of the whole claim's weighted content sentence `k` holds.
+    pub fn sentence_coverage(&self, k: usize) -> f64 {
+        self.coverage_without(k, &HashSet::new())
+    }
+
+    /// The share sentence `k` holds of the claim's weighted content without the words `leave`
+    /// (the element under test, so that its absence does not hide where the claim is stated).
+    fn coverage_without(&self, k: usize, leave: &HashSet<String>) -> f64 {
+        let claim = self.claim.stems(0..self.claim.toks.len(), &|j| {
+            leave.contains(&self.claim.toks[j].stem)
+        });
+        self.overlap(&claim, k, 0..self.sentences[k].toks.len())
+    }
+
+    /// The passage that holds most of the claim without the words `leave`, with the share it
+    /// holds.
+    fn best_window(&self, leave: &HashSet<String>) -> Option<(usize, f64)> {
+        let claim = self.claim.stems(0..self.claim.toks.len(), &|j| {
+            leave.contains(&self.claim.toks[j].stem)
+        });
+        let total = self.weight_of(&claim);
+        if total <= 0.0 {
+            return None;
+        }
+        self.windows
+            .iter()
+            .enumerate()
+            .map(|(w, sentences)| {
+                let have: HashSet<&str> = sentences
+                    .iter()
+                    .flat_map(|&k| {
+                        self.sentences[k].stems(0..self.sentences[k].toks.len(), &|_| false)
+                    })
+                    .collect();
+                let held: f64 = claim
+                    .iter()
+                    .filter(|s| have.contains(*s))
+                    .map(|s| self.weight(s))
+                    .sum();
+                (w, held / total)
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+    }
+
+    /// The compared sentence that holds most of the claim without the words `leave`, when it
+    /// holds enough of it.
+    fn best_sentence_without(&self, leave: &HashSet<String>) -> Option<usize> {
+        (0..self.sentences.len())
+            .map(|k| (self.coverage_without(k, leave), k))
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+            .filter(|(c, _)| *c >= MIN_ALIGNMENT)
+            .map(|(_, k)| k)
+    }
+
+    fn said(&self, k: usize) -> String {
+        format!(
+            "the source says: \u{201C}{}\u{201D}",
+            self.sentences[k].text.trim()
+        )
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Slots the claim fills differently from the sentence it follows
+
+    /// Names, years, numbers and negations the claim changed in a source sentence it otherwise
+    /// follows word for word ([`substitute`]). The sentence must hold at least
+    /// [`MIN_ALIGNMENT`] of the claim's weighted words and [`MIN_FOLLOWED_WORDS`] of its content
+    /// words, and a changed slot needs a content word
+    /// among the words that enclose it, so that "the … of" alone anchors nothing.
+    fn substitutions(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        let all = claim.stems(0..claim.toks.len(), &|_| false);
+        let total = self.weight_of(&all);
+        if total <= 0.0 {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (k, s) in self.sentences.iter().enumerate() {
+            let pairs = substitute::align(claim, s);
+            let matched: HashSet<&str> = pairs
+                .iter()
+                .filter(|(c, _)| claim.toks[*c].is_content())
+                .map(|(c, _)| claim.toks[*c].stem.as_str())
+                .collect();
+            // Following a sentence word for word takes words to follow: a fragment sharing one
+            // or two content words with a sentence does not copy it.
+            if matched.len() < MIN_FOLLOWED_WORDS
+                || self.weight_of(&matched) < MIN_ALIGNMENT * total
+            {
+                continue;
+            }
+            for sub in substitute::substitutions(claim, s, &pairs) {
+                let anchored = sub.anchors.iter().any(|&a| claim.toks[a].is_content());
+                if !anchored {
+                    continue;
+                }
+                if let Some(f) = self.substitution_finding(k, &sub) {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    }
+
+    fn substitution_finding(&self, k: usize, sub: &substitute::Substitution) -> Option<Finding> {
+        use substitute::SlotKind;
+        let claim = &self.claim;
+        let before = sub
+            .claim_tokens
+            .start
+            .checked_sub(1)
+            .map(|i| claim.toks[i].lower.as_str());
+        let near_reporting_verb = (sub.claim_tokens.start.saturating_sub(3)
+            ..(sub.claim_tokens.end + 3).min(claim.toks.len()))
+            .any(|i| is_reporting_verb(&claim.toks[i].lower));
+        let says = |what: &str| {
+            format!(
+                "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{what}\u{201D}",
+                sub.claim
+            )
+        };
+        let (element, contradiction, problem) = match sub.kind {
+            SlotKind::Negation if sub.source.is_empty() => (
+                ClaimElement::Negation,
+                true,
+                format!(
+                    "The claim says \u{201C}{}\u{201D} where the source states it without the negation",
+                    sub.claim
+                ),
+            ),
+            SlotKind::Negation => (ClaimElement::Negation, true, says(&sub.source)),
+            SlotKind::Year => (ClaimElement::Date, true, says(&sub.source)),
+            SlotKind::Number => {
+                let number = |t: &str| t.trim().replace(',', "").parse::<f64>().ok();
+                let (a, b) = (number(&sub.claim)?, number(&sub.source)?);
+                if relative_error(a, b) <= self.high_tolerance {
+                    return None;
+                }
+                (ClaimElement::Figure, true, says(&sub.source))
+            }
+            SlotKind::Name if matches!(before, Some("in" | "at" | "near" | "outside")) => {
+                (ClaimElement::Place, false, says(&sub.source))
+            }
+            SlotKind::Name if near_reporting_verb => {
+                (ClaimElement::Speaker, true, says(&sub.source))
+            }
+            SlotKind::Name => (ClaimElement::Name, true, says(&sub.source)),
+        };
+        Some(Finding {
+            element,
+            contradiction,
+            problem,
+            correction: Some(self.said(k)),
+            sentence: Some(k),
+        })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Direction and negation
+
+    fn direction(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        let mut out = Vec::new();
+        let mut seen_axes = HashSet::new();
+        for i in 0..claim.toks.len() {
+            for &(axis, polarity) in &claim.directions[i] {
+                if !seen_axes.insert(axis) {
+                    continue;
+                }
+                let clause = claim.clause_of(i);
+                let subject = claim.stems(clause.clone(), &|j| !claim.directions[j].is_empty());
+                if subject.is_empty() {
+                    continue;
+                }
+                // What the direction word is said of: the words before it in its clause
+                // ("Imports rose", "The regulator did not approve").
+                let said_of = claim.stems(clause.start..i, &|j| !claim.directions[j].is_empty());
+                // Clauses of the source with a word on the same axis, and how well they align:
+                // on the whole clause, on the words before the axis word, on the sentence.
+                let mut candidates: Vec<Candidate> = Vec::new();
+                for (k, c) in self.source_clauses() {
+                    let s = &self.sentences[k];
+                    let on_axis: Vec<(usize, bool)> = c
+                        .clone()
+                        .flat_map(|j| {
+                            s.directions[j]
+                                .iter()
+                                .filter(|d| d.0 == axis)
+                                .map(move |d| (j, d.1))
+                        })
+                        .collect();
+                    let Some(&(first_on_axis, _)) = on_axis.first() else {
+                        continue;
+                    };
+                    let before = s.stems(c.start..first_on_axis, &|j| !s.directions[j].is_empty());
+                    let subject_match = said_of.iter().filter(|w| before.contains(*w)).count();
+                    candidates.push(Candidate {
+                        clause_overlap: self.overlap(&subject, k, c.clone()),
+                        sentence_overlap: self.overlap(&subject, k, 0..s.toks.len()),
+                        subject_match,
+                        k,
+                        clause: c,
+                        on_axis,
+                    });
+                }
+                // Prefer the clauses whose subject is the claim's; else the best aligned.
+                let best_subject = candidates
+                    .iter()
+                    .map(|c| c.subject_match)
+                    .max()
+                    .unwrap_or(0);
+                let pool: Vec<&Candidate> = if best_subject > 0 {
+                    candidates
+                        .iter()
+                        .filter(|c| c.subject_match == best_subject)
+                        .filter(|c| c.sentence_overlap >= MIN_ALIGNMENT)
+                        .collect()
+                } else {
+                    let best = candidates
+                        .iter()
+                        .map(|c| c.clause_overlap)
+                        .fold(0.0, f64::max);
+                    candidates
+                        .iter()
+                        .filter(|c| c.clause_overlap >= MIN_ALIGNMENT)
+                        .filter(|c| c.clause_overlap >= best * NEAR_BEST)
+                        .collect()
+                };
+                if pool.is_empty() {
+                    // No clause aligns: the passage that holds the claim says which way, when
+                    // all it says on this axis points the other way.
+                    out.extend(self.direction_in_passage(i, axis, polarity));
+                    continue;
+                }
+                if pool
+                    .iter()
+                    .any(|c| c.on_axis.iter().any(|(_, p)| *p == polarity))
+                {
+                    continue;
+                }
+                let Some(chosen) = pool
+                    .iter()
+                    .max_by(|a, b| a.clause_overlap.total_cmp(&b.clause_overlap))
+                else {
+                    continue;
+                };
+                let (k, c, words) = (chosen.k, chosen.clause.clone(), chosen.on_axis.clone());
+                let s = &self.sentences[k];
+                let marked = words.first().map(|(j, _)| *j);
+                let source_word = marked
+                    .map(|j| phrase_with_negation(s, j))
+                    .unwrap_or_default();
+                out.push(Finding {
+                    element: ClaimElement::Direction,
+                    contradiction: true,
+                    problem: format!(
+                        "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                        phrase_with_negation(claim, i),
+                        source_word
+                    ),
+                    correction: Some(format!(
+                        "the source says: \u{201C}{}\u{201D}",
+                        marked_clause_text(s, c, marked)
+                    )),
+                    sentence: Some(k),
+                });
+            }
+        }
+        out
+    }
+
+    /// The claim's direction word at `i` against the passage that holds most of the claim (at
+    /// least [`STATED`] of it, the direction words left out): a contradiction when the passage
+    /// has words on the same axis, all of them the other way.
+    fn direction_in_passage(&self, i: usize, axis: Axis, polarity: bool) -> Option<Finding> {
+        let leave: HashSet<String> = (0..self.claim.toks.len())
+            .filter(|&j| !self.claim.directions[j].is_empty())
+            .map(|j| self.claim.toks[j].stem.clone())
+            .collect();
+        let (w, held) = self.best_window(&leave)?;
+        if held < STATED {
+            return None;
+        }
+        let mut opposite = None;
+        for &k in &self.windows[w] {
+            let s = &self.sentences[k];
+            for (j, dirs) in s.directions.iter().enumerate() {
+                for &(a, p) in dirs {
+                    if a != axis {
+                        continue;
+                    }
+                    if p == polarity {
+                        return None;
+                    }
+                    opposite.get_or_insert((k, j));
+                }
+            }
+        }
+        let (k, j) = opposite?;
+        let s = &self.sentences[k];
+        Some(Finding {
+            element: ClaimElement::Direction,
+            contradiction: true,
+            problem: format!(
+                "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                phrase_with_negation(&self.claim, i),
+                phrase_with_negation(s, j)
+            ),
+            correction: Some(format!(
+                "the source says: \u{201C}{}\u{201D}",
+                marked_clause_text(s, 0..s.toks.len(), Some(j))
+            )),
+            sentence: Some(k),
+        })
+    }
+
+    /// A claim that negates what the sentence stating it says plainly: the sentence holding most
+    /// of the claim (at least [`STATED`], the negation left out) has no negation at all.
+    fn negation_in_sentence(&self) -> Option<Finding> {
+        let claim = &self.claim;
+        let quoted = quoted_tokens(claim);
+        let at = (0..claim.toks.len()).find(|&i| {
+            let w = claim.toks[i].lower.as_str();
+            let next = claim.toks.get(i + 1).map(|t| t.lower.as_str());
+            lexicon::is_negation(w)
+                && !quoted.contains(&i)
+                && !matches!(
+                    next,
+                    Some("only" | "just" | "least" | "less" | "until" | "fewer" | "more" | "longer" | "doubt")
+                )
+                // A negated direction word ("did not fall") is the direction rule's: it reads
+                // the negation with the word.
+                && !(i + 1..(i + 1 + NEGATION_REACH).min(claim.toks.len()))
+                    .any(|j| !claim.directions[j].is_empty())
+        })?;
+        let leave: HashSet<String> = claim
+            .toks
+            .iter()
+            .filter(|t| lexicon::is_negation(&t.lower))
+            .map(|t| t.stem.clone())
+            .collect();
+        let (w, held) = self.best_window(&leave)?;
+        if held < HELD {
+            return None;
+        }
+        let negates_in = |s: &Text| {
+            s.toks.iter().enumerate().any(|(j, t)| {
+                lexicon::is_negation(&t.lower)
+                    || (lexicon::NEGATING_VERBS.contains(&t.lower.as_str())
+                        && s.toks.get(j + 1).is_some_and(|n| n.lower == "to"))
+            })
+        };
+        // Only the sentences that state part of the claim speak to its polarity.
+        let negates = self.windows[w]
+            .iter()
+            .any(|&k| self.coverage_without(k, &leave) >= PART && negates_in(self.sentences[k]));
+        let k = self
+            .best_sentence_without(&leave)
+            .or(self.windows[w].first().copied())?;
+        (!negates).then(|| Finding {
+            element: ClaimElement::Negation,
+            contradiction: true,
+            problem: format!(
+                "The claim says \u{201C}{}\u{201D} where the source states it without a negation",
+                claim.span(at..(at + 2).min(claim.toks.len()))
+            ),
+            correction: Some(self.said(k)),
+            sentence: Some(k),
+        })
+    }
+
+    /// A predicate (not a direction word) negated on one side and stated plainly on the other.
+    fn negation(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        let mut out = Vec::new();
+        // Claim words and whether they are negated; direction words are the direction rule's.
+        let predicates = |t: &Text| -> Vec<(usize, bool)> {
+            (0..t.toks.len())
+                .filter(|&i| t.toks[i].is_word() && t.toks[i].is_content())
+                .filter(|&i| t.directions[i].is_empty())
+                .map(|i| (i, t.negated(i)))
+                .collect()
+        };
+        let claim_predicates = predicates(claim);
+        let claim_negated: Vec<usize> = claim_predicates
+            .iter()
+            .filter(|p| p.1)
+            .map(|p| p.0)
+            .collect();
+        let mut source_negated: Vec<(usize, usize)> = Vec::new();
+        for (k, s) in self.sentences.iter().enumerate() {
+            for (j, neg) in predicates(s) {
+                if neg {
+                    source_negated.push((k, j));
+                }
+            }
+        }
+        if claim_negated.is_empty() && source_negated.is_empty() {
+            return out;
+        }
+        // Only the first predicate a negation reaches counts: "did not attend the summit"
+        // negates "attend", not "summit".
+        let first_after_negation = |t: &Text, i: usize| -> bool {
+            let clause = t.clause_of(i);
+            let from = i.saturating_sub(NEGATION_REACH).max(clause.start);
+            let Some(neg) = (from..i).rev().find(|&j| {
+                lexicon::is_negation(&t.toks[j].lower)
+                    || (lexicon::NEGATING_VERBS.contains(&t.toks[j].lower.as_str())
+                        && t.toks.get(j + 1).is_some_and(|n| n.lower == "to"))
+            }) else {
+                return false;
+            };
+            !(neg + 1..i).any(|j| {
+                t.toks[j].is_content() && t.toks[j].is_word() && !is_auxiliary(&t.toks[j].lower)
+            })
+        };
+        let quoted = quoted_tokens(claim);
+        for &i in &claim_negated {
+            if !first_after_negation(claim, i) || quoted.contains(&i) {
+                continue;
+            }
+            let stem = claim.toks[i].stem.as_str();
+            let clause = claim.clause_of(i);
+            let subject = claim.stems(clause, &|j| j == i);
+            if let Some((k, j)) = self.plain_in_source(stem, &subject) {
+                let s = &self.sentences[k];
+                out.push(Finding {
+                    element: ClaimElement::Negation,
+                    contradiction: true,
+                    problem: format!(
+                        "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                        phrase_with_negation(claim, i),
+                        s.toks[j].lower
+                    ),
+                    correction: Some(self.said(k)),
+                    sentence: Some(k),
+                });
+                return out;
+            }
+        }
+        for (k, j) in source_negated {
+            let s = &self.sentences[k];
+            if !first_after_negation(s, j) {
+                continue;
+            }
+            let stem = s.toks[j].stem.as_str();
+            let Some(&(i, negated)) = claim_predicates
+                .iter()
+                .find(|(i, _)| claim.toks[*i].stem == stem)
+            else {
+                continue;
+            };
+            if negated {
+                continue;
+            }
+            let clause = claim.clause_of(i);
+            let subject = claim.stems(clause, &|x| x == i);
+            let source_clause = s.clause_of(j);
+            if self.overlap(&subject, k, source_clause.clone()) < MIN_ALIGNMENT {
+                continue;
+            }
+            // The claim must not be stated plainly elsewhere in an equally aligned clause.
+            if self.plain_in_source(stem, &subject).is_some() {
+                continue;
+            }
+            out.push(Finding {
+                element: ClaimElement::Negation,
+                contradiction: true,
+                problem: format!(
+                    "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                    claim.toks[i].lower,
+                    phrase_with_negation(s, j)
+                ),
+                correction: Some(self.said(k)),
+                sentence: Some(k),
+            });
+            return out;
+        }
+        out.extend(self.negation_in_sentence());
+        out
+    }
+
+    /// A source clause aligned with `subject` that states `stem` without negation, and none
+    /// that states it negated as well; (sentence, token).
+    fn plain_in_source(&self, stem: &str, subject: &HashSet<&str>) -> Option<(usize, usize)> {
+        let mut best: Option<(f64, usize, usize)> = None;
+        for (k, c) in self.source_clauses() {
+            let s = &self.sentences[k];
+            for j in c.clone() {
+                if s.toks[j].stem != stem || !s.toks[j].is_word() {
+                    continue;
+                }
+                // The source says it negated somewhere too: no contradiction to speak of.
+                if s.negated(j) {
+                    return None;
+                }
+                let o = self.overlap(subject, k, c.clone());
+                if best.is_none_or(|b| o > b.0) {
+                    best = Some((o, k, j));
+                }
+            }
+        }
+        let (o, k, j) = best?;
+        (o >= MIN_ALIGNMENT).then_some((k, j))
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Figures: subject, units, multipliers
+
+    /// Source figures of the compared sentences: (sentence, figure, clause).
+    fn source_figures(&self) -> Vec<(usize, &Figure, Range<usize>)> {
+        self.sentences
+            .iter()
+            .enumerate()
+            .flat_map(|(k, s)| s.figures.iter().map(move |(f, t)| (k, f, s.clause_of(*t))))
+            .collect()
+    }
+
+    fn subject(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        // The words a figure is bound to: its clause's, without the numbers of figures other
+        // than years (a year says which figure it is) and without words of rise and fall (the
+        // direction rule compares those).
+        fn bound_words(t: &Text, r: Range<usize>, own: Option<usize>) -> HashSet<&str> {
+            let numbers = t.figure_tokens_except_years();
+            // The nouns other figures count ("the final three frames") are theirs.
+            let counted: HashSet<usize> = t
+                .figures
+                .iter()
+                .filter(|(f, at)| f.unit != Unit::Year && Some(*at) != own)
+                .flat_map(|(f, at)| {
+                    let end = t.toks[*at].start + f.text.len();
+                    let after = (*at..t.toks.len())
+                        .find(|&j| t.toks[j].start >= end)
+                        .unwrap_or(t.toks.len());
+                    (after..(after + 2).min(t.toks.len()))
+                        .filter(|&j| t.toks[j].is_word() && lexicon::counted_noun(&t.toks[j].lower))
+                })
+                .collect();
+            t.stems(r, &|j| {
+                numbers.contains(&j)
+                    || counted.contains(&j)
+                    || t.directions[j].iter().any(|d| d.0 == Axis::Amount)
+            })
+        }
+        let sources = self.source_figures();
+        let mut out = Vec::new();
+        for (c, ct) in &claim.figures {
+            if c.unit == Unit::Year {
+                continue;
+            }
+            let words = bound_words(claim, claim.clause_of(*ct), Some(*ct));
+            let same: Vec<_> = sources
+                .iter()
+                .filter(|(_, f, _)| comparable(c, f) && rounds_to(c, f.value))
+                .collect();
+            if same.is_empty() {
+                continue;
+            }
+            let context = |k: usize, r: &Range<usize>, f: &Figure| {
+                let s = &self.sentences[k];
+                let own = s
+                    .figures
+                    .iter()
+                    .find(|(g, _)| std::ptr::eq(g, f))
+                    .map(|(_, at)| *at);
+                bound_words(s, r.clone(), own)
+            };
+            let mut mismatch: Option<(String, usize, &Figure, Range<usize>)> = None;
+            let mut all_mismatched = true;
+            for (k1, f1, r1) in &same {
+                let ctx1 = context(*k1, r1, f1);
+                let mut found = None;
+                for (k2, f2, r2) in &sources {
+                    if (k2, r2) == (k1, r1) || !comparable(c, f2) {
+                        continue;
+                    }
+                    // A figure the claim's rounds ("400" for 426) may be the one it means.
+                    if rounds_to(c, f2.value) {
+                        continue;
+                    }
+                    // The claim states this other figure too: its words are explained by it.
+                    if claim
+                        .figures
+                        .iter()
+                        .any(|(other, _)| comparable(other, f2) && rounds_to(other, f2.value))
+                    {
+                        continue;
+                    }
+                    let ctx2 = context(*k2, r2, f2);
+                    // A year that moved says most plainly which figure is which.
+                    let moved_words: Vec<&str> = claim
+                        .toks
+                        .iter()
+                        .map(|t| t.stem.as_str())
+                        .filter(|w| words.contains(w) && ctx2.contains(w) && !ctx1.contains(w))
+                        .collect();
+                    let moved = moved_words
+                        .iter()
+                        .find(|w| is_year_word(w))
+                        .or(moved_words.first())
+                        .copied();
+                    let contrast = ctx1.iter().any(|w| !ctx2.contains(w) && !words.contains(w));
+                    if let (Some(word), true) = (moved, contrast) {
+                        found = Some((word.to_owned(), *k2, *f2, r2.clone()));
+                        break;
+                    }
+                }
+                match found {
+                    Some(f) => {
+                        mismatch.get_or_insert(f);
+                    }
+                    None => all_mismatched = false,
+                }
+            }
+            let (Some((word, k2, f2, r2)), true) = (mismatch, all_mismatched) else {
+                continue;
+            };
+            let is_year = is_year_word(&word);
+            let s = &self.sentences[k2];
+            let shown = claim
+                .toks
+                .iter()
+                .find(|t| t.stem == word)
+                .map_or(word.clone(), |t| self.claim.text[t.start..t.end].to_owned());
+            out.push(Finding {
+                element: if is_year {
+                    ClaimElement::Date
+                } else {
+                    ClaimElement::Subject
+                },
+                contradiction: true,
+                problem: format!(
+                    "The source gives {} for {shown}, not {}",
+                    super::figures::describe(f2),
+                    c.text
+                ),
+                correction: Some(format!(
+                    "the source says: \u{201C}{}\u{201D}",
+                    clause_text(s, r2)
+                )),
+                sentence: Some(k2),
+            });
+        }
+        out
+    }
+
+    fn units(&self) -> Vec<Finding> {
+        let sources = self.source_figures();
+        let mut out = Vec::new();
+        for (c, _) in &self.claim.figures {
+            if !matches!(
+                c.unit,
+                Unit::Percent | Unit::PercentagePoints | Unit::Currency
+            ) {
+                continue;
+            }
+            let backed = sources.iter().any(|(_, f, _)| {
+                comparable(c, f) && relative_error(c.value, f.value) <= self.tolerance
+            });
+            if backed {
+                continue;
+            }
+            let swapped = sources.iter().find_map(|(k, f, _)| {
+                if relative_error(c.value, f.value) > self.tolerance {
+                    return None;
+                }
+                let element = match (c.unit, f.unit) {
+                    (Unit::Percent, Unit::PercentagePoints)
+                    | (Unit::PercentagePoints, Unit::Percent) => ClaimElement::Unit,
+                    (Unit::Currency, Unit::Currency) => match (&c.currency, &f.currency) {
+                        (Some(a), Some(b)) if a != b => ClaimElement::Currency,
+                        _ => match (&c.per, &f.per) {
+                            (Some(a), Some(b)) if a != b => ClaimElement::Unit,
+                            _ => return None,
+                        },
+                    },
+                    _ => return None,
+                };
+                Some((element, *k, *f))
+            });
+            if let Some((element, k, f)) = swapped {
+                out.push(Finding {
+                    element,
+                    contradiction: true,
+                    problem: format!(
+                        "The claim says {} where the source says {}",
+                        c.text,
+                        super::figures::describe(f)
+                    ),
+                    correction: Some(format!("source says {}", super::figures::describe(f))),
+                    sentence: Some(k),
+                });
+            }
+        }
+        out
+    }
+
+    fn multipliers(&self) -> Vec<Finding> {
+        let sources = self.source_figures();
+        let mut out = Vec::new();
+        for (c, _) in &self.claim.figures {
+            if c.unit != Unit::Multiplier {
+                continue;
+            }
+            let stated = sources.iter().any(|(_, f, _)| {
+                f.unit == Unit::Multiplier
+                    && relative_error(c.value, f.value) <= self.high_tolerance
+            });
+            // "from 40 to 120 parcels" shows a tripling without the word.
+            let shown = sources.iter().any(|(k1, a, _)| {
+                sources.iter().any(|(k2, b, _)| {
+                    k1 == k2
+                        && a.unit == b.unit
+                        && !matches!(a.unit, Unit::Year | Unit::Multiplier)
+                        && a.value > 0.0
+                        && b.value > 0.0
+                        && (relative_error(c.value, b.value / a.value) <= MULTIPLIER_TOLERANCE)
+                })
+            });
+            if !stated && !shown {
+                out.push(Finding {
+                    element: ClaimElement::Multiplier,
+                    contradiction: false,
+                    problem: format!(
+                        "The claim says \u{201C}{}\u{201D}; the source states no such multiple",
+                        c.text
+                    ),
+                    correction: self.best_sentence().map(|k| self.said(k)),
+                    sentence: self.best_sentence(),
+                });
+            }
+        }
+        out
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Dates
+
+    fn dates(&self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let years: HashSet<String> = self
+            .claim
+            .figures
+            .iter()
+            .filter(|(f, _)| f.unit == Unit::Year)
+            .map(|(f, _)| format!("{}", f.value as i64))
+            .collect();
+        let best = self.best_sentence_without(&years);
+        let source_years = |k: usize| -> Vec<&str> {
+            self.sentences[k]
+                .figures
+                .iter()
+                .filter(|(f, _)| f.unit == Unit::Year)
+                .map(|(f, _)| f.text.as_str())
+                .collect()
+        };
+        for (c, _) in &self.claim.figures {
+            if c.unit != Unit::Year || c.text.ends_with('s') {
+                continue;
+            }
+            let year = format!("{}", c.value as i64);
+            // The aligned sentence, or the best-aligned one that dates anything.
+            let dated = best.filter(|&k| !source_years(k).is_empty()).or_else(|| {
+                (0..self.sentences.len())
+                    .filter(|&k| !source_years(k).is_empty())
+                    .max_by(|a, b| {
+                        self.coverage_without(*a, &years)
+                            .total_cmp(&self.coverage_without(*b, &years))
+                    })
+                    .filter(|&k| self.coverage_without(k, &years) >= MIN_ALIGNMENT)
+            });
+            // Where the sentence that states the claim dates it, the year must be there or in a
+            // sentence beside it: a page that sold the factory in 2009 and closed it in 2011
+            // does not back "closed in 2009". Elsewhere the year anywhere on the page will do.
+            let stated = match dated {
+                Some(k) if Some(k) == best => {
+                    let around = k.saturating_sub(1)..=(k + 1).min(self.sentences.len() - 1);
+                    around.into_iter().any(|j| {
+                        self.sentences[j]
+                            .figures
+                            .iter()
+                            .any(|(f, _)| f.unit == Unit::Year && f.value as i64 == c.value as i64)
+                    })
+                }
+                _ => self.index.contains(&year),
+            };
+            if stated {
+                continue;
+            }
+            if let Some(k) = dated {
+                out.push(Finding {
+                    element: ClaimElement::Date,
+                    contradiction: true,
+                    problem: format!(
+                        "The claim says {} where the source gives {}",
+                        c.text,
+                        source_years(k).join(", ")
+                    ),
+                    correction: Some(self.said(k)),
+                    sentence: Some(k),
+                });
+                return out;
+            }
+            // The page never gives the year, though it states the rest of the claim.
+            if let Some((w, held)) = self.best_window(&years)
+                && held >= MIN_ALIGNMENT
+            {
+                let k = self.windows[w].first().copied();
+                out.push(Finding {
+                    element: ClaimElement::Date,
+                    contradiction: false,
+                    problem: format!("The source never gives the year {}", c.text),
+                    correction: k.map(|k| self.said(k)),
+                    sentence: k,
+                });
+                return out;
+            }
+        }
+        // Days of a month: "14 March" against "21 March".
+        let claim_days = day_months(&self.claim);
+        for (day, month, text) in &claim_days {
+            if self
+                .page
+                .days()
+                .iter()
+                .any(|(d, m, _)| d == day && m == month)
+            {
+                continue;
+            }
+            let other = self.sentences.iter().enumerate().find_map(|(k, s)| {
+                day_months(s)
+                    .into_iter()
+                    .find(|(d, m, _)| (d, m) != (day, month))
+                    .map(|(_, _, t)| (k, t))
+            });
+            let days: HashSet<String> = tokenize(text).into_iter().map(|t| t.stem).collect();
+            if let Some((k, said)) = other
+                && self.coverage_without(k, &days) >= MIN_ALIGNMENT
+            {
+                out.push(Finding {
+                    element: ClaimElement::Date,
+                    contradiction: true,
+                    problem: format!("The claim says {text} where the source says {said}"),
+                    correction: Some(self.said(k)),
+                    sentence: Some(k),
+                });
+                break;
+            }
+        }
+        out
+    }
+
+    /// The compared sentence that holds most of the claim, when it holds enough of it.
+    pub fn best_sentence(&self) -> Option<usize> {
+        self.best_sentence_without(&HashSet::new())
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Attribution
+
+    fn speaker(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        // A named speaker: "according to the survey" names no one to check.
+        let speakers: Vec<String> = speakers(claim)
+            .into_iter()
+            .filter(|n| {
+                n.split_whitespace()
+                    .any(|w| w.starts_with(char::is_uppercase))
+            })
+            .collect();
+        let Some(name) = speakers.first() else {
+            return Vec::new();
+        };
+        let ours: Vec<String> = name_words(name);
+        if ours.is_empty() {
+            return Vec::new();
+        }
+        let name_words = ours;
+        // What was said: the claim without the speaker's name, title and reporting verb.
+        let said_words: HashSet<&str> = claim.stems(0..claim.toks.len(), &|j| {
+            let w = claim.toks[j].lower.as_str();
+            name_words.iter().any(|n| n == w) || is_reporting_verb(w) || lexicon::role(w).is_some()
+        });
+        let best = (0..self.sentences.len())
+            .map(|k| {
+                (
+                    self.overlap(&said_words, k, 0..self.sentences[k].toks.len()),
+                    k,
+                )
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+        let Some((o, k)) = best else {
+            return Vec::new();
+        };
+        if o < 0.5 {
+            return Vec::new();
+        }
+        let s = &self.sentences[k];
+        let in_sentence = |t: &Text| {
+            name_words
+                .iter()
+                .all(|n| t.toks.iter().any(|tok| tok.lower == *n))
+        };
+        if in_sentence(s) {
+            return self.title(name, &name_words, k).into_iter().collect();
+        }
+        let theirs: Vec<String> = speakers_of(s)
+            .into_iter()
+            .filter(|n| person_like(n))
+            .filter(|n| {
+                let theirs = self::name_words(n);
+                !theirs.iter().any(|w| name_words.contains(w))
+            })
+            .collect();
+        if let Some(other) = theirs.first() {
+            return vec![Finding {
+                element: ClaimElement::Speaker,
+                contradiction: true,
+                problem: format!("The source attributes this to {other}, not to {name}"),
+                correction: Some(self.said(k)),
+                sentence: Some(k),
+            }];
+        }
+        let anywhere = name_words
+            .iter()
+            .any(|n| self.index.contains(&retrieve::stem(n)));
+        if anywhere {
+            return Vec::new();
+        }
+        vec![Finding {
+            element: ClaimElement::Speaker,
+            contradiction: false,
+            problem: format!("The source does not say that {name} said this"),
+            correction: Some(self.said(k)),
+            sentence: Some(k),
+        }]
+    }
+
+    /// The office the claim gives the speaker against the one sentence `k` gives them.
+    fn title(&self, name: &str, name_words: &[String], k: usize) -> Option<Finding> {
+        let claim_role = role_near(&self.claim, name_words)?;
+        let source_role = role_near(self.sentences[k], name_words)?;
+        let offices_differ = !claim_role.offices.is_empty()
+            && !source_role.offices.is_empty()
+            && claim_role.offices.is_disjoint(&source_role.offices);
+        let ranks_differ = !claim_role.offices.is_empty()
+            && !source_role.offices.is_empty()
+            && claim_role.ranks != source_role.ranks;
+        (offices_differ || ranks_differ).then(|| Finding {
+            element: ClaimElement::Title,
+            contradiction: true,
+            problem: format!(
+                "The claim calls {name} \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                claim_role.text, source_role.text
+            ),
+            correction: Some(self.said(k)),
+            sentence: Some(k),
+        })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Specifics the claim adds
+
+    /// The words of the compared sentences and their neighbours, lower-case.
+    fn nearby_text(&self) -> String {
+        let mut parts = Vec::new();
+        for &i in &self.sentence_index {
+            for j in i.saturating_sub(1)..=(i + 1) {
+                if j < self.index.sentences.len() {
+                    parts.push(source_sentence(self.source_text, self.index, j).to_lowercase());
+                }
+            }
+        }
+        parts.join(" ")
+    }
+
+    fn superlatives(&self) -> Vec<Finding> {
+        let claim_lower = self.claim.text.to_lowercase();
+        // Read only for a claim that ranks or claims a record.
+        let nearby = std::cell::OnceCell::new();
+        let nearby = || nearby.get_or_init(|| self.nearby_text()).as_str();
+        let nearby_word = |word: &str| {
+            nearby()
+                .split(|c: char| !c.is_alphanumeric() && c != '-')
+                .any(|w| w == word)
+        };
+        let mut out = Vec::new();
+        let has_record = lexicon::claims_record;
+        if has_record(&claim_lower) && !has_record(nearby()) {
+            let phrase = lexicon::RECORD_PHRASES
+                .iter()
+                .find(|p| claim_lower.contains(*p))
+                .map_or("a record", |p| p);
+            out.push(self.unsupported(
+                ClaimElement::Superlative,
+                format!(
+                    "The claim says \u{201C}{phrase}\u{201D}; the source states no such record"
+                ),
+            ));
+            return out;
+        }
+        for word in detect::superlatives(&self.claim.text) {
+            let lower = word.to_lowercase();
+            if !claims_a_rank(&self.claim, &lower) {
+                continue;
+            }
+            let stated = if lower.contains(' ') {
+                nearby().contains(&lower)
+            } else {
+                superlative_equivalents(&lower)
+                    .iter()
+                    .any(|w| nearby_word(w))
+            };
+            if !stated {
+                out.push(self.unsupported(
+                    ClaimElement::Superlative,
+                    format!("The claim says \u{201C}{word}\u{201D}; the source does not"),
+                ));
+                break;
+            }
+        }
+        out
+    }
+
+    fn quantifiers(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        let words: Vec<&str> = claim.toks.iter().map(|t| t.lower.as_str()).collect();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let Some((q, n)) = lexicon::quantifier(&words, i) else {
+                i += 1;
+                continue;
+            };
+            let start = i;
+            i += n;
+            if q < Quantity::Most || !quantifies_a_population(claim, start, n) {
+                continue;
+            }
+            let clause = claim.clause_of(start);
+            let subject = claim.stems(clause, &|j| (start..start + n).contains(&j));
+            // The aligned clause's quantifiers.
+            let aligned = self
+                .source_clauses()
+                .map(|(k, c)| (self.overlap(&subject, k, c.clone()), k, c))
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            let Some((o, k, c)) = aligned else { continue };
+            if o < MIN_ALIGNMENT {
+                continue;
+            }
+            let s = &self.sentences[k];
+            let source_words: Vec<&str> = s.toks.iter().map(|t| t.lower.as_str()).collect();
+            let mut theirs = Vec::new();
+            let mut j = 0;
+            while j < source_words.len() {
+                if let Some((sq, sn)) = lexicon::quantifier(&source_words, j) {
+                    if quantifies_a_population(s, j, sn) && (c.contains(&j) || q == Quantity::All) {
+                        theirs.push((sq, s.span(j..j + sn).to_owned()));
+                    }
+                    j += sn;
+                } else {
+                    j += 1;
+                }
+            }
+            let said = claim.span(start..start + n).to_owned();
+            if theirs.iter().any(|(sq, _)| *sq >= q) {
+                continue;
+            }
+            if let Some((_, lower)) = theirs.iter().max_by_key(|(sq, _)| *sq) {
+                out.push(Finding {
+                    element: ClaimElement::Quantifier,
+                    contradiction: false,
+                    problem: format!(
+                        "The claim says \u{201C}{said}\u{201D} where the source says \u{201C}{lower}\u{201D}"
+                    ),
+                    correction: Some(self.said(k)),
+                    sentence: Some(k),
+                });
+            } else if q == Quantity::All {
+                out.push(Finding {
+                    element: ClaimElement::Quantifier,
+                    contradiction: false,
+                    problem: format!(
+                        "The claim says \u{201C}{said}\u{201D}; the source does not say all"
+                    ),
+                    correction: Some(self.said(k)),
+                    sentence: Some(k),
+                });
+            }
+            break;
+        }
+        out
+    }
+
+    fn places(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        let mut out = Vec::new();
+        for (i, t) in claim.toks.iter().enumerate() {
+            if !matches!(t.lower.as_str(), "in" | "at" | "near" | "outside") {
+                continue;
+            }
+            let name = capital_run(claim, i + 1);
+            if name.is_empty() {
+                continue;
+            }
+            let words: Vec<&Tok> = name.clone().map(|j| &claim.toks[j]).collect();
+            if words.iter().any(|w| is_calendar_word(&w.lower)) {
+                continue;
+            }
+            if words.iter().any(|w| self.page_names(&w.lower)) {
+                continue;
+            }
+            let leave: HashSet<String> = words.iter().map(|w| w.stem.clone()).collect();
+            let shown = claim.span(name);
+            // What the aligned sentence names in the same place.
+            let theirs = self.best_sentence_without(&leave).and_then(|k| {
+                let s = &self.sentences[k];
+                s.toks.iter().enumerate().find_map(|(j, st)| {
+                    (st.lower == t.lower)
+                        .then(|| capital_run(s, j + 1))
+                        .filter(|r| !r.is_empty())
+                        .map(|r| (k, s.span(r).to_owned()))
+                })
+            });
+            out.push(match theirs {
+                Some((k, other)) => Finding {
+                    element: ClaimElement::Place,
+                    contradiction: false,
+                    problem: format!(
+                        "The claim says {} {shown} where the source says {} {other}",
+                        t.lower, t.lower
+                    ),
+                    correction: Some(self.said(k)),
+                    sentence: Some(k),
+                },
+                None => {
+                    // When the page states the rest of the claim, the place is what it adds.
+                    let Some((w, _)) = self
+                        .best_window(&leave)
+                        .filter(|(_, held)| *held >= MIN_ALIGNMENT)
+                    else {
+                        continue;
+                    };
+                    let k = self.windows[w].first().copied();
+                    Finding {
+                        element: ClaimElement::Place,
+                        contradiction: false,
+                        problem: format!("The source does not mention {shown}"),
+                        correction: k.map(|k| self.said(k)),
+                        sentence: k,
+                    }
+                }
+            });
+            break;
+        }
+        out
+    }
+
+    /// Whether the page names `word` (lower-case), or a word made from it: a place by its
+    /// adjective ("England", "English"; "Italy", "Italian"), sharing its first four letters and
+    /// capitalized.
+    fn page_names(&self, word: &str) -> bool {
+        if self.index.contains(&retrieve::stem(word)) {
+            return true;
+        }
+        let prefix: String = word.chars().take(4).collect();
+        prefix.chars().count() == 4 && self.page.names_prefix(&prefix)
+    }
+
+    fn unsupported(&self, element: ClaimElement, problem: String) -> Finding {
+        let k = self.best_sentence();
+        Finding {
+            element,
+            contradiction: false,
+            problem,
+            correction: k.map(|k| self.said(k)),
+            sentence: k,
+        }
+    }
+}
+
+/// A clause as a reader would quote it: without the conjunction or mark that opens it and the
+/// punctuation that closes it.
+fn clause_text(t: &Text, clause: Range<usize>) -> String {
+    marked_clause_text(t, clause, None)
+}
+
+/// [`clause_text`] with the word at `mark` set off in asterisks: "ridership *rose* 4%".
+fn marked_clause_text(t: &Text, clause: Range<usize>, mark: Option<usize>) -> String {
+    let mut start = clause.start;
+    while start < clause.end
+        && (matches!(t.toks[start].kind, TokKind::Mark(_))
+            || CLAUSE_WORDS.contains(&t.toks[start].lower.as_str()))
+    {
+        start += 1;
+    }
+    let closing = |ch: char| matches!(ch, ',' | ';' | ':' | '.') || ch.is_whitespace();
+    let Some(m) = mark.filter(|m| (start..clause.end).contains(m)) else {
+        return t
+            .span(start..clause.end)
+            .trim_end_matches(closing)
+            .to_owned();
+    };
+    let before = t.text[t.toks[start].start..t.toks[m].start].to_owned();
+    let word = &t.text[t.toks[m].start..t.toks[m].end];
+    let after = t.span(m..clause.end);
+    let after = after[word.len().min(after.len())..].trim_end_matches(closing);
+    format!("{before}*{word}*{after}")
+}
+
+/// Whether `value` is what the claim's figure `c` says, at the precision the claim writes it:
+/// "8.2 million" for 8.24 million, "400" for 426, but not "81%" for 74%. Telling which subject a
+/// figure belongs to needs the same value, not a near one.
+fn rounds_to(c: &Figure, value: f64) -> bool {
+    let digits: String = c
+        .text
+        .chars()
+        .skip_while(|ch| !ch.is_ascii_digit())
+        .take_while(|ch| ch.is_ascii_digit() || matches!(ch, '.' | ','))
+        .filter(|ch| *ch != ',')
+        .collect();
+    let step = match digits.split_once('.') {
+        Some((_, decimals)) => 10f64.powi(-(decimals.len() as i32)),
+        None if digits.is_empty() => 1.0,
+        None => {
+            let zeros = digits.len() - digits.trim_end_matches('0').len();
+            // "2020" is a number, not 2 thousands: a zero is a rounding only past two digits.
+            10f64.powi(zeros.min(digits.len().saturating_sub(1)) as i32)
+        }
+    } * c.scale;
+    if step <= 0.0 || !step.is_finite() {
+        return relative_error(c.value, value) <= f64::EPSILON;
+    }
+    ((value / step).round() * step - c.value).abs() <= step * 1e-6
+}
+
+/// Whether a token is a year: four digits.
+fn is_year_word(word: &str) -> bool {
+    word.len() == 4 && word.chars().all(|ch| ch.is_ascii_digit())
+}
+
+/// The text of sentence `i` of the source.
+fn source_sentence<'t>(text: &'t str, index: &SourceIndex, i: usize) -> &'t str {
+    index
+        .sentences
+        .get(i)
+        .and_then(|s| text.get(s.byte_start..s.byte_end))
+        .unwrap_or("")
+}
+
+/// Tokens between quotation marks: quoted words are compared by the quote check.
+fn quoted_tokens(t: &Text) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    let mut open = false;
+    for (i, tok) in t.toks.iter().enumerate() {
+        match tok.kind {
+            TokKind::Mark('"') => open = !open,
+            TokKind::Mark('\u{201C}') => open = true,
+            TokKind::Mark('\u{201D}') => open = false,
+            _ if open => {
+                out.insert(i);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The word at `i` with the negation that governs it: "did not approve".
+fn phrase_with_negation(t: &Text, i: usize) -> String {
+    let clause = t.clause_of(i);
+    let from = i.saturating_sub(NEGATION_REACH).max(clause.start);
+    let neg = (from..i).find(|&j| {
+        lexicon::is_negation(&t.toks[j].lower)
+            || (lexicon::NEGATING_VERBS.contains(&t.toks[j].lower.as_str())
+                && t.toks.get(j + 1).is_some_and(|n| n.lower == "to"))
+    });
+    match neg {
+        Some(j) if t.negated(i) => t.span(j..i + 1).to_owned(),
+        _ => t.span(i..i + 1).to_owned(),
+    }
+}
+
+/// Auxiliaries and adverbs a negation passes over to reach its verb: "did not *fully* approve".
+fn is_auxiliary(word: &str) -> bool {
+    matches!(
+        word,
+        "fully"
+            | "yet"
+            | "ever"
+            | "always"
+            | "really"
+            | "actually"
+            | "formally"
+            | "officially"
+            | "immediately"
+            | "directly"
+            | "publicly"
+    )
+}
+
+/// Reporting verbs: the extractor's list of verbs that follow a name ("said", "told",
+/// "estimates"), and "according".
+fn is_reporting_verb(word: &str) -> bool {
+    static VERBS: std::sync::LazyLock<HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| detect::NAME_VERBS.split('|').collect());
+    word == "according" || VERBS.contains(word)
+}
+
+/// Names that the text attributes statements to: the extractor's attribution, else names next
+/// to a reporting verb.
+fn speakers(t: &Text) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(name) = detect::analyze(&t.text).attributed_to
+        && name.chars().next().is_some_and(char::is_uppercase)
+    {
+        out.push(name);
+    }
+    for s in speakers_of(t) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Names within a few words of a reporting verb, or after "according to".
+fn speakers_of(t: &Text) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, tok) in t.toks.iter().enumerate() {
+        if !is_reporting_verb(&tok.lower) {
+            continue;
+        }
+        if tok.lower == "according" && t.toks.get(i + 1).is_some_and(|n| n.lower == "to") {
+            // The noun phrase after "according to", up to the next mark.
+            let start = i + 2;
+            let end = (start..t.toks.len())
+                .find(|&j| matches!(t.toks[j].kind, TokKind::Mark(_)))
+                .unwrap_or(t.toks.len());
+            let phrase = t.span(start..end).trim().to_owned();
+            if !phrase.is_empty() {
+                out.push(phrase);
+            }
+            continue;
+        }
+        // Before the verb: "Tom Beck, said", "Mayor Tom Beck said".
+        let mut j = i;
+        while j > 0 && j + 3 > i && matches!(t.toks[j - 1].kind, TokKind::Mark(',')) {
+            j -= 1;
+        }
+        let before = capital_run_back(t, j);
+        if !before.is_empty() {
+            out.push(t.span(before).to_owned());
+            continue;
+        }
+        // After the verb: "said councillor David Okafor".
+        let mut j = i + 1;
+        while j < t.toks.len() && j < i + 5 && t.toks[j].is_word() && !t.toks[j].capital {
+            j += 1;
+        }
+        let after = capital_run(t, j);
+        if !after.is_empty() {
+            out.push(t.span(after).to_owned());
+        }
+    }
+    out
+}
+
+/// The lower-case words of a name that identify it: without titles, offices, connectors and
+/// initials.
+fn name_words(name: &str) -> Vec<String> {
+    tokenize(name)
+        .into_iter()
+        .filter(|t| t.is_word() && t.lower.chars().count() > 1)
+        .filter(|t| !retrieve::is_stop_word(&t.lower) && lexicon::role(&t.lower).is_none())
+        .filter(|t| {
+            !matches!(
+                t.lower.as_str(),
+                "de" | "van" | "von" | "mr" | "mrs" | "ms" | "dr" | "sir" | "dame"
+            )
+        })
+        .map(|t| t.lower)
+        .collect()
+}
+
+/// Whether a name reads as a person's or a body's: two capitalized words or more ("Tom Beck",
+/// "Road Safety Trust"), or a phrase after "according to" ("the county police").
+fn person_like(name: &str) -> bool {
+    let capitals = name
+        .split_whitespace()
+        .filter(|w| w.starts_with(char::is_uppercase))
+        .count();
+    capitals >= 2
+        || name
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.starts_with(char::is_lowercase))
+}
+
+/// Capitalized words from `i` on: a name ("Thames Vale Water", "Bank of England").
+fn capital_run(t: &Text, i: usize) -> Range<usize> {
+    let mut j = i;
+    while j < t.toks.len() {
+        let tok = &t.toks[j];
+        let connector = matches!(tok.lower.as_str(), "of" | "de" | "upon" | "on")
+            && j > i
+            && t.toks.get(j + 1).is_some_and(|n| n.capital && n.is_word());
+        if (tok.is_word() && tok.capital && !is_calendar_word(&tok.lower)) || connector {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    i..j
+}
+
+/// Capitalized words ending just before `i`, leaving out words that open sentences ("The").
+fn capital_run_back(t: &Text, i: usize) -> Range<usize> {
+    let mut j = i;
+    while j > 0 {
+        let tok = &t.toks[j - 1];
+        if tok.is_word() && tok.capital && !is_calendar_word(&tok.lower) {
+            j -= 1;
+        } else {
+            break;
+        }
+    }
+    while j < i
+        && (retrieve::is_stop_word(&t.toks[j].lower) || lexicon::role(&t.toks[j].lower).is_some())
+    {
+        j += 1;
+    }
+    j..i
+}
+
+/// Month and day names: capitalized, but no one's name and no place.
+fn is_calendar_word(word: &str) -> bool {
+    crate::text::lexicon::month_number(word).is_some()
+        || matches!(
+            word,
+            "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday"
+        )
+}
+
+/// Days of a month written in a text ("14 March", "March 14th"): (day, month, as written).
+fn day_months(t: &Text) -> Vec<(u8, u8, String)> {
+    let mut out = Vec::new();
+    let toks = &t.toks;
+    let day_at = |j: usize| -> Option<u8> {
+        let tok = toks.get(j)?;
+        (tok.kind == TokKind::Number)
+            .then(|| tok.lower.parse::<u8>().ok())
+            .flatten()
+            .filter(|d| (1..=31).contains(d))
+    };
+    for (i, tok) in toks.iter().enumerate() {
+        if !tok.capital {
+            continue;
+        }
+        let Some(month) = crate::text::lexicon::month_number(&tok.lower) else {
+            continue;
+        };
+        // "14 March", "14th of March"
+        let mut before = i.checked_sub(1);
+        if before.is_some_and(|b| toks[b].lower == "of") {
+            before = before.and_then(|b| b.checked_sub(1));
+        }
+        if before.is_some_and(|b| matches!(toks[b].lower.as_str(), "st" | "nd" | "rd" | "th")) {
+            before = before.and_then(|b| b.checked_sub(1));
+        }
+        if let Some(b) = before
+            && let Some(day) = day_at(b)
+        {
+            out.push((day, month, t.span(b..i + 1).to_owned()));
+            continue;
+        }
+        if let Some(day) = day_at(i + 1) {
+            out.push((day, month, t.span(i..i + 2).to_owned()));
+        }
+    }
+    out
+}
+
+/// Whether a superlative ranks something ("the heaviest rainfall", "the most dangerous
+/// junction", "the first town to ban…"), rather than ordering or naming ("the first, titled…",
+/// "the top floor", "a leading expert"). "first", "last" and "only" rank when "to" or "ever"
+/// follows within a few words, or "time".
+fn claims_a_rank(t: &Text, word: &str) -> bool {
+    match word {
+        "top" | "leading" | "most" | "least" => false,
+        "first" | "last" | "only" => t.toks.iter().enumerate().any(|(i, tok)| {
+            tok.lower == word
+                && t.toks[i + 1..(i + 7).min(t.toks.len())]
+                    .iter()
+                    .any(|n| matches!(n.lower.as_str(), "to" | "ever" | "time"))
+        }),
+        _ => true,
+    }
+}
+
+/// Superlatives that say the same: "largest", "biggest", "greatest".
+fn superlative_equivalents(word: &str) -> Vec<&str> {
+    const GROUPS: &[&[&str]] = &[
+        &["largest", "biggest", "greatest"],
+        &["highest", "top"],
+        &["first", "earliest"],
+    ];
+    GROUPS
+        .iter()
+        .find(|g| g.contains(&word))
+        .map_or_else(|| vec![word], |g| g.to_vec())
+}
+
+/// Whether the quantifier at `start` (of `n` words) counts members of a group ("all of the
+/// school's teachers", "most parents"), not times ("every year") or an idiom ("at all", "all
+/// three", "all-time").
+fn quantifies_a_population(t: &Text, start: usize, n: usize) -> bool {
+    let prev = start.checked_sub(1).map(|p| t.toks[p].lower.as_str());
+    if matches!(prev, Some("at" | "after" | "above" | "once" | "for")) {
+        return false;
+    }
+    let Some(next) = t.toks.get(start + n) else {
+        return false;
+    };
+    if matches!(next.kind, TokKind::Number | TokKind::Mark('-')) {
+        return false;
+    }
+    const TIMES: &[&str] = &[
+        "year", "week", "day", "month", "time", "morning", "evening", "night", "season", "summer",
+        "winter", "spring", "autumn", "weekend", "hour", "minute", "but", "along", "over", "too",
+        "in", "right",
+    ];
+    !TIMES.contains(&next.lower.as_str())
+}
+
+/// A person's title as the text gives it next to their name.
+struct RoleNear {
+    offices: HashSet<String>,
+    ranks: HashSet<String>,
+    text: String,
+}
+
+/// The title words next to the name: before it ("Deputy transport minister Paul Reed", "the
+/// club's chairman, Tom Arden") or in an appositive after it ("Tom Arden, the club's chairman,").
+fn role_near(t: &Text, name_words: &[String]) -> Option<RoleNear> {
+    let surname = name_words.last()?;
+    let at = t.toks.iter().position(|tok| tok.lower == *surname)?;
+    let first = (0..=at)
+        .rev()
+        .take_while(|&j| t.toks[j].is_word() && (t.toks[j].capital || j == at))
+        .last()
+        .unwrap_or(at);
+    let mut words: Vec<usize> = Vec::new();
+    // Before the name, over one comma: a run of title words and their qualifiers.
+    let mut j = first;
+    let mut commas = 0;
+    while j > 0 && first - j < 7 {
+        let tok = &t.toks[j - 1];
+        match tok.kind {
+            TokKind::Mark(',') if commas == 0 && j == first => commas += 1,
+            TokKind::Word if !is_reporting_verb(&tok.lower) => words.push(j - 1),
+            _ => break,
+        }
+        j -= 1;
+    }
+    // After the name: ", the club's chairman,".
+    if t.toks
+        .get(at + 1)
+        .is_some_and(|n| n.kind == TokKind::Mark(','))
+    {
+        let mut j = at + 2;
+        while j < t.toks.len() && j < at + 9 && t.toks[j].is_word() {
+            words.push(j);
+            j += 1;
+        }
+    }
+    let mut offices = HashSet::new();
+    let mut ranks = HashSet::new();
+    for &j in &words {
+        match lexicon::role(&t.toks[j].lower) {
+            Some(Role::Office) => {
+                offices.insert(t.toks[j].lower.clone());
+            }
+            Some(Role::Rank) => {
+                ranks.insert(t.toks[j].lower.clone());
+            }
+            None => {}
+        }
+    }
+    if offices.is_empty() {
+        return None;
+    }
+    let lo = words.iter().copied().min()?;
+    let hi = words.iter().copied().max()?;
+    let text = if hi < first {
+        t.span(lo..hi + 1).to_owned()
+    } else {
+        t.span(at + 2..hi + 1).to_owned()
+    };
+    Some(RoleNear {
+        offices,
+        ranks,
+        text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(claim: &str, source: &str) -> Vec<Finding> {
+        let page = PageIndex::new(source);
+        let all = 0..page.index().sentences.len();
+        let windows = std::slice::from_ref(&all);
+        let a = Alignment::new(claim, parse_figures(claim), &page, windows, 0.1, 0.2);
+        a.findings()
+    }
+
+    fn elements(claim: &str, source: &str) -> Vec<(ClaimElement, bool)> {
+        findings(claim, source)
+            .into_iter()
+            .map(|f| (f.element, f.contradiction))
+            .collect()
+    }
+
+    #[test]
+    fn clauses_split_where_each_part_states_something() {
+        let t = Text::new(
+            "Exports fell 3% in the first half of the year and imports rose 6%, the office said.",
+        );
+        let parts: Vec<&str> = t.clauses.iter().map(|c| t.span(c.clone())).collect();
+        assert_eq!(
+            parts,
+            [
+                "Exports fell 3% in the first half of the year",
+                "and imports rose 6%, the office said."
+            ]
+        );
+        let t = Text::new("Sales of cars and trucks rose 5%.");
+        assert_eq!(t.clauses.len(), 1);
+    }
+
+    #[test]
+    fn opposite_directions_contradict() {
+        let source = "Ridership on the city's buses rose 4% last year, the transit agency said.";
+        let got = findings("Ridership on the city's buses fell 4% last year.", source);
+        assert_eq!(got[0].element, ClaimElement::Direction, "{got:?}");
+        assert!(got[0].problem.contains("fell") && got[0].problem.contains("rose"));
+        assert!(elements("Ridership on the city's buses rose 4% last year.", source).is_empty());
+        assert!(
+            elements(
+                "Ridership on the city's buses did not fall last year.",
+                source
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_negated_predicate_contradicts_a_plain_one() {
+        let source = "The minister attended the summit in Oslo on Friday.";
+        assert_eq!(
+            elements("The minister did not attend the summit in Oslo.", source),
+            [(ClaimElement::Negation, true)]
+        );
+        assert!(elements("The minister attended the summit in Oslo.", source).is_empty());
+    }
+
+    #[test]
+    fn a_figure_given_to_another_subject_is_found() {
+        let source = "Exports fell 3% in the first half of the year and imports rose 6%.";
+        let got = elements("Imports rose 3% in the first half.", source);
+        assert!(got.contains(&(ClaimElement::Subject, true)), "{got:?}");
+        let got = elements("Imports rose 6% in the first half of the year.", source);
+        assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn units_currencies_and_years() {
+        assert_eq!(
+            elements(
+                "Turnout rose by 5% at the election.",
+                "Turnout rose by 5 percentage points at the election."
+            ),
+            [(ClaimElement::Unit, true)]
+        );
+        assert_eq!(
+            elements(
+                "The repairs will cost €45 million.",
+                "The repairs will cost $45 million."
+            ),
+            [(ClaimElement::Currency, true)]
+        );
+        assert_eq!(
+            elements(
+                "The factory closed in 2009.",
+                "The factory closed in 2011 after 80 years."
+            ),
+            [(ClaimElement::Date, true)]
+        );
+    }
+
+    #[test]
+    fn speakers_and_titles() {
+        let source = "\"We cannot keep the pool open,\" said councillor David Okafor.";
+        let got = elements(
+            "\"We cannot keep the pool open,\" said councillor Maria Hughes.",
+            source,
+        );
+        assert_eq!(got, [(ClaimElement::Speaker, true)]);
+        let got = elements(
+            "Transport minister Paul Reed said the line would reopen.",
+            "Deputy transport minister Paul Reed said the line would reopen.",
+        );
+        assert_eq!(got, [(ClaimElement::Title, true)]);
+    }
+
+    #[test]
+    fn added_specifics_are_unsupported() {
+        let source = "The storm brought heavy rainfall to the county, flooding several roads.";
+        let got = elements(
+            "The storm brought the heaviest rainfall to the county.",
+            source,
+        );
+        assert_eq!(got, [(ClaimElement::Superlative, false)]);
+        let source = "Several of the school's teachers joined the strike on Monday.";
+        let got = elements(
+            "All of the school's teachers joined the strike on Monday.",
+            source,
+        );
+        assert_eq!(got, [(ClaimElement::Quantifier, false)]);
+        let source = "The chain opened its first store in York in 1987.";
+        let got = elements("The chain opened its first store in Leeds in 1987.", source);
+        assert_eq!(got, [(ClaimElement::Place, false)]);
+    }
+
+    /// Rules that read a passage of several sentences, not one aligned clause.
+    fn windows(claim: &str, source: &str, passage: Range<usize>) -> Vec<(ClaimElement, bool)> {
+        let page = PageIndex::new(source);
+        let windows = std::slice::from_ref(&passage);
+        let a = Alignment::new(claim, parse_figures(claim), &page, windows, 0.1, 0.2);
+        a.findings()
+            .into_iter()
+            .map(|f| (f.element, f.contradiction))
+            .collect()
+    }
+
+    #[test]
+    fn a_slot_changed_in_a_sentence_the_claim_follows_is_found() {
+        let source = "Wang joined the museum in 2009. \
+                      She is the Melvin Seiden Curator of Chinese Art. \
+                      Her exhibitions have toured Asia.";
+        let got = elements("She is the Melvin Yale Curator of Chinese Art.", source);
+        assert!(got.contains(&(ClaimElement::Name, true)), "{got:?}");
+        let source = "The novel was first published in December of 1865 by a London house.";
+        let got = elements(
+            "The novel was first published in December of 1864 by a London house.",
+            source,
+        );
+        assert!(got.contains(&(ClaimElement::Date, true)), "{got:?}");
+        // A fragment that shares two words with a sentence does not follow it.
+        let source = "The revitalized Verve Records is home to imprints including Impulse! and Decca Records.";
+        let got = elements("Records and Decca Records.", source);
+        assert!(!got.contains(&(ClaimElement::Name, true)), "{got:?}");
+        let source = "The novel was first published in December of 1865 by a London house.";
+        // The same words said otherwise change nothing.
+        assert!(
+            elements(
+                "The novel was first published by a London house in December of 1865.",
+                source
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_negation_the_stating_sentence_lacks_contradicts_it() {
+        let source = "Children under five can receive the vaccine at any clinic in the region.";
+        let got = elements(
+            "The vaccine is not available to children under five at clinics in the region.",
+            source,
+        );
+        assert!(got.contains(&(ClaimElement::Negation, true)), "{got:?}");
+        // A sentence that negates part of the claim itself speaks to its polarity.
+        let source = "Children under five cannot receive the vaccine at clinics in the region.";
+        let got = elements(
+            "The vaccine is not available to children under five at clinics in the region.",
+            source,
+        );
+        assert!(!got.contains(&(ClaimElement::Negation, true)), "{got:?}");
+    }
+
+    #[test]
+    fn a_year_stated_elsewhere_on_the_page_does_not_date_the_claim() {
+        let source = "The factory was sold to a new owner in 2009. The new owner kept the staff \
+                      and modernised two of the lines over the following seasons. Orders from \
+                      abroad grew for some time. The factory closed its doors in 2011, after 80 \
+                      years of production.";
+        assert_eq!(
+            elements("The factory closed its doors in 2009.", source),
+            [(ClaimElement::Date, true)]
+        );
+        assert!(elements("The factory closed its doors in 2011.", source).is_empty());
+        // The year in the sentence beside the one that states the claim dates it.
+        let beside = "In 2011, a long decline ended. The factory closed its doors after 80 \
+                      years of production, the union said.";
+        assert!(elements("The factory closed its doors in 2011.", beside).is_empty());
+    }
+
+    #[test]
+    fn a_year_the_passage_never_gives_is_unsupported() {
+        let source = "The museum reopened after a long renovation of its east wing, the city said.";
+        let got = elements(
+            "The museum reopened in 2019 after a long renovation of its east wing.",
+            source,
+        );
+        assert_eq!(got, [(ClaimElement::Date, false)]);
+    }
+
+    #[test]
+    fn a_place_named_by_its_adjective_is_stated() {
+        let source = "The Italian festival drew thousands of visitors to its opening weekend.";
+        let got = elements(
+            "The festival in Italy drew thousands of visitors to its opening weekend.",
+            source,
+        );
+        assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn a_direction_is_read_across_the_passage_that_states_the_claim() {
+        let source = "The transit agency published its annual report on Monday. \
+                      Passenger numbers on the buses declined over the year. \
+                      The agency blamed the strikes.";
+        let claim = "Passenger numbers on the transit agency's buses grew over the year, its annual report says.";
+        let got = windows(claim, source, 0..3);
+        assert!(got.contains(&(ClaimElement::Direction, true)), "{got:?}");
+        let agreeing = "Passenger numbers on the transit agency's buses declined over the year, its annual report says.";
+        let got = windows(agreeing, source, 0..3);
+        assert!(!got.iter().any(|(_, c)| *c), "{got:?}");
+    }
+}

@@ -1,0 +1,266 @@
+//! What the judge reads from a page, derived once per page: every claim that cites the page is
+//! judged against the same [`PageIndex`].
+//!
+//! Judging a claim compares it with a page, but most of that work is a function of the page
+//! alone: its sentences and their tokens, the statistics that weigh words (BM25 over the
+//! sentences), each sentence read for alignment (tokens, figures, clauses, direction words), the
+//! days of a month it writes, the names it capitalizes, its words as the quote check reads them,
+//! and the fact-check ratings it carries. The fetch cache keeps the index beside the page (see
+//! `crate::verify::fetch::cache`), weighed by [`PageIndex::heap_bytes`] in the same byte budget,
+//! so a claim citing a cached page only reads its own words.
+
+use super::retrieve::FoldHashSet;
+
+use super::Source;
+use super::align::{self, Text};
+use super::quotes;
+use super::retrieve::{SourceIndex, heap_allocation};
+use super::review::{self, ClaimReview};
+
+/// A page as the judge reads it; see the module documentation.
+#[derive(Debug, Clone)]
+pub struct PageIndex {
+    text: String,
+    index: SourceIndex,
+    /// The page's own `ClaimReview`s, then the rating it states in words, if any.
+    reviews: Vec<ClaimReview>,
+    /// Each sentence of [`PageIndex::index`] read for alignment.
+    sentences: Vec<Text>,
+    /// The days of a month the page writes, for the date rule.
+    days: Vec<(u8, u8, String)>,
+    /// The first four letters, lower-cased, of every capitalized word of the page.
+    name_prefixes: FoldHashSet<Box<str>>,
+    /// The page's words as the quote check reads them.
+    quote_words: Vec<quotes::Token>,
+    heap_bytes: usize,
+}
+
+impl PageIndex {
+    /// The index of a text that carries no `ClaimReview`.
+    pub fn new(text: &str) -> PageIndex {
+        PageIndex::of(Source::from(text))
+    }
+
+    /// The index of a fetched page: its visible text and the fact-check ratings it carries.
+    pub fn of(source: Source<'_>) -> PageIndex {
+        let text = source.text;
+        let index = SourceIndex::new(text);
+        let sentences = index
+            .sentences
+            .iter()
+            .map(|s| Text::new(text.get(s.byte_start..s.byte_end).unwrap_or("")))
+            .collect();
+        let reviews = source
+            .reviews
+            .iter()
+            .cloned()
+            .chain(review::review_in_text(text))
+            .collect();
+        let name_prefixes = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.starts_with(char::is_uppercase))
+            .filter_map(|w| {
+                let prefix: String = w.to_lowercase().chars().take(4).collect();
+                (prefix.chars().count() == 4).then(|| prefix.into_boxed_str())
+            })
+            .collect();
+        let mut page = PageIndex {
+            text: text.to_owned(),
+            index,
+            reviews,
+            sentences,
+            days: align::page_days(text),
+            name_prefixes,
+            quote_words: quotes::tokens(text),
+            heap_bytes: 0,
+        };
+        page.heap_bytes = page.measure();
+        page
+    }
+
+    /// The page's visible text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Its sentences, tokens and word statistics.
+    pub fn index(&self) -> &SourceIndex {
+        &self.index
+    }
+
+    /// The fact-check ratings the page carries: its `ClaimReview`s, then a rating stated in words.
+    pub fn reviews(&self) -> &[ClaimReview] {
+        &self.reviews
+    }
+
+    /// Sentence `i` of the index, read for alignment.
+    pub fn sentence(&self, i: usize) -> Option<&Text> {
+        self.sentences.get(i)
+    }
+
+    /// The days of a month the page writes: (day, month, as written).
+    pub fn days(&self) -> &[(u8, u8, String)] {
+        &self.days
+    }
+
+    /// Whether a capitalized word of the page starts with `prefix`: four letters, lower-case.
+    pub fn names_prefix(&self, prefix: &str) -> bool {
+        self.name_prefixes.contains(prefix)
+    }
+
+    /// The page's words as the quote check reads them.
+    pub fn quote_words(&self) -> &[quotes::Token] {
+        &self.quote_words
+    }
+
+    /// Approximate bytes the index holds on the heap, its copy of the text included: what a
+    /// cached page costs beyond its fetched text.
+    pub fn heap_bytes(&self) -> usize {
+        self.heap_bytes
+    }
+
+    fn measure(&self) -> usize {
+        let reviews = self.reviews.capacity() * std::mem::size_of::<ClaimReview>()
+            + self
+                .reviews
+                .iter()
+                .map(|r| {
+                    [
+                        Some(&r.claim_reviewed),
+                        r.rating_name.as_ref(),
+                        r.rating_value.as_ref(),
+                        r.best_rating.as_ref(),
+                        r.worst_rating.as_ref(),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .map(|s| heap_allocation(s.capacity()))
+                    .sum::<usize>()
+                })
+                .sum::<usize>();
+        let sentences = self.sentences.capacity() * std::mem::size_of::<Text>()
+            + self.sentences.iter().map(Text::heap_bytes).sum::<usize>();
+        let days = self.days.capacity() * std::mem::size_of::<(u8, u8, String)>()
+            + self
+                .days
+                .iter()
+                .map(|(_, _, s)| heap_allocation(s.capacity()))
+                .sum::<usize>();
+        let names = self.name_prefixes.capacity() * (std::mem::size_of::<Box<str>>() + 1)
+            + self
+                .name_prefixes
+                .iter()
+                .map(|p| heap_allocation(p.len()))
+                .sum::<usize>();
+        let quote_words = self.quote_words.capacity() * std::mem::size_of::<quotes::Token>()
+            + self
+                .quote_words
+                .iter()
+                .map(|w| heap_allocation(w.text.capacity()))
+                .sum::<usize>();
+        heap_allocation(self.text.capacity())
+            + self.index.heap_bytes()
+            + reviews
+            + sentences
+            + days
+            + names
+            + quote_words
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::extract;
+    use crate::model::BodyFormat;
+    use crate::text::webpage as content;
+    use crate::judge::{JudgeSettings, judge_page, judge_source};
+    use std::path::Path;
+
+    /// Judges every claim of `article` against every page of `pages` (HTML) twice: as a one-off
+    /// text, and against one index per page shared by all the claims, in turn. The judgments
+    /// must be the same, field for field; returns how many were compared.
+    fn compare(article: &str, format: BodyFormat, pages: &[String]) -> usize {
+        let claims = extract(article, format)
+            .expect("the article extracts")
+            .claims;
+        let settings = JudgeSettings::default();
+        let mut compared = 0;
+        for html in pages {
+            let document = scraper::Html::parse_document(html);
+            let text = content::document_to_text(&document).text;
+            let reviews = content::claim_reviews(&document);
+            let source = Source {
+                text: &text,
+                reviews: &reviews,
+            };
+            let index = PageIndex::of(source);
+            // Twice over, so a claim judged after others still sees the page as it was built.
+            for claim in claims.iter().chain(claims.iter().rev()) {
+                let url = "http://127.0.0.1/source";
+                let one_off = judge_source(claim, source, url, &settings);
+                let cached = judge_page(claim, &index, url, &settings);
+                assert_eq!(one_off, cached, "claim {:?} against {text:?}", claim.text);
+                compared += 1;
+            }
+        }
+        compared
+    }
+
+    /// What the cache relies on: an index shared by many claims, judged in any order, carries
+    /// nothing from one claim to the next (each is judged as against an index of its own). It
+    /// does not compare the index with the text judged without one: every judgment goes through
+    /// an index.
+    #[test]
+    fn a_shared_index_judges_each_claim_as_a_fresh_index_does_in_any_order() {
+        // The hand-written cases: each article against each of its case's sources.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/claims");
+        let mut compared = 0;
+        for set in ["tuning", "heldout"] {
+            let mut files: Vec<_> = std::fs::read_dir(root.join(set))
+                .expect("fixture folder")
+                .map(|e| e.expect("fixture entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect();
+            files.sort();
+            for path in files {
+                let file: toml::Value =
+                    toml::from_str(&std::fs::read_to_string(&path).expect("fixture readable"))
+                        .expect("fixture parses");
+                for case in file["case"].as_array().expect("cases") {
+                    let article = case["article"]
+                        .as_str()
+                        .expect("article")
+                        .replace("{{src}}", "http://127.0.0.1/case");
+                    let format = match case.get("format").and_then(|f| f.as_str()) {
+                        Some("html") => BodyFormat::Html,
+                        _ => BodyFormat::Markdown,
+                    };
+                    let pages: Vec<String> = case
+                        .get("sources")
+                        .and_then(|s| s.as_table())
+                        .map(|t| t.values().filter_map(|v| v.as_str()).map(String::from))
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    compared += compare(&article, format, &pages);
+                }
+            }
+        }
+        // The bench article's claims against its own text: a long page, many claims.
+        let article = include_str!("../../../tests/fixtures/articles/bench-1500-words.md");
+        let mut html = String::new();
+        pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(article));
+        compared += compare(article, BodyFormat::Markdown, &[html]);
+        assert!(compared > 200, "only {compared} judgments compared");
+    }
+
+    #[test]
+    fn the_index_weighs_more_than_its_text_and_grows_with_the_page() {
+        let article = include_str!("../../../tests/fixtures/articles/bench-1500-words.md");
+        let short = PageIndex::new("The plan costs $9 a month.");
+        let long = PageIndex::new(article);
+        assert!(long.heap_bytes() > article.len(), "{}", long.heap_bytes());
+        assert!(long.heap_bytes() > 20 * short.heap_bytes());
+    }
+}

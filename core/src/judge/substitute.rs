@@ -1,0 +1,312 @@
+//! What a claim changed in the sentence of its source it follows: the claim and the sentence
+//! aligned word by word (their longest common subsequence), and the short spans that differ
+//! between two words they share.
+//!
+//! A claim that follows its source closely and differs from it in one slot, with the same words
+//! on both sides of the slot, changed that slot: "the Melvin R. **Yale** Curator of Chinese Art"
+//! against "the Melvin R. **Seiden** Curator of Chinese Art", "published in December of
+//! **1864**" against "… of **1865**", "it was **not** picked up by Paramount" against "it was
+//! picked up by Paramount". Only slots that carry facts count: names (capitalized words past the
+//! sentence's first), numbers, and a negation added or dropped; a word swapped for a synonym
+//! ("said" for "told") is paraphrase and is left alone. A name written a little differently
+//! ("Paterson", "Patterson") is the same name.
+
+use super::align::{Text, TokKind};
+use crate::text::lexicon;
+
+/// The longest span, in words, that counts as a slot: longer differences are rewrites.
+const MAX_SLOT: usize = 4;
+
+/// One slot the claim fills differently from the sentence it follows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Substitution {
+    pub kind: SlotKind,
+    /// The claim's words in the slot, as written.
+    pub claim: String,
+    /// The source's words in the slot, as written (empty when the claim added words).
+    pub source: String,
+    /// The claim's slot, as a token range.
+    pub claim_tokens: std::ops::Range<usize>,
+    /// The matched claim words that enclose the slot (one or two before it and after it, or
+    /// two on its inner side at the start or end of the texts).
+    pub anchors: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotKind {
+    /// A name: capitalized words.
+    Name,
+    /// A year: four digits, 1800 to 2100.
+    Year,
+    /// Another number.
+    Number,
+    /// A negation one side has and the other lacks.
+    Negation,
+}
+
+/// The words of a text that take part in the alignment: words and numbers, by stem.
+fn words(t: &Text) -> Vec<usize> {
+    (0..t.toks.len())
+        .filter(|&i| matches!(t.toks[i].kind, TokKind::Word | TokKind::Number))
+        .collect()
+}
+
+/// The matched pairs (claim token, source token) of the longest common subsequence of the two
+/// texts' words, in order.
+pub fn align(claim: &Text, source: &Text) -> Vec<(usize, usize)> {
+    let a = words(claim);
+    let b = words(source);
+    let (n, m) = (a.len(), b.len());
+    if n == 0 || m == 0 {
+        return Vec::new();
+    }
+    let same = |i: usize, j: usize| claim.toks[a[i]].stem == source.toks[b[j]].stem;
+    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lcs = vec![0u16; (n + 1) * (m + 1)];
+    let at = |i: usize, j: usize| i * (m + 1) + j;
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[at(i, j)] = if same(i, j) {
+                lcs[at(i + 1, j + 1)] + 1
+            } else {
+                lcs[at(i + 1, j)].max(lcs[at(i, j + 1)])
+            };
+        }
+    }
+    let mut pairs = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if same(i, j) && lcs[at(i, j)] == lcs[at(i + 1, j + 1)] + 1 {
+            pairs.push((a[i], b[j]));
+            i += 1;
+            j += 1;
+        } else if lcs[at(i + 1, j)] >= lcs[at(i, j + 1)] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    pairs
+}
+
+/// The slots that the claim fills differently from `source`: between two matched words, and
+/// before the first or after the last one when both texts end there.
+pub fn substitutions(claim: &Text, source: &Text, pairs: &[(usize, usize)]) -> Vec<Substitution> {
+    let (Some(&first), Some(&last)) = (pairs.first(), pairs.last()) else {
+        return Vec::new();
+    };
+    let (cw, sw) = (words(claim), words(source));
+    let before = |t: &[usize], at: usize| t.iter().copied().filter(|&i| i < at).collect::<Vec<_>>();
+    let after = |t: &[usize], at: usize| t.iter().copied().filter(|&i| i > at).collect::<Vec<_>>();
+    let inner = |t: &[usize], a: usize, b: usize| {
+        t.iter()
+            .copied()
+            .filter(|&i| i > a && i < b)
+            .collect::<Vec<_>>()
+    };
+    let mut slots: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> = Vec::new();
+    slots.push((
+        before(&cw, first.0),
+        before(&sw, first.1),
+        pairs.iter().take(2).map(|p| p.0).collect(),
+    ));
+    for w in pairs.windows(2) {
+        let ((ca, sa), (cb, sb)) = (w[0], w[1]);
+        slots.push((inner(&cw, ca, cb), inner(&sw, sa, sb), vec![ca, cb]));
+    }
+    slots.push((
+        after(&cw, last.0),
+        after(&sw, last.1),
+        pairs.iter().rev().take(2).map(|p| p.0).collect(),
+    ));
+    let mut out = Vec::new();
+    for (claim_slot, source_slot, anchors) in slots {
+        if claim_slot.len() > MAX_SLOT || source_slot.len() > MAX_SLOT {
+            continue;
+        }
+        if claim_slot.is_empty() && source_slot.is_empty() {
+            continue;
+        }
+        if let Some(kind) = slot_kind(claim, &claim_slot, source, &source_slot) {
+            let at = anchors.first().map_or(0, |a| a + 1);
+            out.push(Substitution {
+                kind,
+                claim: span(claim, &claim_slot),
+                source: span(source, &source_slot),
+                claim_tokens: claim_slot
+                    .first()
+                    .zip(claim_slot.last())
+                    .map_or(at..at, |(f, l)| *f..l + 1),
+                anchors,
+            });
+        }
+    }
+    out
+}
+
+fn span(t: &Text, slot: &[usize]) -> String {
+    match (slot.first(), slot.last()) {
+        (Some(&f), Some(&l)) => t.text[t.toks[f].start..t.toks[l].end].to_owned(),
+        _ => String::new(),
+    }
+}
+
+/// What kind of fact the two slots hold differently, if any.
+fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<SlotKind> {
+    let is_name = |t: &Text, i: usize| {
+        let tok = &t.toks[i];
+        tok.kind == TokKind::Word && tok.capital && i > 0 && tok.lower.chars().count() > 1
+    };
+    let is_number = |t: &Text, i: usize| t.toks[i].kind == TokKind::Number;
+    let is_year = |t: &Text, i: usize| {
+        let w = &t.toks[i].lower;
+        w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1800..=2100).contains(&y))
+    };
+    let negation =
+        |t: &Text, slot: &[usize]| slot.iter().any(|&i| lexicon::is_negation(&t.toks[i].lower));
+    // A negation added or dropped between the same words.
+    if negation(claim, c) != negation(source, s) {
+        let rest_c = c
+            .iter()
+            .filter(|&&i| !lexicon::is_negation(&claim.toks[i].lower))
+            .count();
+        let rest_s = s
+            .iter()
+            .filter(|&&i| !lexicon::is_negation(&source.toks[i].lower))
+            .count();
+        if rest_c == 0 && rest_s == 0 {
+            return Some(SlotKind::Negation);
+        }
+    }
+    if c.is_empty() || s.is_empty() {
+        return None;
+    }
+    // Both slots hold a year, each absent from the other text: a date changed.
+    let years_c: Vec<&str> = c
+        .iter()
+        .filter(|&&i| is_year(claim, i))
+        .map(|&i| claim.toks[i].lower.as_str())
+        .collect();
+    let years_s: Vec<&str> = s
+        .iter()
+        .filter(|&&i| is_year(source, i))
+        .map(|&i| source.toks[i].lower.as_str())
+        .collect();
+    if !years_c.is_empty() && !years_s.is_empty() && years_c.iter().all(|y| !years_s.contains(y)) {
+        return Some(SlotKind::Year);
+    }
+    let numbers_c: Vec<&str> = c
+        .iter()
+        .filter(|&&i| is_number(claim, i) && !is_year(claim, i))
+        .map(|&i| claim.toks[i].lower.as_str())
+        .collect();
+    let numbers_s: Vec<&str> = s
+        .iter()
+        .filter(|&&i| is_number(source, i) && !is_year(source, i))
+        .map(|&i| source.toks[i].lower.as_str())
+        .collect();
+    if !numbers_c.is_empty()
+        && !numbers_s.is_empty()
+        && numbers_c.iter().all(|n| !numbers_s.contains(n))
+    {
+        return Some(SlotKind::Number);
+    }
+    // Names: the claim's slot names someone or somewhere the source's slot does not, and the
+    // other way round, and the names are not spellings of each other.
+    let names_c: Vec<&str> = c
+        .iter()
+        .filter(|&&i| is_name(claim, i))
+        .map(|&i| claim.toks[i].lower.as_str())
+        .collect();
+    let names_s: Vec<&str> = s
+        .iter()
+        .filter(|&&i| is_name(source, i))
+        .map(|&i| source.toks[i].lower.as_str())
+        .collect();
+    let differ = |a: &str, b: &str| !(a == b || same_spelling(a, b));
+    if !names_c.is_empty()
+        && !names_s.is_empty()
+        && names_c.iter().all(|a| names_s.iter().all(|b| differ(a, b)))
+        && names_c
+            .iter()
+            .all(|a| !source.toks.iter().any(|t| !differ(a, &t.lower)))
+    {
+        return Some(SlotKind::Name);
+    }
+    None
+}
+
+/// Whether two names are spellings of one ("Paterson", "Patterson"): the same first three
+/// letters and at most two edits apart.
+fn same_spelling(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() < 4 || b.len() < 4 || a[..3] != b[..3] {
+        return false;
+    }
+    // Levenshtein distance, bounded: names are short.
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut row = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            row[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(row[j] + 1);
+        }
+        prev = row;
+    }
+    prev[b.len()] <= 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subs(claim: &str, source: &str) -> Vec<(SlotKind, String, String)> {
+        let (c, s) = (Text::new(claim), Text::new(source));
+        substitutions(&c, &s, &align(&c, &s))
+            .into_iter()
+            .map(|x| (x.kind, x.claim, x.source))
+            .collect()
+    }
+
+    #[test]
+    fn a_changed_name_year_number_or_negation_is_a_substitution() {
+        assert_eq!(
+            subs(
+                "She is the Melvin R. Yale Curator of Chinese Art.",
+                "She is the Melvin R. Seiden Curator of Chinese Art."
+            ),
+            [(SlotKind::Name, "Yale".into(), "Seiden".into())]
+        );
+        assert_eq!(
+            subs(
+                "It was published in December of 1864.",
+                "It was published in December of 1865."
+            ),
+            [(SlotKind::Year, "1864".into(), "1865".into())]
+        );
+        assert_eq!(
+            subs(
+                "It was not picked up by Paramount.",
+                "It was picked up by Paramount."
+            ),
+            [(SlotKind::Negation, "not".into(), String::new())]
+        );
+        assert_eq!(
+            subs("Her first role in 30 years.", "Her first role in 40 years."),
+            [(SlotKind::Number, "30".into(), "40".into())]
+        );
+    }
+
+    #[test]
+    fn paraphrase_and_spelling_are_not_substitutions() {
+        assert!(
+            subs(
+                "The mayor told reporters it was over.",
+                "The mayor said it was over."
+            )
+            .is_empty()
+        );
+        assert!(subs("Rita Paterson died in May.", "Rita Patterson died in May.").is_empty());
+    }
+}

@@ -1,0 +1,1 @@
+//! What each stream-processing role decides, as pure functions.

@@ -1,0 +1,22 @@
+//! Text analysis, one home for drafts and sources alike.
+//!
+//! - [`document`]: a draft body (Markdown, HTML or plain text) as blocks (headings, paragraphs,
+//!   list items, table cells, captions) with their inline citation markers and reference list.
+//! - [`webpage`]: a fetched page as text: charset decoding, HTML to visible text, paywall markers
+//!   and the schema.org `ClaimReview` markup a fact-check page carries.
+//! - [`html`]: the one table of HTML elements both readers agree on: what is never text, and
+//!   what breaks a block.
+//! - [`citations`]: links, reference links, numbered references, footnotes and bare URLs.
+//! - [`sentences`]: a block's text split into sentences.
+//! - [`figures`]: the figures a sentence states, normalized to value, unit and scale.
+//! - [`markup`]: bounded HTML and Markdown parsing: nesting checked before any tree is built.
+//! - [`lexicon`]: the word lists (months, negations, change verbs, units…) every reader shares.
+
+pub mod citations;
+pub mod document;
+pub mod figures;
+pub mod html;
+pub mod lexicon;
+pub mod markup;
+pub mod sentences;
+pub mod webpage;
