@@ -18,11 +18,11 @@ use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_
 use factgate::config::Config;
 use factgate::events::FetchStatus;
 use factgate::extract::extract;
+use factgate::judge::{PageIndex, judge, judge_page};
 use factgate::model::{BodyFormat, Claim};
+use factgate::text::webpage::html_to_text;
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
-use factgate::text::webpage::html_to_text;
-use factgate::judge::{PageIndex, judge, judge_page};
 use futures::StreamExt;
 use std::hint::black_box;
 

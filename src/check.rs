@@ -10,6 +10,7 @@ use crate::decide::{self, ArticleCheck, Strictness};
 use crate::events::{CheckKey, ClaimResult, Decision, DecisionReason, draft_content_digest};
 use crate::extract::{self, ExtractError, ExtractLimits, Extraction};
 use crate::model::BodyFormat;
+use crate::roles::check_keys;
 use crate::verify::Verifier;
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
@@ -187,23 +188,6 @@ pub async fn check_extracted(
         results,
         decision,
     }
-}
-
-/// One check per (claim, distinct cited URL), in reading order.
-pub fn check_keys(extraction: &Extraction) -> Vec<CheckKey> {
-    let mut keys = Vec::new();
-    for claim in &extraction.claims {
-        for citation in &claim.citations {
-            let key = CheckKey {
-                claim_id: claim.id.clone(),
-                source_url: citation.url.clone(),
-            };
-            if !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
-    }
-    keys
 }
 
 /// Runs the checks until all are done or the deadline passes; returns the results and the keys

@@ -21,10 +21,11 @@
 
 mod ui;
 
-use crate::events::{Decision, DraftEvent, DraftPosition, Outcome};
+use crate::events::{Decision, DraftEvent, DraftPosition};
 use crate::extract::ExtractLimits;
 use crate::kafka::ConsumerHealth;
 use crate::model::BodyFormat;
+use crate::roles::{Known, later_or_unknown, replaces};
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -273,28 +274,17 @@ impl DecisionBoard {
                 None => return,
             };
             if let Some(slot) = revisions.get(&revision) {
-                let same_publication = match (slot.position, decision.draft_position) {
-                    (Some(known), Some(new)) => known == new,
-                    _ => true,
+                let known = match &slot.state {
+                    RevisionState::Decided(known) => Known::Decided {
+                        outcome: known.outcome,
+                        position: slot.position,
+                    },
+                    RevisionState::Pending => Known::Pending {
+                        position: slot.position,
+                        digest: slot.digest.as_deref(),
+                    },
                 };
-                let keep = match &slot.state {
-                    RevisionState::Decided(known) if same_publication => {
-                        !(known.outcome == Outcome::Pass && decision.outcome == Outcome::Block)
-                    }
-                    RevisionState::Decided(_) => {
-                        !later_or_unknown(decision.draft_position, slot.position)
-                    }
-                    RevisionState::Pending => {
-                        let other_content = match (&slot.digest, &decision.content_digest) {
-                            (Some(pending), Some(decided)) => pending != decided,
-                            _ => false,
-                        };
-                        other_content
-                            && !same_publication
-                            && !later_or_unknown(decision.draft_position, slot.position)
-                    }
-                };
-                if keep {
+                if !replaces(known, &decision) {
                     return;
                 }
             }
@@ -317,15 +307,6 @@ impl DecisionBoard {
             };
             Some((rev, slot.state.clone()))
         })
-    }
-}
-
-/// Whether the publication at `new` came after the one at `known`; a position not known on
-/// either side counts as later, so the newest information wins.
-fn later_or_unknown(new: Option<DraftPosition>, known: Option<DraftPosition>) -> bool {
-    match (new, known) {
-        (Some(new), Some(known)) => new.is_after(&known),
-        _ => true,
     }
 }
 
@@ -749,7 +730,7 @@ fn decision_json(board: &DecisionBoard, article_id: &str, revision: Option<u64>)
 mod tests {
     use super::*;
     use crate::decide::decide_not_checked;
-    use crate::events::DecisionReason;
+    use crate::events::{DecisionReason, Outcome};
     use axum::body::Body;
     use axum::http::Request;
     use tower::ServiceExt;

@@ -79,5 +79,4 @@ mod tests {
         // A panic in the work is an error, not a crash.
         assert!(run_bounded(|_| -> () { panic!("a defect") }).await.is_err());
     }
-
 }

@@ -4,11 +4,11 @@
 //! Claim figures are written by hand; source figures come from a small table-driven reader
 //! passed to `judge_with`, so these tests do not depend on the extractor's figure parser.
 
-use factgate::model::{
-    CitationRule, Claim, ClaimElement, Figure, Location, Severity, Unit, Verdict,
-};
 use factgate::judge::{
     CredibilityLevel, IssueKind, JudgeSettings, Judgment, judge, judge_with, score::roc_auc,
+};
+use factgate::model::{
+    CitationRule, Claim, ClaimElement, Figure, Location, Severity, Unit, Verdict,
 };
 
 const PRICING: &str = "Acme Cloud pricing.\n\

@@ -260,7 +260,7 @@ async fn an_articles_spans_reach_the_collector_as_one_trace_and_a_lost_collector
     let extraction =
         factgate::extract::extract_titled(&clean.body, clean.body_format, clean.title.as_deref())
             .expect("the demo draft extracts");
-    let checks = factgate::check::check_keys(&extraction).len();
+    let checks = factgate::roles::check_keys(&extraction).len();
     assert!(checks >= 1, "the clean demo draft cites its sources");
 
     for (id, cms_trace) in &cms {

@@ -3,8 +3,8 @@
 
 #![allow(dead_code)]
 
-use factgate::model::{Citation, CitationRule, CitationStyle, Claim, Location};
 use factgate::judge::strip_citation_markers;
+use factgate::model::{Citation, CitationRule, CitationStyle, Claim, Location};
 use serde::Deserialize;
 use std::sync::Arc;
 

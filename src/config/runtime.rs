@@ -1,8 +1,8 @@
 //! Turning a validated [`Config`] into the settings the stages run with.
 
 use super::Config;
-use crate::verify::fetch::FetchSettings;
 use crate::judge::JudgeSettings;
+use crate::verify::fetch::FetchSettings;
 use crate::verify::llm::LlmSettings;
 
 impl Config {

@@ -20,17 +20,17 @@
 //! again after the restart.
 
 use super::{Services, stopped};
-use crate::check::check_keys;
 use crate::decide::decide_not_checked;
 use crate::events::{
     ArticleManifest, DecisionReason, DraftEvent, DraftPosition, ExtractionFailure,
     ExtractionOutcome, MANIFEST_V1, MAX_ARTICLE_ID_BYTES, VERIFY_REQUEST_V1, VerifyRequest,
-    content_digest, fit, recover_article_id, split_manifest,
+    content_digest, recover_article_id,
 };
 use crate::extract::{ExtractError, Extraction, LimitExceeded, extract_titled_within};
 use crate::kafka::{
     self, EventHeaders, TraceParent, consume_in_flight, is_message_fault, read_traceparent,
 };
+use crate::roles::{self, Shape};
 use crate::telemetry;
 use chrono::{DateTime, Utc};
 use futures::future::try_join_all;
@@ -38,7 +38,6 @@ use rdkafka::Message;
 use rdkafka::consumer::Consumer;
 use rdkafka::error::KafkaError;
 use rdkafka::message::OwnedMessage;
-use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::watch;
 use tracing::{Instrument, error, info, warn};
@@ -231,8 +230,8 @@ async fn send(
     Ok(())
 }
 
-/// The outputs of a draft, sized to fit the broker: the manifest split when it must be, and a
-/// failed manifest (`limit_exceeded`, nothing requested) when a request or one claim cannot fit.
+/// The outputs of a draft, sized to fit the broker ([`roles::plan_draft`]), with the shaping
+/// logged and counted.
 fn plan(
     services: &Services,
     draft: &DraftEvent,
@@ -242,75 +241,22 @@ fn plan(
     claims: Option<Extraction>,
 ) -> Outputs {
     let budget = services.config.kafka.max_payload_bytes();
-    let pending = claims.as_ref().map(check_keys).unwrap_or_default();
-    let manifest = ArticleManifest {
-        schema_version: Default::default(),
-        article_id: draft.article_id.clone(),
-        revision: draft.revision,
-        published_at: draft.published_at,
-        deadline,
-        content_digest: draft.content_digest(),
-        extraction,
-        claims: claims.map(|e| e.claims).unwrap_or_default(),
-        pending,
-        draft_position: Some(position),
-        part: None,
-    };
-    let by_id: HashMap<&str, &crate::model::Claim> =
-        manifest.claims.iter().map(|c| (c.id.as_str(), c)).collect();
-    let requests: Vec<VerifyRequest> = manifest
-        .pending
-        .iter()
-        .filter_map(|key| {
-            let claim = by_id.get(key.claim_id.as_str())?;
-            let host = url::Url::parse(&key.source_url)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_owned))
-                .unwrap_or_default();
-            Some(VerifyRequest {
-                schema_version: Default::default(),
-                article_id: draft.article_id.clone(),
-                revision: draft.revision,
-                claim: (*claim).clone(),
-                source_url: key.source_url.clone(),
-                source_host: host,
-                published_at: draft.published_at,
-                deadline,
-                draft_position: Some(position),
-            })
-        })
-        .collect();
-    let oversize_request = requests.iter().find_map(|r| {
-        let bytes = fit::json_len(r);
-        (bytes > budget).then(|| fit::Oversize {
-            what: format!("the verification request of claim {}", r.claim.id),
-            bytes,
-            budget,
-        })
-    });
-    let refused = match oversize_request {
-        Some(oversize) => Err(oversize),
-        None => split_manifest(manifest.clone(), budget),
-    };
-    match refused {
-        Ok(manifests) => {
-            if manifests.len() > 1 {
-                crate::metrics::metrics().output_shortened("manifest_split");
-                info!(
-                    article_id = %draft.article_id,
-                    revision = draft.revision,
-                    parts = manifests.len(),
-                    claims = manifest.claims.len(),
-                    budget,
-                    "manifest split in parts to fit the broker's message limit"
-                );
-            }
-            Outputs {
-                requests,
-                manifests,
-            }
+    let claim_count = claims.as_ref().map_or(0, |c| c.claims.len());
+    let plan = roles::plan_draft(draft, position, deadline, extraction, claims, budget);
+    match &plan.shape {
+        Shape::Whole => {}
+        Shape::Split { parts } => {
+            crate::metrics::metrics().output_shortened("manifest_split");
+            info!(
+                article_id = %draft.article_id,
+                revision = draft.revision,
+                parts,
+                claims = claim_count,
+                budget,
+                "manifest split in parts to fit the broker's message limit"
+            );
         }
-        Err(oversize) => {
+        Shape::Refused(oversize) => {
             crate::metrics::metrics().limit_exceeded("output_bytes");
             warn!(
                 article_id = %draft.article_id,
@@ -318,19 +264,11 @@ fn plan(
                 error = %oversize,
                 "output too large for the broker: the draft is blocked"
             );
-            Outputs {
-                requests: Vec::new(),
-                manifests: vec![ArticleManifest {
-                    extraction: ExtractionOutcome::Failed {
-                        reason: ExtractionFailure::LimitExceeded,
-                        message: oversize.to_string(),
-                    },
-                    claims: Vec::new(),
-                    pending: Vec::new(),
-                    ..manifest
-                }],
-            }
         }
+    }
+    Outputs {
+        requests: plan.requests,
+        manifests: plan.manifests,
     }
 }
 

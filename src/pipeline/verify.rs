@@ -8,11 +8,9 @@
 
 use super::offsets::{InOrderOffsets, store_next_offset};
 use super::{PipelineError, Role, Services, stopped};
-use crate::events::{
-    CLAIM_RESULT_V1, ClaimResult, FetchStatus, Issue, IssueType, VerifyRequest, fit_result,
-};
+use crate::events::{CLAIM_RESULT_V1, ClaimResult, VerifyRequest, fit_result};
 use crate::kafka::{self, TraceParent, is_message_fault, read_traceparent};
-use crate::model::{Severity, Verdict};
+use crate::roles;
 use crate::verify::Verifier;
 use chrono::Utc;
 use futures::FutureExt;
@@ -234,39 +232,8 @@ fn result_published(result: &ClaimResult) {
     );
 }
 
-/// The result of a check that could not run: inconclusive, with an issue saying why.
+/// The result of a check that could not run ([`roles::failed_check`]), logged.
 fn internal_failure(request: &VerifyRequest, reason: &str) -> ClaimResult {
     error!(article_id = %request.article_id, claim_id = %request.claim.id, reason, "check failed");
-    ClaimResult {
-        schema_version: Default::default(),
-        article_id: request.article_id.clone(),
-        revision: request.revision,
-        claim_id: request.claim.id.clone(),
-        source_url: request.source_url.clone(),
-        // Not fetched: a technical failure, so the source counts as unjudged and blocks.
-        fetch_status: FetchStatus::NetworkError,
-        http_status: None,
-        fetch_attempts: 0,
-        verdict: Verdict::Inconclusive,
-        support: 0.0,
-        confidence: None,
-        source_credibility: 0.0,
-        evidence: None,
-        correction: None,
-        issue: Some(Issue {
-            severity: Severity::High,
-            issue_type: IssueType::Error,
-            claim: request.claim.text.clone(),
-            location: request.claim.location.to_string(),
-            problem: format!("The check could not run: {reason}"),
-            evidence: request.source_url.clone(),
-            recommendation: "Publish the draft again; if it fails again, report it".to_owned(),
-            claim_id: Some(request.claim.id.clone()),
-            source_url: Some(request.source_url.clone()),
-            element: None,
-        }),
-        reason: reason.to_owned(),
-        judged_at: Utc::now(),
-        draft_position: request.draft_position,
-    }
+    roles::failed_check(request, reason, Utc::now())
 }

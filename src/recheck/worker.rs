@@ -19,7 +19,7 @@ use tokio::sync::{Semaphore, watch};
 use tracing::{debug, error, info, warn};
 
 use super::{Decided, RecheckError, Tally, Target, metrics};
-use crate::check::{CheckOptions, NoProgress, check_extracted, check_keys};
+use crate::check::{CheckOptions, NoProgress, check_extracted};
 use crate::config::Config;
 use crate::decide::decide_not_checked;
 use crate::events::{
@@ -27,6 +27,7 @@ use crate::events::{
 };
 use crate::extract::{self, ExtractError};
 use crate::kafka::{EventHeaders, EventProducer, is_message_fault};
+use crate::roles::check_keys;
 use crate::verify::Verifier;
 
 /// Checks run at once within one article (as `factgate check`); the fetcher's per-host limits

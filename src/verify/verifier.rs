@@ -7,11 +7,11 @@
 //! returns a result with its reason.
 
 use super::fetch::{FetchOutcome, Fetcher};
+use super::llm::{Lead, LlmJudge, QuorumOutcome};
+use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::judge::{
     IssueKind, JudgeSettings, Judgment, PageIndex, Source, calibration, judge_page,
 };
-use super::llm::{Lead, LlmJudge, QuorumOutcome};
-use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::model::{Claim, Severity, Span, Verdict};
 use chrono::Utc;
 use std::sync::Arc;
@@ -387,8 +387,8 @@ fn http_status(outcome: &FetchOutcome) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CitationRule, Location};
     use crate::judge::{Credibility, CredibilityLevel};
+    use crate::model::{CitationRule, Location};
 
     fn claim() -> Claim {
         Claim {

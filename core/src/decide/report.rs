@@ -5,8 +5,8 @@ use crate::events::{
     ClaimResult, ClaimStatus, ClaimVerdict, DecisionReason, Issue, IssueType, Recommendation,
     Report, SeverityCounts, Summary, SupportingSource, VerificationDetails, VerificationResults,
 };
-use crate::model::{Claim, Severity, UnsourcedKind, Verdict};
 use crate::judge::CredibilityLevel;
+use crate::model::{Claim, Severity, UnsourcedKind, Verdict};
 
 /// How many fixes `top_priorities` lists.
 const TOP_PRIORITIES: usize = 5;

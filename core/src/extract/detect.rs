@@ -49,9 +49,9 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 
+use crate::model::{ClaimKind, Figure, Prejudgment, Severity, Unit, UnsourcedKind};
 use crate::text::figures::parse_figures;
 use crate::text::lexicon;
-use crate::model::{ClaimKind, Figure, Prejudgment, Severity, Unit, UnsourcedKind};
 
 /// What one sentence states that could be checked.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -6,8 +6,8 @@
 //! claims are looked for), then its claims and the checks they ask for (counted as they are
 //! found, so extraction stops at the first one over).
 
-use crate::text::markup;
 use crate::model::BodyFormat;
+use crate::text::markup;
 
 /// Default cap on a draft body (2 MiB).
 pub const DEFAULT_EXTRACT_MAX_BODY_BYTES: u64 = 2 * 1024 * 1024;

@@ -617,9 +617,7 @@ fn restated_claim(
 
 /// The content words of a text, as the judge compares them (stemmed, stop words dropped).
 fn stems(text: &str) -> HashSet<String> {
-    crate::judge::retrieve::tokenize(text)
-        .into_iter()
-        .collect()
+    crate::judge::retrieve::tokenize(text).into_iter().collect()
 }
 
 /// Whether two texts have the same words, whatever their case and punctuation.

@@ -5,10 +5,10 @@
 //! sentence splitting), so a claim's [`Location`](crate::model::Location) (paragraph, sentence)
 //! names one sentence here. Citation markers stay in the text: the reader wrote them.
 
-use crate::text::document::{self, BlockKind};
 use super::{ExtractError, check_readable, mask_markers};
-use crate::text::sentences as segment;
 use crate::model::BodyFormat;
+use crate::text::document::{self, BlockKind};
+use crate::text::sentences as segment;
 use serde::Serialize;
 
 /// What a block of the article is, for its presentation.

@@ -8,11 +8,11 @@ use chrono::{DateTime, Utc};
 
 use super::offsets::Position;
 use crate::decide::{ArticleCheck, Strictness, decide, decide_not_checked};
+use crate::events::TraceContext;
 use crate::events::{
     ArticleManifest, CheckKey, ClaimResult, Decision, DecisionReason, DraftPosition,
     ExtractionFailure, ExtractionOutcome, ManifestPart,
 };
-use crate::events::TraceContext;
 
 /// The extraction outcome of a split manifest whose parts cannot be put together: a block
 /// (`internal_error`) saying why.

@@ -79,8 +79,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 pub use offsets::TopicPartition;
 
 use crate::decide::{Strictness, decide_not_checked};
-use crate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason, DraftPosition};
 use crate::events::TraceContext;
+use crate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason, DraftPosition};
 use article::{Orphans, PendingArticle, superseded};
 use decided::{Decided, DecidedMemory};
 use offsets::{HeldOffsets, Position};

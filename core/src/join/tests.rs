@@ -1,9 +1,9 @@
 use super::*;
+use crate::events::TraceContext;
 use crate::events::{
     CheckKey, DecisionReason, DraftPosition, ExtractionFailure, ExtractionOutcome, IssueType,
     Outcome, content_digest,
 };
-use crate::events::TraceContext;
 use crate::model::Verdict;
 use chrono::TimeZone;
 
@@ -562,12 +562,19 @@ fn settings_follow_the_join_section() {
 #[test]
 fn every_decision_carries_its_articles_trace_even_at_the_deadline() {
     let mut join = state();
-    let late = TraceContext::new("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", None)
-        .expect("a trace context");
-    let early = TraceContext::new("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", None)
-        .expect("a trace context");
+    let late = TraceContext::new(
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        None,
+    )
+    .expect("a trace context");
+    let early = TraceContext::new(
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        None,
+    )
+    .expect("a trace context");
     // Waiting for two results at its deadline: decided on no message, in its manifest's trace.
-    let decided = join.on_manifest_traced(&tp(0), 0, manifest("late", 1, 2), Some(late.clone()), at(1));
+    let decided =
+        join.on_manifest_traced(&tp(0), 0, manifest("late", 1, 2), Some(late.clone()), at(1));
     assert!(decided.is_empty());
     let decided = join.on_result_traced(
         &tp(0),

@@ -39,9 +39,9 @@ use super::page::PageIndex;
 use super::retrieve::{self, SourceIndex};
 use super::substitute;
 use crate::extract::detect;
+use crate::model::{ClaimElement, Figure, Unit};
 use crate::text::figures::parse_figures;
 use crate::text::lexicon::{self, Axis, Quantity, Role};
-use crate::model::{ClaimElement, Figure, Unit};
 
 /// The share of a claim clause's weighted words a source clause must hold to be compared with
 /// it: below it, the clauses are not about the same thing and nothing is concluded.

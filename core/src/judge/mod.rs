@@ -58,8 +58,8 @@ pub mod substitute;
 pub use credibility::{Credibility, CredibilityLevel, CredibilityLists};
 pub use page::PageIndex;
 
-use crate::text::figures::parse_figures;
 use crate::model::{Claim, ClaimElement, Figure, Severity, Verdict};
+use crate::text::figures::parse_figures;
 use figures::FigureMatch;
 use regex::Regex;
 use serde::Serialize;

@@ -172,9 +172,9 @@ impl PageIndex {
 mod tests {
     use super::*;
     use crate::extract::extract;
+    use crate::judge::{JudgeSettings, judge_page, judge_source};
     use crate::model::BodyFormat;
     use crate::text::webpage as content;
-    use crate::judge::{JudgeSettings, judge_page, judge_source};
     use std::path::Path;
 
     /// Judges every claim of `article` against every page of `pages` (HTML) twice: as a one-off

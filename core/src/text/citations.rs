@@ -10,8 +10,8 @@
 //! backs nothing. A sentence whose only markers dangle is treated as unsourced (its author meant
 //! to cite something the article does not contain), and does not borrow a neighbour's citation.
 
-use crate::text::document::{Marker, References, Target};
 use crate::model::{Citation, CitationStyle};
+use crate::text::document::{Marker, References, Target};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::LazyLock;

@@ -594,7 +594,10 @@ fn dropped(name: &str) -> bool {
 /// Whether an element ends the block before it and starts a new one: blocks, and the draft's own
 /// header, aside and footer (the last two marked as peripheral).
 fn block_level(name: &str) -> bool {
-    matches!(html::class(name), ElementClass::Block | ElementClass::Chrome)
+    matches!(
+        html::class(name),
+        ElementClass::Block | ElementClass::Chrome
+    )
 }
 
 fn html(body: &str) -> (Vec<Block>, Option<String>) {

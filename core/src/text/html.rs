@@ -24,8 +24,8 @@ pub enum ElementClass {
 
 /// Elements whose content no reader sees as prose.
 const HIDDEN: &[&str] = &[
-    "head", "script", "style", "noscript", "template", "svg", "math", "iframe", "object",
-    "embed", "button", "select", "form", "dialog", "nav",
+    "head", "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed",
+    "button", "select", "form", "dialog", "nav",
 ];
 
 /// Elements around the main content.

@@ -15,7 +15,6 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{

@@ -11,7 +11,6 @@ use serde_json::Value;
 
 use super::html::{self, ElementClass};
 
-
 /// A schema.org `ClaimReview` found on a page, its fields as the page writes them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClaimReview {

@@ -27,9 +27,9 @@ use crate::events::{
     ClaimStatus, ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome, RevisionChanges,
 };
 use crate::extract::{self, ViewBlock, ViewKind};
+use crate::judge::CredibilityLevel;
 use crate::model::BlockRole;
 use crate::model::{BodyFormat, Severity};
-use crate::judge::CredibilityLevel;
 
 /// The page's one style sheet.
 const CSS: &str = include_str!("../templates/style.css");

@@ -10,10 +10,10 @@ use url::Url;
 
 use super::body;
 use super::classify;
-use crate::text::webpage::{self as content, TextKind};
 use super::outcome::{FetchError, FetchOutcome, Page, RefusalReason};
 use super::policy::PolicyResolver;
 use super::settings::FetchSettings;
+use crate::text::webpage::{self as content, TextKind};
 
 /// Builds the HTTP client: honest User-Agent, no automatic redirects (the fetcher follows them
 /// and checks each hop), no proxy (a proxy would connect on our behalf to addresses the policy
