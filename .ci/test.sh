@@ -140,10 +140,10 @@ log "cargo fmt --check"
 cargo fmt --all -- --check
 
 log "cargo clippy --all-targets"
-cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked -- -D warnings
 
 log "cargo test --no-run (building the tests)"
-cargo test --all-targets --locked --no-run
+cargo test --workspace --all-targets --locked --no-run
 
 if [ ${#installs[@]} -gt 0 ]; then
   log "waiting for: ${installs[*]%%:*}"
@@ -163,22 +163,19 @@ trap 'rm -f "$results" "$llm_results"; rm -rf "$install_logs"' EXIT
 # the run at this bound rather than holding CI to its own limit. The suite takes about 20
 # minutes on a loaded 2-core machine.
 test_limit=40m
-# tests/llm_server.rs spends its minutes in the model's server, on the CPU, while most other
-# tests wait on a broker or a timer: it runs beside them rather than after them. Every other
-# target is named, so the two runs share no test.
-timeout "$test_limit" cargo test --locked --test llm_server >"$llm_results" 2>&1 &
+# The LLM server tests (tests/it/llm_server.rs) spend their minutes in the model's server, on the
+# CPU, while most other tests wait on a broker or a timer: they run beside the rest rather than
+# after them, in a process of their own; the other run skips them, so the two share no test.
+timeout "$test_limit" cargo test --locked --test it -- llm_server:: >"$llm_results" 2>&1 &
 llm_pid=$!
-others=(--lib --bins --examples --benches)
-for t in tests/*.rs; do
-  name=$(basename "$t" .rs)
-  [ "$name" = llm_server ] || others+=(--test "$name")
-done
+others=(--workspace --lib --bins --examples --benches --tests)
 status=0
-timeout "$test_limit" cargo test --locked --no-fail-fast "${others[@]}" 2>&1 | tee "$results" ||
+timeout "$test_limit" cargo test --locked --no-fail-fast "${others[@]}" -- --skip llm_server:: 2>&1 |
+  tee "$results" ||
   status=$?
 llm_status=0
 wait "$llm_pid" || llm_status=$?
-log "cargo test --test llm_server (run beside the others)"
+log "cargo test --test it -- llm_server:: (run beside the others)"
 cat "$llm_results"; cat "$llm_results" >>"$results"
 # The library has no doc tests: its docs hold no code blocks to run, so `cargo test --doc` is not
 # a step.

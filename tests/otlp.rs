@@ -6,6 +6,8 @@
 //!
 //! The subscriber is global and set once per process, hence this file's single test.
 
+// The pipeline starter and origin alone; the rest serves the integration suite.
+#[allow(dead_code)]
 mod support;
 
 use std::collections::{BTreeSet, HashMap};

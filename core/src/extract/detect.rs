@@ -506,20 +506,36 @@ fn attribution(sentence: &str, cues: &Cues) -> (bool, Option<String>) {
 
 /// "grew by", "rose 12 percent", "fell to $3": a change verb with "by" or a figure after it.
 static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+    let change_verbs = CHANGE_VERBS.as_str();
     regex(&format!(
-        r"(?i)(?-u:\b)(?:{CHANGE_VERBS})\s+(?:by(?-u:\b)|(?:to\s+)?(?:(?:about|around|nearly|almost|roughly|some|over|more\s+than|less\s+than|up\s+to|an\s+estimated|approximately)\s+)?(?:[$€£¥₹]|US\$|[0-9]))"
+        r"(?i)(?-u:\b)(?:{change_verbs})\s+(?:by(?-u:\b)|(?:to\s+)?(?:(?:about|around|nearly|almost|roughly|some|over|more\s+than|less\s+than|up\s+to|an\s+estimated|approximately)\s+)?(?:[$€£¥₹]|US\$|[0-9]))"
     ))
 });
 
-/// Verbs of change.
-const CHANGE_VERBS: &str = "grew|grow|grows|growing|rose|rise|rises|rising|increased|increases|increasing|fell|fall|falls|falling|declined|declines|declining|decreased|decreases|dropped|drops|jumped|jumps|surged|surges|soared|soars|climbed|climbs|plunged|plunges|plummeted|shrank|shrunk|shrinks|slid|slumped|gained|gains|lost|cut|reduced|reduces|boosted|boosts|improved|improves|expanded|expands|spiked|tumbled";
+/// Verbs of change ([`lexicon::CHANGE_VERBS`]) as a regex alternation.
+static CHANGE_VERBS: LazyLock<String> = LazyLock::new(|| lexicon::CHANGE_VERBS.join("|"));
 
-const MONTH: &str = "(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)";
+/// A month's name or abbreviation ([`lexicon::MONTHS`]), capitalized, as a regex group: lower
+/// case, "may" and "march" are likelier verbs.
+static MONTH: LazyLock<String> = LazyLock::new(|| {
+    let names: Vec<String> = lexicon::MONTHS
+        .iter()
+        .map(|(name, _)| {
+            let mut chars = name.chars();
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    format!("(?:{})", names.join("|"))
+});
 
 /// A day with its month ("4 March", "March 4", "the 4th of March") or a numeric date.
 static DATE: LazyLock<Regex> = LazyLock::new(|| {
+    let month = MONTH.as_str();
     regex(&format!(
-        r"(?-u:\b)(?:[0-3]?[0-9](?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH}|{MONTH}\.?\s+[0-3]?[0-9](?:st|nd|rd|th)?|[12][0-9]{{3}}-[01][0-9]-[0-3][0-9]|[0-3]?[0-9]/[0-3]?[0-9]/(?:[12][0-9])?[0-9]{{2}})(?-u:\b)"
+        r"(?-u:\b)(?:[0-3]?[0-9](?:st|nd|rd|th)?\s+(?:of\s+)?{month}|{month}\.?\s+[0-3]?[0-9](?:st|nd|rd|th)?|[12][0-9]{{3}}-[01][0-9]-[0-3][0-9]|[0-3]?[0-9]/[0-3]?[0-9]/(?:[12][0-9])?[0-9]{{2}})(?-u:\b)"
     ))
 });
 
@@ -812,9 +828,9 @@ impl Cue {
             Cue::VerbName => format!(r"(?:{VERBS_BEFORE_NAME})\s"),
             Cue::PronounSaid => format!("(?i:{PRONOUN_VERBS})"),
             Cue::GroupVerb => format!("(?i:{GROUPS})"),
-            Cue::Change => format!("(?i:{CHANGE_VERBS})"),
+            Cue::Change => format!("(?i:{})", *CHANGE_VERBS),
             // A day beside a month, or a numeric date ("2024-03-04", "4/3/24").
-            Cue::Date => format!("{MONTH}|[0-9][-/]"),
+            Cue::Date => format!("{}|[0-9][-/]", *MONTH),
             Cue::Comparative => "(?i:than|compared|outperform)".into(),
             Cue::Superlative => format!("(?i:{SUPERLATIVE_WORDS})|[a-z]est"),
             Cue::FirstPerson => r"(?i:(?-u:\b)(?:our|my|we|i)\s)".into(),
@@ -1198,7 +1214,7 @@ mod tests {
             VERBS_BEFORE_NAME,
             PRONOUN_VERBS,
             GROUPS,
-            CHANGE_VERBS,
+            CHANGE_VERBS.as_str(),
             SUPERLATIVE_WORDS,
             "according|to|by|from|study|report|survey|published|the|The|than|more|compared|with|\
              outperformed|he|she|They|we|We|our|Our|my|I|i|pilot|team|measured|found|that|\

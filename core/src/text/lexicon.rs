@@ -342,26 +342,99 @@ pub fn opposite(word: &str) -> Option<&'static str> {
     })
 }
 
+/// Month names and their abbreviations, lower case, with the month's number: the one list the
+/// date rules of extraction and of judging read.
+pub const MONTHS: &[(&str, u8)] = &[
+    ("january", 1),
+    ("february", 2),
+    ("march", 3),
+    ("april", 4),
+    ("may", 5),
+    ("june", 6),
+    ("july", 7),
+    ("august", 8),
+    ("september", 9),
+    ("october", 10),
+    ("november", 11),
+    ("december", 12),
+    ("jan", 1),
+    ("feb", 2),
+    ("mar", 3),
+    ("apr", 4),
+    ("jun", 6),
+    ("jul", 7),
+    ("aug", 8),
+    ("sep", 9),
+    ("sept", 9),
+    ("oct", 10),
+    ("nov", 11),
+    ("dec", 12),
+];
+
 /// The number (1–12) of a month's name or abbreviation, lower case ("sept" and "sep" both
 /// September; "may" is May, so callers where "may" is likelier the verb check its case).
 pub fn month_number(word: &str) -> Option<u8> {
-    let n = match word {
-        "january" | "jan" => 1,
-        "february" | "feb" => 2,
-        "march" | "mar" => 3,
-        "april" | "apr" => 4,
-        "may" => 5,
-        "june" | "jun" => 6,
-        "july" | "jul" => 7,
-        "august" | "aug" => 8,
-        "september" | "sep" | "sept" => 9,
-        "october" | "oct" => 10,
-        "november" | "nov" => 11,
-        "december" | "dec" => 12,
-        _ => return None,
-    };
-    Some(n)
+    MONTHS
+        .iter()
+        .find(|(name, _)| *name == word)
+        .map(|&(_, n)| n)
 }
+
+/// Verbs of change in amount, every inflection: what makes "grew by 12%" a claim of change.
+pub const CHANGE_VERBS: &[&str] = &[
+    "grew",
+    "grow",
+    "grows",
+    "growing",
+    "rose",
+    "rise",
+    "rises",
+    "rising",
+    "increased",
+    "increases",
+    "increasing",
+    "fell",
+    "fall",
+    "falls",
+    "falling",
+    "declined",
+    "declines",
+    "declining",
+    "decreased",
+    "decreases",
+    "dropped",
+    "drops",
+    "jumped",
+    "jumps",
+    "surged",
+    "surges",
+    "soared",
+    "soars",
+    "climbed",
+    "climbs",
+    "plunged",
+    "plunges",
+    "plummeted",
+    "shrank",
+    "shrunk",
+    "shrinks",
+    "slid",
+    "slumped",
+    "gained",
+    "gains",
+    "lost",
+    "cut",
+    "reduced",
+    "reduces",
+    "boosted",
+    "boosts",
+    "improved",
+    "improves",
+    "expanded",
+    "expands",
+    "spiked",
+    "tumbled",
+];
 
 /// Single words that negate: "not", "never", "no", "without", and every "…n't".
 pub fn is_negation(word: &str) -> bool {

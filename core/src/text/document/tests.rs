@@ -1,3 +1,4 @@
+use super::from_text::looks_like_heading;
 use super::*;
 use crate::text::citations::{Resolved, resolve};
 

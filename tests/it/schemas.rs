@@ -2,10 +2,9 @@
 //! in `schemas/examples/` satisfies its schema and survives a round trip through its Rust type,
 //! values built in Rust satisfy the schemas, and the schemas reject what the contracts forbid.
 
-mod support;
-
 use std::collections::BTreeMap;
 
+use crate::support::schema::{errors, read_json, schema, schemas_dir, validator};
 use chrono::{DateTime, TimeZone, Utc};
 use factgate::events::{
     ArticleManifest, ChangeCounts, CheckKey, CitationReplaced, ClaimResult, ClaimResultV1,
@@ -22,7 +21,6 @@ use factgate::model::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use support::schema::{errors, read_json, schema, schemas_dir, validator};
 
 /// The event schemas, by file stem; each has an example of the same name.
 const EVENTS: [&str; 7] = [

@@ -8,11 +8,12 @@
 //! nesting, 12 KiB records) so that each hostile draft is only just past its limit: the same code
 //! runs as with the defaults, in a fraction of the time.
 
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use crate::support::origin::start_demo;
+use crate::support::pipeline::{demo_draft, outside_reader, publish_draft, start_roles};
+use crate::support::schema::{errors, validator};
 use axum::Router;
 use axum::response::Html;
 use axum::routing::get;
@@ -24,9 +25,6 @@ use factgate::pipeline::Role;
 use rdkafka::Message;
 use rdkafka::consumer::StreamConsumer;
 use serde_json::{Value, json};
-use support::origin::start_demo;
-use support::pipeline::{demo_draft, outside_reader, publish_draft, start_roles};
-use support::schema::{errors, validator};
 use tokio::time::{Instant, timeout_at};
 
 /// The longest the test waits for all its decisions.
@@ -72,7 +70,7 @@ struct Draft {
 }
 
 fn config(bootstrap: &str) -> Config {
-    let mut config = support::pipeline::mock_cluster_config(
+    let mut config = crate::support::pipeline::mock_cluster_config(
         bootstrap,
         &format!(
             "[join]\ndeadline_ms = 45000\n[extract]\nmax_body_bytes = {MAX_BODY_BYTES}\n\
@@ -319,15 +317,15 @@ fn hostile(origin: &str) -> Vec<Draft> {
 fn ordinary(origin: &str, n: usize) -> Vec<Draft> {
     let kinds = [
         (
-            include_str!("../examples/demo/drafts/clean.json"),
+            include_str!("../../examples/demo/drafts/clean.json"),
             Expect::Exactly(Outcome::Pass, vec![]),
         ),
         (
-            include_str!("../examples/demo/drafts/wrong-figure.json"),
+            include_str!("../../examples/demo/drafts/wrong-figure.json"),
             Expect::Exactly(Outcome::Block, vec![DecisionReason::HighSeverityIssue]),
         ),
         (
-            include_str!("../examples/demo/drafts/unsourced-statistic.json"),
+            include_str!("../../examples/demo/drafts/unsourced-statistic.json"),
             Expect::Exactly(Outcome::Block, vec![DecisionReason::HighSeverityIssue]),
         ),
     ];

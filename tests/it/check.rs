@@ -2,10 +2,9 @@
 //! started by each test, is extracted, verified and decided, and each case blocks or passes for
 //! the right reason, visible in its report. Only loopback is ever contacted.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::origin::{Hit, Server, respond};
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
@@ -16,14 +15,13 @@ use factgate::events::{ClaimStatus, DecisionReason, FetchStatus, IssueType, Outc
 use factgate::model::{BodyFormat, Severity, Verdict};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
-use support::origin::{Hit, Server, respond};
 
 const HTML: (&str, &str) = ("content-type", "text/html; charset=utf-8");
 /// Gzip of 50 MiB of zeros (51 KB on disk).
-const BOMB: &[u8] = include_bytes!("fixtures/fetch/bomb-50mb-zeros.gz");
+const BOMB: &[u8] = include_bytes!("../fixtures/fetch/bomb-50mb-zeros.gz");
 
 async fn start() -> Server {
-    support::origin::start(handle).await
+    crate::support::origin::start(handle).await
 }
 
 async fn handle(hit: Hit) -> Response {
@@ -148,8 +146,8 @@ async fn check_with(verifier: &Verifier, body: &str, deadline: Duration) -> Chec
         &options(deadline),
     )
     .await;
-    let decisions = support::schema::validator("decision.v1");
-    support::schema::assert_valid(&decisions, &checked.decision);
+    let decisions = crate::support::schema::validator("decision.v1");
+    crate::support::schema::assert_valid(&decisions, &checked.decision);
     checked
 }
 

@@ -55,7 +55,7 @@ fn start_origin() -> String {
             let listener = tokio::net::TcpListener::from_std(listener).expect("origin listener");
             let app = Router::new().route(
                 "/survey.html",
-                get(|| async { Html(include_str!("../examples/demo/sources/survey.html")) }),
+                get(|| async { Html(include_str!("../../examples/demo/sources/survey.html")) }),
             );
             let _ = axum::serve(listener, app).await;
         });

@@ -3,21 +3,19 @@
 //! Only loopback is ever contacted: refusals of other addresses are asserted from the outcome,
 //! which the policy decides before any connection.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::origin::{Hit, Server, respond};
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
 use factgate::verify::fetch::{FetchOutcome, FetchSettings, Fetcher, RefusalReason};
-use support::origin::{Hit, Server, respond};
 
 /// Gzip of 50 MiB of zeros (51 KB on disk).
-const BOMB: &[u8] = include_bytes!("fixtures/fetch/bomb-50mb-zeros.gz");
+const BOMB: &[u8] = include_bytes!("../fixtures/fetch/bomb-50mb-zeros.gz");
 
 async fn start() -> Server {
-    support::origin::start(handle).await
+    crate::support::origin::start(handle).await
 }
 
 const HTML: (&str, &str) = ("content-type", "text/html; charset=utf-8");

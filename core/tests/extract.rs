@@ -4,15 +4,15 @@
 //! Tests named `e2e_*` need the real sentence detector (`extract::detect`) to find claims; the
 //! others hold for any detector.
 
-use factgate::extract::{ExtractError, Extraction, detect_format, extract, extract_bytes};
-use factgate::model::{
+use factgate_core::extract::{ExtractError, Extraction, detect_format, extract, extract_bytes};
+use factgate_core::model::{
     BodyFormat, CitationRule, CitationStyle, Claim, ClaimKind, Severity, UnsourcedKind,
 };
 use std::path::Path;
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/articles")
+        .join("../tests/fixtures/articles")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -4,10 +4,10 @@
 //! Claim figures are written by hand; source figures come from a small table-driven reader
 //! passed to `judge_with`, so these tests do not depend on the extractor's figure parser.
 
-use factgate::judge::{
+use factgate_core::judge::{
     CredibilityLevel, IssueKind, JudgeSettings, Judgment, judge, judge_with, score::roc_auc,
 };
-use factgate::model::{
+use factgate_core::model::{
     CitationRule, Claim, ClaimElement, Figure, Location, Severity, Unit, Verdict,
 };
 

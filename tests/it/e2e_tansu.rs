@@ -10,22 +10,20 @@
 //!
 //! Everything it starts listens on, and connects to, 127.0.0.1 only.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use crate::support::origin::{demo_source, start_demo};
+use crate::support::pipeline::free_port;
+use crate::support::tansu::tansu_binary;
 use axum::Router;
 use axum::extract::{Path as UrlPath, State};
 use axum::response::Response;
 use axum::routing::get;
 use factgate::events::{DraftEvent, DraftPosition, content_digest, decision_id_at};
 use serde_json::{Value, json};
-use support::origin::{demo_source, start_demo};
-use support::pipeline::free_port;
-use support::tansu::tansu_binary;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::watch;

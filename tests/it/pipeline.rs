@@ -7,13 +7,11 @@
 //! Each test starts its own broker (so it can inject faults) and passes its address in
 //! `kafka.bootstrap_servers`, the way an operator points factgate at a cluster.
 
-mod support;
-
+use crate::support::origin::{demo_source, start_demo};
+use crate::support::pipeline::{outside_reader, publish_draft, publish_draft_with, start_roles};
+use crate::support::schema::{errors, validator};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
-use support::origin::{demo_source, start_demo};
-use support::pipeline::{outside_reader, publish_draft, publish_draft_with, start_roles};
-use support::schema::{errors, validator};
 
 use axum::Router;
 use axum::extract::Path as UrlPath;
@@ -85,12 +83,12 @@ enum Kind {
 impl Kind {
     fn template(self) -> &'static str {
         match self {
-            Kind::Clean => include_str!("../examples/demo/drafts/clean.json"),
-            Kind::WrongFigure => include_str!("../examples/demo/drafts/wrong-figure.json"),
-            Kind::DeadLink => include_str!("../examples/demo/drafts/dead-link.json"),
-            Kind::Unsourced => include_str!("../examples/demo/drafts/unsourced-statistic.json"),
-            Kind::Fabricated => include_str!("../examples/demo/drafts/fabricated.json"),
-            Kind::SlowSource => include_str!("../examples/demo/drafts/slow-source.json"),
+            Kind::Clean => include_str!("../../examples/demo/drafts/clean.json"),
+            Kind::WrongFigure => include_str!("../../examples/demo/drafts/wrong-figure.json"),
+            Kind::DeadLink => include_str!("../../examples/demo/drafts/dead-link.json"),
+            Kind::Unsourced => include_str!("../../examples/demo/drafts/unsourced-statistic.json"),
+            Kind::Fabricated => include_str!("../../examples/demo/drafts/fabricated.json"),
+            Kind::SlowSource => include_str!("../../examples/demo/drafts/slow-source.json"),
         }
     }
 
@@ -201,7 +199,7 @@ fn drafts(prefix: &str, kinds: &[Kind], origin: &str, lag: bool) -> Vec<TestDraf
 // The broker, the configuration and the roles
 
 fn config(bootstrap: &str) -> Config {
-    support::pipeline::mock_cluster_config(
+    crate::support::pipeline::mock_cluster_config(
         bootstrap,
         &format!("[join]\ndeadline_ms = {DEADLINE_MS}\n"),
     )

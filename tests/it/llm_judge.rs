@@ -4,8 +4,6 @@
 //! scripts it: valid votes, broken JSON, HTTP errors, prose, invented quotes, slow replies. It
 //! counts requests and records each Authorization header.
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -110,7 +108,11 @@ async fn answer(mock: &Mock, headers: &HeaderMap, body: &Value) -> Response {
             json!({"verdict": auth.unwrap_or_default(), "quote": "", "reason": "x"}).to_string()
         }
     };
-    Json(support::llm::chat_completion(&body["model"], &content)).into_response()
+    Json(crate::support::llm::chat_completion(
+        &body["model"],
+        &content,
+    ))
+    .into_response()
 }
 
 /// Starts the server on 127.0.0.1:0 and returns its base URL.

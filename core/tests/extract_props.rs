@@ -1,8 +1,8 @@
 //! Properties of extraction over arbitrary input: it never panics, and what it returns is
 //! consistent with the body it read.
 
-use factgate::extract::{ExtractError, extract, extract_bytes};
-use factgate::model::BodyFormat;
+use factgate_core::extract::{ExtractError, extract, extract_bytes};
+use factgate_core::model::BodyFormat;
 use proptest::prelude::*;
 
 /// Pieces of Markdown that exercise the parser's corners when combined at random.
@@ -53,7 +53,7 @@ fn html_piece() -> impl Strategy<Value = String> {
 }
 
 /// What must hold of any successful extraction of `body`.
-fn check_consistent(body: &str, result: Result<factgate::extract::Extraction, ExtractError>) {
+fn check_consistent(body: &str, result: Result<factgate_core::extract::Extraction, ExtractError>) {
     let Ok(extraction) = result else { return };
     let chars = body.chars().count();
     for claim in &extraction.claims {
@@ -121,7 +121,7 @@ fn inputs_found_by_fuzzing_do_not_panic() {
         for format in [BodyFormat::Markdown, BodyFormat::Html, BodyFormat::Text] {
             let _ = extract(body, format);
         }
-        let _ = factgate::text::figures::parse_figures(body);
+        let _ = factgate_core::text::figures::parse_figures(body);
     }
 }
 

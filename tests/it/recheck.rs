@@ -10,14 +10,14 @@
 //! `factgate recheck` command, its exit status and its JSON, CSV and Markdown reports. The tansu
 //! test fails, never skips, when tansu or kafka-python is missing (.ci/test.sh installs both).
 
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::origin::{self, Server, respond};
+use crate::support::tansu::tansu_binary;
 use factgate::config::Config;
 use factgate::events::{Decision, Outcome};
 use factgate::kafka::{EmbeddedBroker, EventProducer};
@@ -27,8 +27,6 @@ use rdkafka::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use serde_json::{Value, json};
-use support::origin::{self, Server, respond};
-use support::tansu::tansu_binary;
 use tokio::time::{Instant, sleep, timeout};
 
 /// Drafts in the archive: 30 articles of each case (the revised ones twice).
@@ -195,7 +193,7 @@ fn live_decision_count() -> usize {
 }
 
 fn config_for(bootstrap: &str) -> Config {
-    let mut config = support::pipeline::mock_cluster_config(bootstrap, "");
+    let mut config = crate::support::pipeline::mock_cluster_config(bootstrap, "");
     config.fetch.per_host_requests_per_second = 500.0;
     config.fetch.per_host_burst = 500;
     config.fetch.per_host_concurrency = 32;
@@ -463,10 +461,10 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
     let config = config_for(broker.bootstrap_servers());
 
     // Live: the pipeline decides the archive.
-    let live = support::pipeline::start_roles(&config, &Role::ALL).await;
+    let live = crate::support::pipeline::start_roles(&config, &Role::ALL).await;
     let producer = producer(&config);
     for (key, payload) in archive(origin.port) {
-        support::pipeline::publish_draft(&producer, &config, &key, &payload).await;
+        crate::support::pipeline::publish_draft(&producer, &config, &key, &payload).await;
     }
     let live_decisions = live_decisions_complete(&config).await;
     assert_live_outcomes(&live_decisions);
@@ -485,7 +483,7 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
     assert_eq!(run1.summary.new_findings["citation_dead"], per_case);
 
     // A re-check's decisions follow the decision contract, run id included.
-    let validator = support::schema::validator("decision.v1");
+    let validator = crate::support::schema::validator("decision.v1");
     let run1_decisions: Vec<Decision> =
         decisions_on(&config, &config.kafka.topics.recheck_decisions)
             .into_iter()
@@ -493,7 +491,7 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
             .collect();
     assert_eq!(run1_decisions.len(), ARTICLES, "one decision per article");
     for d in &run1_decisions {
-        support::schema::assert_valid(&validator, d);
+        crate::support::schema::assert_valid(&validator, d);
     }
 
     // The dead links come back; run 2 must judge them on what it fetches, not on run 1's 404s.
@@ -557,7 +555,7 @@ async fn an_archive_is_rechecked_in_isolated_bounded_resumable_runs_on_the_embed
         })
         .next()
         .unwrap();
-    support::pipeline::publish_draft(&producer, &config, "late-article", &late).await;
+    crate::support::pipeline::publish_draft(&producer, &config, "late-article", &late).await;
     let run3 = run_to_end(&config, options("run-3")).await;
     assert_eq!(
         run3.summary.articles, ARTICLES,
@@ -735,7 +733,7 @@ async fn the_recheck_command_diffs_isolates_and_resumes_runs_on_tansu() {
         "python3 cannot import kafka-python: run `pip install kafka-python` (.ci/test.sh does it)"
     );
     let dir = tempfile::tempdir().unwrap();
-    let port = support::pipeline::free_port();
+    let port = crate::support::pipeline::free_port();
     let url = format!("tcp://127.0.0.1:{port}");
     let _broker = tokio::process::Command::new(&tansu)
         .args(["broker", "--cluster-id", "factgate-recheck"])
@@ -763,7 +761,7 @@ async fn the_recheck_command_diffs_isolates_and_resumes_runs_on_tansu() {
     let config = Config::load_with_env(Some(&config_path), Vec::new()).expect("config loads");
 
     // Live: the pipeline on tansu; the CMS publishes the archive and reads every decision.
-    let live = support::pipeline::start_roles(&config, &Role::ALL).await;
+    let live = crate::support::pipeline::start_roles(&config, &Role::ALL).await;
     let drafts_file = dir.path().join("drafts.jsonl");
     let lines: Vec<String> = archive(origin.port)
         .into_iter()
@@ -897,7 +895,7 @@ async fn the_recheck_command_diffs_isolates_and_resumes_runs_on_tansu() {
 
     // Run 3 is interrupted (SIGINT) part way and resumed with its id.
     *pages.delay_ms.lock().unwrap() = 60;
-    let metrics_addr = format!("127.0.0.1:{}", support::pipeline::free_port());
+    let metrics_addr = format!("127.0.0.1:{}", crate::support::pipeline::free_port());
     let child = recheck_command(
         &config_path,
         &[
@@ -912,7 +910,7 @@ async fn the_recheck_command_diffs_isolates_and_resumes_runs_on_tansu() {
     .spawn()
     .unwrap();
     // The run's progress, as Prometheus would scrape it.
-    let client = support::pipeline::http_client();
+    let client = crate::support::pipeline::http_client();
     let until = Instant::now() + RUN_WAIT;
     loop {
         let text = match client

@@ -12,18 +12,16 @@
 //! IPv6 is routable, which sends no packet.
 //! Without `chromium` the tests fail: `.ci/test.sh` installs it.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::pipeline::{decided, publish_draft};
 use axum::Router;
 use axum::response::Html;
 use axum::routing::get;
 use factgate::config::Config;
 use factgate::kafka::{EmbeddedBroker, EventProducer};
 use scraper::{Html as Dom, Selector};
-use support::pipeline::{decided, publish_draft};
 
 /// Markup the hostile draft and source carry, each trying to change the page's title.
 const PAYLOAD: &str = "document.title='pwned'";
@@ -337,14 +335,14 @@ async fn served_pages_in_chromium_carry_the_policy_and_list_decisions() {
     let broker: &'static EmbeddedBroker = Box::leak(Box::new(
         EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
     ));
-    let http = support::pipeline::free_port();
+    let http = crate::support::pipeline::free_port();
     let mut config = Config::from_toml_str(&format!(
         "{LOOPBACK_CONFIG}[http]\nlisten = \"127.0.0.1:{http}\"\n"
     ))
     .expect("test configuration is valid");
     config.kafka.bootstrap_servers = Some(broker.bootstrap_servers().to_owned());
-    let client = support::pipeline::http_client();
-    let running = support::pipeline::start(config.clone(), &client).await;
+    let client = crate::support::pipeline::http_client();
+    let running = crate::support::pipeline::start(config.clone(), &client).await;
     let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
     let draft = serde_json::json!({
         "schema_version": "factgate.draft.v1",

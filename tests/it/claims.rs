@@ -7,14 +7,13 @@
 //! come out as expected; the held-out cases, kept aside while the judge was built, are reported
 //! by category and must not fall below the share they reached when they were first run.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::pipeline::{mock_cluster_config, outside_reader, publish_draft, start_roles};
 use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
@@ -25,7 +24,6 @@ use factgate::pipeline::Role;
 use rdkafka::Message;
 use serde::Deserialize;
 use serde_json::Value;
-use support::pipeline::{mock_cluster_config, outside_reader, publish_draft, start_roles};
 use tokio::time::{Instant, timeout_at};
 
 /// One case as written in a fixture file.

@@ -4,10 +4,10 @@
 //! role runs on the embedded broker (librdkafka's mock cluster on 127.0.0.1); an outside
 //! consumer reads `drafts.dlq` as an operator would.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::pipeline::{mock_cluster_config, outside_reader, start_roles};
+use crate::support::schema::{errors, validator};
 use factgate::config::Config;
 use factgate::events::DRAFT_V1;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
@@ -15,8 +15,6 @@ use factgate::pipeline::Role;
 use rdkafka::Message;
 use rdkafka::message::Headers;
 use serde_json::{Map, Value};
-use support::pipeline::{mock_cluster_config, outside_reader, start_roles};
-use support::schema::{errors, validator};
 use tokio::time::timeout;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

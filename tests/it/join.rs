@@ -2,8 +2,6 @@
 //! over partitions; decisions that satisfy `schemas/decision.v1.json`; back-pressure; and a crash
 //! after which reading again from the committed offsets decides every article.
 
-mod support;
-
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
@@ -25,7 +23,7 @@ fn at(seconds: i64) -> DateTime<Utc> {
 }
 
 fn decision_validator() -> Validator {
-    support::schema::validator("decision.v1")
+    crate::support::schema::validator("decision.v1")
 }
 
 #[track_caller]
@@ -49,8 +47,8 @@ fn url(i: usize) -> String {
 
 /// A manifest of `sourced` claims, each citing its own source, published at `at(0)`.
 fn manifest(article: &str, revision: u64, sourced: usize) -> ArticleManifest {
-    let mut m: ArticleManifest = serde_json::from_value(support::schema::read_json(
-        &support::schema::schemas_dir().join("examples/manifest.v1.json"),
+    let mut m: ArticleManifest = serde_json::from_value(crate::support::schema::read_json(
+        &crate::support::schema::schemas_dir().join("examples/manifest.v1.json"),
     ))
     .expect("example");
     let template = m.claims[1].clone();
@@ -78,8 +76,8 @@ fn manifest(article: &str, revision: u64, sourced: usize) -> ArticleManifest {
 
 /// The result of claim `i`: supported, or refuted with the example's high-severity issue.
 fn result(article: &str, revision: u64, i: usize, verdict: Verdict) -> ClaimResult {
-    let mut r: ClaimResult = serde_json::from_value(support::schema::read_json(
-        &support::schema::schemas_dir().join("examples/claim_result.v1.json"),
+    let mut r: ClaimResult = serde_json::from_value(crate::support::schema::read_json(
+        &crate::support::schema::schemas_dir().join("examples/claim_result.v1.json"),
     ))
     .expect("example");
     r.article_id = article.to_owned();
@@ -478,6 +476,8 @@ mod rebalance {
     use std::collections::{BTreeMap, BTreeSet};
     use std::time::Duration;
 
+    use crate::support::origin::{demo_source, start_demo};
+    use crate::support::pipeline::{demo_draft, outside_reader, publish_draft, start_roles};
     use axum::Router;
     use axum::extract::Path as UrlPath;
     use axum::routing::get;
@@ -487,8 +487,6 @@ mod rebalance {
     use factgate::pipeline::Role;
     use rdkafka::Message;
     use rdkafka::consumer::StreamConsumer;
-    use support::origin::{demo_source, start_demo};
-    use support::pipeline::{demo_draft, outside_reader, publish_draft, start_roles};
     use tokio::time::{Instant, sleep, timeout_at};
 
     /// Partitions of every topic: more than instances, so rebalances move some of them.
@@ -504,22 +502,22 @@ mod rebalance {
     /// A draft's template and the decision its content calls for.
     const KINDS: [(&str, Outcome, &[DecisionReason]); 4] = [
         (
-            include_str!("../examples/demo/drafts/clean.json"),
+            include_str!("../../examples/demo/drafts/clean.json"),
             Outcome::Pass,
             &[],
         ),
         (
-            include_str!("../examples/demo/drafts/wrong-figure.json"),
+            include_str!("../../examples/demo/drafts/wrong-figure.json"),
             Outcome::Block,
             &[DecisionReason::HighSeverityIssue],
         ),
         (
-            include_str!("../examples/demo/drafts/dead-link.json"),
+            include_str!("../../examples/demo/drafts/dead-link.json"),
             Outcome::Block,
             &[DecisionReason::HighSeverityIssue],
         ),
         (
-            include_str!("../examples/demo/drafts/unsourced-statistic.json"),
+            include_str!("../../examples/demo/drafts/unsourced-statistic.json"),
             Outcome::Block,
             &[DecisionReason::HighSeverityIssue],
         ),
@@ -592,7 +590,7 @@ mod rebalance {
         let broker: &'static EmbeddedBroker = Box::leak(Box::new(
             EmbeddedBroker::start(&kafka).expect("embedded broker starts"),
         ));
-        let mut config = support::pipeline::mock_cluster_config(
+        let mut config = crate::support::pipeline::mock_cluster_config(
             broker.bootstrap_servers(),
             &format!("[join]\ndeadline_ms = {}\n", DEADLINE.as_millis()),
         );

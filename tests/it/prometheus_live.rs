@@ -14,12 +14,11 @@
 //! Everything listens on loopback only. The registry is process-wide and this file holds one
 //! test, so what Prometheus sees is this workload alone.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use crate::support::pipeline::{decided, demo_draft, publish_draft};
 use axum::Json;
 use axum::Router;
 use axum::extract::Path as UrlPath;
@@ -31,7 +30,6 @@ use factgate::demo::DRAFTS;
 use factgate::kafka::{EmbeddedBroker, EventProducer};
 use factgate::verify::llm::VoterRole;
 use serde_json::Value;
-use support::pipeline::{decided, demo_draft, publish_draft};
 use tokio::time::{Instant, sleep};
 
 /// Prometheus' scrape interval here: short, so rate() windows fill within the test.
@@ -47,7 +45,7 @@ const WAVE_DECIDED_WITHIN: Duration = Duration::from_secs(90);
 /// Answers like the demo's source `name`, too late for the deadline, as `factgate demo` does.
 async fn slow(name: UrlPath<String>) -> Response {
     sleep(SLOW_SOURCE).await;
-    support::origin::demo_source(name).await
+    crate::support::origin::demo_source(name).await
 }
 
 /// An OpenAI-compatible chat-completions endpoint on 127.0.0.1 whose voters answer as the module
@@ -73,7 +71,11 @@ async fn completions(Json(body): Json<Value>) -> Response {
         Some(_) => r#"{"verdict": "refuted", "quote": "", "reason": "no quote"}"#,
         None => return (StatusCode::BAD_REQUEST, "unknown voter").into_response(),
     };
-    Json(support::llm::chat_completion(&body["model"], content)).into_response()
+    Json(crate::support::llm::chat_completion(
+        &body["model"],
+        content,
+    ))
+    .into_response()
 }
 
 fn config(bootstrap: &str, port: u16, llm: &str) -> Config {
@@ -136,7 +138,7 @@ impl PrometheusServer {
             ),
         )
         .expect("write prometheus.yml");
-        let port = support::pipeline::free_port();
+        let port = crate::support::pipeline::free_port();
         let log = dir.path().join("prometheus.log");
         let log_file = std::fs::File::create(&log).expect("create the log file");
         let child = Command::new(&binary)
@@ -322,18 +324,19 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
     assert!(!panels.is_empty(), "the dashboard has no panel queries");
     assert!(!alerts.is_empty(), "alerts.yml has no alert rules");
 
-    let origin = support::origin::start_demo(Router::new().route("/slow/{name}", get(slow))).await;
+    let origin =
+        crate::support::origin::start_demo(Router::new().route("/slow/{name}", get(slow))).await;
     let llm = start_llm().await;
     // The broker outlives the roles: closing a consumer waits for it.
     let broker: &'static EmbeddedBroker = Box::leak(Box::new(
         EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
     ));
-    let port = support::pipeline::free_port();
+    let port = crate::support::pipeline::free_port();
     let config = config(broker.bootstrap_servers(), port, &llm);
     let base = format!("http://127.0.0.1:{port}");
 
-    let client = support::pipeline::http_client();
-    let running = support::pipeline::start(config.clone(), &client).await;
+    let client = crate::support::pipeline::http_client();
+    let running = crate::support::pipeline::start(config.clone(), &client).await;
 
     // Prometheus scrapes the counters at zero before any draft, so every rate() below sees the
     // workload as an increase.

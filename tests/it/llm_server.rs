@@ -16,8 +16,6 @@
 //!
 //! Everything listens on, and connects to, 127.0.0.1 only.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -25,6 +23,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::origin::start_demo;
+use crate::support::pipeline::{
+    free_port, mock_cluster_config, outside_reader, publish_draft, start_roles,
+};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -45,10 +47,6 @@ use factgate::verify::llm::budget::{TEMPLATE_OVERHEAD_TOKENS, estimate_tokens};
 use rdkafka::Message;
 use rdkafka::consumer::StreamConsumer;
 use serde_json::json;
-use support::origin::start_demo;
-use support::pipeline::{
-    free_port, mock_cluster_config, outside_reader, publish_draft, start_roles,
-};
 use tokio::process::{Child, Command};
 use tokio::time::{Instant, sleep, timeout, timeout_at};
 
@@ -148,7 +146,7 @@ impl LlamaServer {
 
     /// Waits until `/v1/models` answers, failing with the server's log if it exits first.
     async fn wait_ready(&mut self) {
-        let client = support::pipeline::http_client();
+        let client = crate::support::pipeline::http_client();
         let until = Instant::now() + SERVER_START;
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {

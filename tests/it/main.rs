@@ -1,0 +1,33 @@
+//! factgate's integration suite, in one test binary: each module was a file of its own, and
+//! linking librdkafka, the HTTP stack and the service into each one cost minutes of CI and
+//! gigabytes of disk. Select a module as a filter: `cargo test --test it pipeline::`.
+//!
+//! Two suites run in processes of their own, because they assert on process-wide state that
+//! the others would move: `tests/metrics.rs` (exact counts in the metrics registry) and
+//! `tests/otlp.rs` (the global tracer, whose exported spans it counts). The pure suites
+//! (extraction, judging) are `factgate-core`'s, in `core/tests`, and link no Kafka at all.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod check;
+mod claims;
+mod cli_check;
+mod cli_extract;
+mod config;
+mod dead_letter;
+mod deploy;
+mod e2e_tansu;
+mod fetch;
+mod join;
+mod kafka;
+mod kafka_secured;
+mod kcat;
+mod llm_judge;
+mod llm_server;
+mod pipeline;
+mod poison;
+mod prometheus_live;
+mod recheck;
+mod schemas;
+mod ui_browser;
