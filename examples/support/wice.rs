@@ -35,7 +35,7 @@ pub fn load(path: &str) -> anyhow::Result<Vec<(usize, Example)>> {
 /// citing `url`.
 pub fn cited_claim(line: usize, text: &str, url: &str) -> Claim {
     let text = strip_citation_markers(text);
-    let features = factgate::extract::detect::analyze(&text);
+    let features = factgate::text::cues::analyze(&text);
     Claim {
         id: format!("wice-{line}"),
         kinds: features.kinds,

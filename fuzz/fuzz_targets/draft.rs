@@ -5,8 +5,8 @@
 
 #![no_main]
 
-use factgate::events::{DraftEvent, MAX_ARTICLE_ID_BYTES, recover_article_id};
-use factgate::extract::{ExtractLimits, extract_within};
+use factgate_core::events::{DraftEvent, MAX_ARTICLE_ID_BYTES, recover_article_id};
+use factgate_core::extract::{ExtractLimits, extract_within};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,8 +3,8 @@
 
 #![no_main]
 
-use factgate::extract::extract_bytes;
-use factgate::model::BodyFormat;
+use factgate_core::extract::extract_bytes;
+use factgate_core::model::BodyFormat;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

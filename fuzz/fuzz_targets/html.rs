@@ -4,8 +4,8 @@
 
 #![no_main]
 
-use factgate::markup::{check_html_depth, parse_html_cancellable};
-use factgate::verify::fetch::content::document_to_text;
+use factgate_core::text::markup::{check_html_depth, parse_html_cancellable};
+use factgate_core::text::webpage::document_to_text;
 use libfuzzer_sys::fuzz_target;
 use std::sync::atomic::AtomicBool;
 

@@ -1,40 +1,11 @@
-//! Turning a validated [`Config`] into the settings the stages run with.
+//! Turning a validated [`Config`] into the judge's settings. The fetcher's and the LLM quorum's
+//! are built beside their types (`verify::fetch::settings`, `verify::llm`), so configuration
+//! imports no stage.
 
 use super::Config;
 use crate::judge::JudgeSettings;
-use crate::verify::fetch::FetchSettings;
-use crate::verify::llm::LlmSettings;
 
 impl Config {
-    /// The fetcher's settings: `[fetch]` and `[cache]`.
-    pub fn fetch_settings(&self) -> FetchSettings {
-        let f = &self.fetch;
-        let c = &self.cache;
-        FetchSettings {
-            user_agent_contact_url: f.user_agent_contact_url.clone(),
-            timeout: f.timeout(),
-            connect_timeout: f.connect_timeout(),
-            max_body_bytes: f.max_body_bytes,
-            max_decompressed_bytes: f.max_decompressed_bytes,
-            max_redirects: f.max_redirects as usize,
-            max_nesting_depth: f.max_nesting_depth,
-            allow_private_addresses: f.allow_private_addresses,
-            address_allowlist: f.address_allowlist.clone(),
-            per_host_rps: f.per_host_requests_per_second,
-            per_host_burst: f.per_host_burst,
-            global_rps: f.global_requests_per_second,
-            per_host_concurrency: f.per_host_concurrency as usize,
-            max_retries: f.max_retries,
-            backoff_base: f.backoff_base(),
-            backoff_max: f.backoff_max(),
-            retry_after_max: f.retry_after_max(),
-            cache_capacity_bytes: c.capacity_bytes,
-            cache_ttl_ok: c.ttl_ok(),
-            cache_ttl_not_found: c.ttl_not_found(),
-            max_entry_bytes: c.max_entry_bytes,
-        }
-    }
-
     /// The judge's settings: `[judge]` and `[credibility]`.
     pub fn judge_settings(&self) -> JudgeSettings {
         let j = &self.judge;
@@ -46,26 +17,6 @@ impl Config {
             max_passages: j.max_passages,
             credibility: self.credibility.clone(),
         }
-    }
-
-    /// The LLM quorum's settings, when `[llm]` is enabled; the key is read from the environment
-    /// variable `llm.api_key_env` names.
-    pub fn llm_settings(&self) -> Option<LlmSettings> {
-        let l = &self.llm;
-        if !l.enabled {
-            return None;
-        }
-        // validate() guarantees both are present when enabled.
-        let (base_url, model) = (l.base_url.clone()?, l.model.clone()?);
-        let mut settings = LlmSettings::new(base_url, model);
-        settings.api_key = l.api_key();
-        settings.timeout = l.timeout();
-        settings.voters = l.voters as usize;
-        settings.max_concurrent_requests = l.max_concurrent_requests as usize;
-        settings.context_tokens = l.context_tokens as usize;
-        settings.max_reply_tokens = l.max_reply_tokens as usize;
-        settings.max_passages = l.max_passages as usize;
-        Some(settings)
     }
 }
 

@@ -184,13 +184,19 @@ pub struct HttpConfig {
     pub page_body_bytes: usize,
 }
 
+/// The default of `http.page_body_bytes`: bytes of draft bodies the board keeps so pages can
+/// show the article. The newest drafts' bodies are kept until their total passes it, then the
+/// oldest go (their pages list the claims alone). Bounded apart from the article count because
+/// one body can be large.
+pub const DEFAULT_PAGE_BODY_BYTES: usize = 64 << 20;
+
 impl Default for HttpConfig {
     fn default() -> Self {
         Self {
             listen: DEFAULT_HTTP_LISTEN,
             header_read_timeout_ms: DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS,
             idle_timeout_ms: DEFAULT_HTTP_IDLE_TIMEOUT_MS,
-            page_body_bytes: crate::http::BOARD_BODY_BYTES,
+            page_body_bytes: DEFAULT_PAGE_BODY_BYTES,
         }
     }
 }

@@ -24,11 +24,10 @@
 //! stored. Only a fault of the broker or the process stops a role, and with it the process.
 
 mod board;
-mod extract;
+mod extract_loop;
 mod history;
-mod join;
-mod offsets;
-mod verify;
+mod join_loop;
+mod verify_loop;
 
 use crate::config::Config;
 use crate::events::{DECISION_V1, Decision, fit_decision};
@@ -409,12 +408,12 @@ pub async fn run(
         let role = *role;
         tasks.spawn(async move {
             let outcome = match role {
-                Role::Extract => extract::run(services, stop).await,
+                Role::Extract => extract_loop::run(services, stop).await,
                 Role::Verify => match verifier {
-                    Some(v) => verify::run(services, v, stop).await,
+                    Some(v) => verify_loop::run(services, v, stop).await,
                     None => Ok(()),
                 },
-                Role::Join => join::run(services, stop).await,
+                Role::Join => join_loop::run(services, stop).await,
             };
             (role.to_string(), outcome)
         });

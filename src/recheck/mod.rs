@@ -30,8 +30,8 @@
 mod diff;
 mod metrics;
 mod progress;
-mod report;
 mod scope;
+mod summary;
 mod topics;
 mod worker;
 
@@ -39,8 +39,8 @@ pub use diff::{
     ArticleDiff, Change, DecisionBrief, Finding, FindingKind, Summary, compare, findings,
 };
 pub use progress::{ProgressDisplay, ProgressStyle, Tally};
-pub use report::{ReportFormat, RunReport};
 pub use scope::{RECHECK_RUN_V1, RunScope, Selection, Target, validate_run_id};
+pub use summary::{ReportFormat, RunReport};
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

@@ -472,7 +472,6 @@ fn a_consumer_that_pauses_each_input_at_its_cap_decides_everything_on_its_result
 // Scaling the join on the embedded broker
 
 mod rebalance {
-    use super::support;
     use std::collections::{BTreeMap, BTreeSet};
     use std::time::Duration;
 

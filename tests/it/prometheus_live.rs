@@ -393,7 +393,7 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
                     _ => data["result"].as_array().cloned().unwrap_or_default(),
                 };
                 eprintln!("panel {title:?}: {expr}: {result:?}");
-                // No re-check runs here: its panels only have to evaluate (tests/recheck.rs
+                // No re-check runs here: its panels only have to evaluate (tests/it/recheck.rs
                 // reads the re-check metrics).
                 if result.is_empty() && expr.contains("factgate_recheck_") {
                 } else if result.is_empty() {

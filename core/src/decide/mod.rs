@@ -12,7 +12,7 @@
 //! A claim's verdict is the synthesis over its sources (`contested` when they disagree; see
 //! `report`), and [`revisions`] says what changed since the article's previous revision.
 
-mod report;
+mod compose;
 pub mod revisions;
 #[cfg(test)]
 mod tests;
@@ -98,7 +98,7 @@ pub fn decide(
     decided_at: DateTime<Utc>,
 ) -> Decision {
     let processing = seconds_between(check.published_at, decided_at);
-    let built = report::build(check, processing);
+    let built = compose::build(check, processing);
     let mut reasons = strictness.blocking_reasons(&built.report.summary.severity_counts);
     if !check.unfinished.is_empty() {
         reasons.push(DecisionReason::DeadlineExceeded);
@@ -195,7 +195,7 @@ fn finish(
     } else {
         Outcome::Block
     };
-    report::set_recommendation(&mut report, &reasons);
+    compose::set_recommendation(&mut report, &reasons);
     Decision {
         schema_version: Default::default(),
         decision_id: decision_id(article_id, revision, content_digest),

@@ -13,9 +13,9 @@
 
 use serde::Serialize;
 
+use super::check::ClaimResult;
 use super::decision::Decision;
 use super::manifest::{ArticleManifest, ManifestPart};
-use super::verify::ClaimResult;
 
 /// An event that cannot be split or shortened to fit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

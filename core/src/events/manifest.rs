@@ -5,8 +5,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::check::CheckKey;
 use super::position::DraftPosition;
-use super::verify::CheckKey;
 use super::version::ManifestV1;
 use crate::model::Claim;
 

@@ -39,6 +39,7 @@
 //! - `position`: where a draft sits on the drafts topic, naming one publication of it.
 //! - `fit`: events sized to fit the broker's message limit: manifests split, reports shortened.
 
+mod check;
 mod decision;
 mod draft;
 pub mod fit;
@@ -46,9 +47,9 @@ mod manifest;
 mod position;
 mod report;
 mod trace;
-mod verify;
 mod version;
 
+pub use check::{CheckKey, ClaimResult, Evidence, FetchStatus, VerifyRequest};
 pub use decision::{
     Decision, DecisionReason, Outcome, content_digest, decision_id, decision_id_at,
     decision_id_for_run, draft_content_digest,
@@ -63,7 +64,6 @@ pub use report::{
     SupportingSource, VerificationDetails, VerificationResults,
 };
 pub use trace::TraceContext;
-pub use verify::{CheckKey, ClaimResult, Evidence, FetchStatus, VerifyRequest};
 pub use version::{
     CLAIM_RESULT_V1, ClaimResultV1, DECISION_V1, DRAFT_V1, DecisionV1, DraftV1, MANIFEST_V1,
     ManifestV1, VERIFY_REQUEST_V1, VerifyRequestV1,

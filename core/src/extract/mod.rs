@@ -10,8 +10,8 @@
 //!   table cells) with their inline citations and the article's reference list.
 //! - `segment`: splits a block's text into sentences.
 //! - `citations`: resolves links, reference links, numbered references, footnotes and bare URLs.
-//! - `detect`: decides what makes a sentence check-worthy (kinds, quotes, attribution) and
-//!   prejudges claims that cite nothing.
+//! - [`crate::text::cues`] (`detect` here): what makes a sentence check-worthy (kinds, quotes,
+//!   attribution) and the prejudgment of claims that cite nothing.
 //! - `figures`: finds the figures a sentence states, normalized to value, unit and scale.
 //! - `limits`: the per-article limits [`extract_within`] enforces (size, nesting, links, claims,
 //!   checks), each before the work it bounds.
@@ -44,11 +44,10 @@
 //! characters of the body as received: from the parser's source offsets for Markdown and text,
 //! and for HTML where the sentence's text occurs verbatim in the body (else absent).
 
-pub mod detect;
 mod limits;
 mod view;
 
-use crate::text::{citations, document, sentences as segment};
+use crate::text::{citations, cues as detect, document, sentences as segment};
 
 pub use view::{ViewBlock, ViewKind, article_view};
 
@@ -617,7 +616,7 @@ fn restated_claim(
 
 /// The content words of a text, as the judge compares them (stemmed, stop words dropped).
 fn stems(text: &str) -> HashSet<String> {
-    crate::judge::retrieve::tokenize(text).into_iter().collect()
+    crate::text::tokens::tokenize(text).into_iter().collect()
 }
 
 /// Whether two texts have the same words, whatever their case and punctuation.
@@ -684,7 +683,7 @@ fn is_statement(text: &str) -> bool {
     trimmed
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().count() > 1)
-        .filter(|w| !crate::judge::retrieve::is_stop_word(&w.to_lowercase()))
+        .filter(|w| !crate::text::tokens::is_stop_word(&w.to_lowercase()))
         .take(2)
         .count()
         >= 2

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 
-use super::offsets::Position;
+use super::held::Position;
 use crate::decide::{ArticleCheck, Strictness, decide, decide_not_checked};
 use crate::events::TraceContext;
 use crate::events::{

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::offsets::TopicPartition;
+use super::held::TopicPartition;
 use crate::events::DraftPosition;
 
 /// Revisions of one article kept exactly before they are folded into the floor.

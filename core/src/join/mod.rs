@@ -67,7 +67,7 @@
 
 mod article;
 mod decided;
-mod offsets;
+mod held;
 
 #[cfg(test)]
 mod tests;
@@ -76,14 +76,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-pub use offsets::TopicPartition;
+pub use held::TopicPartition;
 
 use crate::decide::{Strictness, decide_not_checked};
 use crate::events::TraceContext;
 use crate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason, DraftPosition};
 use article::{Orphans, PendingArticle, superseded};
 use decided::{Decided, DecidedMemory};
-use offsets::{HeldOffsets, Position};
+use held::{HeldOffsets, Position};
 
 /// Default number of articles whose decided revisions are remembered against replays.
 pub const DEFAULT_REMEMBERED_ARTICLES: usize = 100_000;

@@ -38,8 +38,8 @@ use super::figures::{comparable, relative_error};
 use super::page::PageIndex;
 use super::retrieve::{self, SourceIndex};
 use super::substitute;
-use crate::extract::detect;
 use crate::model::{ClaimElement, Figure, Unit};
+use crate::text::cues;
 use crate::text::figures::parse_figures;
 use crate::text::lexicon::{self, Axis, Quantity, Role};
 
@@ -1559,7 +1559,7 @@ impl<'a> Alignment<'a> {
             ));
             return out;
         }
-        for word in detect::superlatives(&self.claim.text) {
+        for word in cues::superlatives(&self.claim.text) {
             let lower = word.to_lowercase();
             if !claims_a_rank(&self.claim, &lower) {
                 continue;
@@ -1863,7 +1863,7 @@ fn is_auxiliary(word: &str) -> bool {
 /// "estimates"), and "according".
 fn is_reporting_verb(word: &str) -> bool {
     static VERBS: std::sync::LazyLock<HashSet<&'static str>> =
-        std::sync::LazyLock::new(|| detect::NAME_VERBS.split('|').collect());
+        std::sync::LazyLock::new(|| cues::NAME_VERBS.split('|').collect());
     word == "according" || VERBS.contains(word)
 }
 
@@ -1871,7 +1871,7 @@ fn is_reporting_verb(word: &str) -> bool {
 /// to a reporting verb.
 fn speakers(t: &Text) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(name) = detect::analyze(&t.text).attributed_to
+    if let Some(name) = cues::analyze(&t.text).attributed_to
         && name.chars().next().is_some_and(char::is_uppercase)
     {
         out.push(name);

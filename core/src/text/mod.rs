@@ -8,15 +8,20 @@
 //!   what breaks a block.
 //! - [`citations`]: links, reference links, numbered references, footnotes and bare URLs.
 //! - [`sentences`]: a block's text split into sentences.
+//! - [`tokens`]: words as the judge and extraction compare them: stop words, stems, numbers.
+//! - [`cues`]: what a sentence signals: its claim kinds, quotes, attribution, change verbs,
+//!   dates, superlatives; and the prejudgment of a claim that cites nothing.
 //! - [`figures`]: the figures a sentence states, normalized to value, unit and scale.
 //! - [`markup`]: bounded HTML and Markdown parsing: nesting checked before any tree is built.
 //! - [`lexicon`]: the word lists (months, negations, change verbs, units…) every reader shares.
 
 pub mod citations;
+pub mod cues;
 pub mod document;
 pub mod figures;
 pub mod html;
 pub mod lexicon;
 pub mod markup;
 pub mod sentences;
+pub mod tokens;
 pub mod webpage;

@@ -4,6 +4,7 @@
 //! into it. Every limit here bounds something that would otherwise grow with load or with what a
 //! remote server chooses to send.
 
+use crate::config::Config;
 use std::time::Duration;
 
 use ipnet::IpNet;
@@ -103,5 +104,35 @@ impl FetchSettings {
             env!("CARGO_PKG_VERSION"),
             self.user_agent_contact_url
         )
+    }
+}
+impl Config {
+    /// The fetcher's settings: `[fetch]` and `[cache]`.
+    pub fn fetch_settings(&self) -> FetchSettings {
+        let f = &self.fetch;
+        let c = &self.cache;
+        FetchSettings {
+            user_agent_contact_url: f.user_agent_contact_url.clone(),
+            timeout: f.timeout(),
+            connect_timeout: f.connect_timeout(),
+            max_body_bytes: f.max_body_bytes,
+            max_decompressed_bytes: f.max_decompressed_bytes,
+            max_redirects: f.max_redirects as usize,
+            max_nesting_depth: f.max_nesting_depth,
+            allow_private_addresses: f.allow_private_addresses,
+            address_allowlist: f.address_allowlist.clone(),
+            per_host_rps: f.per_host_requests_per_second,
+            per_host_burst: f.per_host_burst,
+            global_rps: f.global_requests_per_second,
+            per_host_concurrency: f.per_host_concurrency as usize,
+            max_retries: f.max_retries,
+            backoff_base: f.backoff_base(),
+            backoff_max: f.backoff_max(),
+            retry_after_max: f.retry_after_max(),
+            cache_capacity_bytes: c.capacity_bytes,
+            cache_ttl_ok: c.ttl_ok(),
+            cache_ttl_not_found: c.ttl_not_found(),
+            max_entry_bytes: c.max_entry_bytes,
+        }
     }
 }

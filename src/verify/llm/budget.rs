@@ -17,7 +17,7 @@
 //! - and a tenth more over all, for the tokenizers that split finer than these rules.
 //!
 //! Checked against Gemma 3's tokenizer, as llama.cpp's server counts it: English prose is
-//! overestimated by about two thirds, a list of numbers by a tenth; tests/llm_server.rs checks
+//! overestimated by about two thirds, a list of numbers by a tenth; tests/it/llm_server.rs checks
 //! every prompt it sends against the server's count.
 //!
 //! An estimate that errs high wastes a little of the window; one that errs low overflows it, and

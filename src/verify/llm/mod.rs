@@ -125,6 +125,28 @@ impl LlmSettings {
     }
 }
 
+impl crate::config::Config {
+    /// The LLM quorum's settings, when `[llm]` is enabled; the key is read from the environment
+    /// variable `llm.api_key_env` names.
+    pub fn llm_settings(&self) -> Option<LlmSettings> {
+        let l = &self.llm;
+        if !l.enabled {
+            return None;
+        }
+        // validate() guarantees both are present when enabled.
+        let (base_url, model) = (l.base_url.clone()?, l.model.clone()?);
+        let mut settings = LlmSettings::new(base_url, model);
+        settings.api_key = l.api_key();
+        settings.timeout = l.timeout();
+        settings.voters = l.voters as usize;
+        settings.max_concurrent_requests = l.max_concurrent_requests as usize;
+        settings.context_tokens = l.context_tokens as usize;
+        settings.max_reply_tokens = l.max_reply_tokens as usize;
+        settings.max_passages = l.max_passages as usize;
+        Some(settings)
+    }
+}
+
 /// The smallest context window the voters' prompts fit in with `max_reply_tokens` for the reply
 /// and [`budget::MIN_EVIDENCE_TOKENS`] of evidence, for a short claim and URL.
 pub fn min_context_tokens(max_reply_tokens: usize) -> usize {

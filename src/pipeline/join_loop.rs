@@ -18,7 +18,6 @@
 //! (see [`crate::kafka::RoleContext::take_revoked`]): their articles are decided by the new
 //! owner only.
 
-use super::offsets::store_next_offset;
 use super::{PipelineError, Role, Services, stopped};
 use crate::config::TopicsConfig;
 use crate::decide::revisions::{DEFAULT_HISTORY_BYTES, RevisionHistory};
@@ -26,6 +25,7 @@ use crate::events::{ArticleManifest, ClaimResult, Decision, content_digest, reco
 use crate::join::{
     Backpressure, JoinNote, JoinSettings, JoinState, TopicPartition, TracedDecision,
 };
+use crate::kafka::offsets::store_next_offset;
 use crate::kafka::{self, TraceParent, read_traceparent};
 use chrono::{DateTime, TimeDelta, Utc};
 use futures::future::BoxFuture;

@@ -4,11 +4,11 @@
 //! blocked its article already.
 //!
 //! Offsets move only past requests whose result is acknowledged, and never past one still in
-//! flight (see [`super::offsets`]).
+//! flight (see [`crate::kafka::offsets`]).
 
-use super::offsets::{InOrderOffsets, store_next_offset};
 use super::{PipelineError, Role, Services, stopped};
 use crate::events::{CLAIM_RESULT_V1, ClaimResult, VerifyRequest, fit_result};
+use crate::kafka::offsets::{InOrderOffsets, store_next_offset};
 use crate::kafka::{self, TraceParent, is_message_fault, read_traceparent};
 use crate::roles;
 use crate::verify::Verifier;
