@@ -19,7 +19,7 @@ command -v make >/dev/null 2>&1 || need_apt+=(make)
 # pkg-config: the headers are all it needs (seconds to install; no vendored OpenSSL to compile).
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev)
-# The openssl command makes the test certificate of the TLS/SASL test (tests/it/kafka_secured.rs).
+# The openssl command makes the test certificate of the TLS/SASL test (tests/kafka_secured.rs).
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 # kcat: the outside client of the Kafka tests on the embedded broker (tests/it/kafka.rs).
 command -v kcat >/dev/null 2>&1 || need_apt+=(kcat)

@@ -41,7 +41,7 @@ use prometheus::{
 
 use crate::events::{DecisionReason, Outcome};
 use crate::model::{ClaimKind, Verdict};
-use crate::verify::llm::{VoteOutcome, VoterRole, VoterVerdict};
+use crate::quorum::{VoteOutcome, VoterRole, VoterVerdict};
 
 /// The content type of [`render`]'s output: Prometheus text exposition format 0.0.4.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;

@@ -13,6 +13,7 @@
 //!   manifest, decision) whose JSON Schemas live in `schemas/`.
 //! - [`extract`]: a draft body into claims mapped to citations, and what needs no fetch judged.
 //! - [`judge`]: one claim against the text of the source it cites.
+//! - [`quorum`]: the LLM quorum's passages, prompt budget, prompts and vote rule.
 //! - [`decide`]: the policy (strictness) and the report: pass or block, and why.
 //! - [`join`]: each article's manifest and results gathered into one decision.
 //! - [`roles`]: what each stream-processing role does with what it reads: the plan for a draft,
@@ -26,5 +27,6 @@ pub mod extract;
 pub mod join;
 pub mod judge;
 pub mod model;
+pub mod quorum;
 pub mod roles;
 pub mod text;

@@ -26,13 +26,13 @@ pub const DEFAULT_LLM_TIMEOUT_MS: u64 = 30_000;
 pub const DEFAULT_LLM_VOTERS: u32 = 3;
 /// Default number of requests in flight to the LLM endpoint at once, per process.
 pub const DEFAULT_LLM_MAX_CONCURRENT_REQUESTS: u32 =
-    crate::verify::llm::DEFAULT_MAX_CONCURRENT_REQUESTS as u32;
+    crate::quorum::DEFAULT_MAX_CONCURRENT_REQUESTS as u32;
 /// Default context window of the model, in tokens.
-pub const DEFAULT_LLM_CONTEXT_TOKENS: u32 = crate::verify::llm::DEFAULT_CONTEXT_TOKENS as u32;
+pub const DEFAULT_LLM_CONTEXT_TOKENS: u32 = crate::quorum::DEFAULT_CONTEXT_TOKENS as u32;
 /// Default cap on the tokens of one LLM reply.
-pub const DEFAULT_LLM_MAX_REPLY_TOKENS: u32 = crate::verify::llm::DEFAULT_MAX_REPLY_TOKENS as u32;
+pub const DEFAULT_LLM_MAX_REPLY_TOKENS: u32 = crate::quorum::DEFAULT_MAX_REPLY_TOKENS as u32;
 /// Default number of source passages shown to the LLM voters.
-pub const DEFAULT_LLM_MAX_PASSAGES: u32 = crate::verify::llm::DEFAULT_MAX_PASSAGES as u32;
+pub const DEFAULT_LLM_MAX_PASSAGES: u32 = crate::quorum::DEFAULT_MAX_PASSAGES as u32;
 
 /// Judging a claim against the passages of its source.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -240,7 +240,7 @@ impl LlmConfig {
         );
         checks.nonzero("llm.max_passages", u64::from(self.max_passages));
         checks.nonzero("llm.max_reply_tokens", u64::from(self.max_reply_tokens));
-        let min_context = crate::verify::llm::min_context_tokens(self.max_reply_tokens as usize);
+        let min_context = crate::quorum::min_context_tokens(self.max_reply_tokens as usize);
         if (self.context_tokens as usize) < min_context {
             checks.fail(
                 "llm.context_tokens",

@@ -2,9 +2,11 @@
 //! linking librdkafka, the HTTP stack and the service into each one cost minutes of CI and
 //! gigabytes of disk. Select a module as a filter: `cargo test --test it pipeline::`.
 //!
-//! Two suites run in processes of their own, because they assert on process-wide state that
-//! the others would move: `tests/metrics.rs` (exact counts in the metrics registry) and
-//! `tests/otlp.rs` (the global tracer, whose exported spans it counts). The pure suites
+//! Three suites run in processes of their own, because they assert on process-wide state that
+//! the others would move or take first: `tests/metrics.rs` (exact counts in the metrics
+//! registry), `tests/otlp.rs` (the global tracer, whose exported spans it counts) and
+//! `tests/kafka_secured.rs` (the global log subscriber, which must capture librdkafka's own
+//! threads to show the password never reaches a log). The pure suites
 //! (extraction, judging) are `factgate-core`'s, in `core/tests`, and link no Kafka at all.
 
 #[path = "../support/mod.rs"]
@@ -21,8 +23,8 @@ mod e2e_tansu;
 mod fetch;
 mod join;
 mod kafka;
-mod kafka_secured;
 mod kcat;
+mod layering;
 mod llm_judge;
 mod llm_server;
 mod pipeline;

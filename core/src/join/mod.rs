@@ -353,10 +353,10 @@ impl JoinState {
         self.offsets.hold(&at);
         let mut article = PendingArticle::new(manifest, at);
         article.trace = trace;
-        if let Some(orphans) = self.orphans.get(&(id.clone(), revision)) {
-            if article.trace.is_none() {
-                article.trace.clone_from(&orphans.trace);
-            }
+        if article.trace.is_none()
+            && let Some(orphans) = self.orphans.get(&(id.clone(), revision))
+        {
+            article.trace.clone_from(&orphans.trace);
         }
         self.pending.insert(id.clone(), article);
         self.claim_orphans(&id, revision);

@@ -21,11 +21,13 @@
 //! - [`prompts`]: the voters' system prompts and the user message.
 //! - [`quorum`]: reply parsing, votes and the quorum rule.
 
-pub mod budget;
 pub mod client;
-pub mod passages;
-pub mod prompts;
-pub mod quorum;
+
+pub use factgate_core::quorum::{
+    DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_PASSAGES,
+    DEFAULT_MAX_REPLY_TOKENS, DEFAULT_TIMEOUT, DEFAULT_VOTERS, budget, min_context_tokens,
+    passages, prompts, votes as quorum,
+};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,22 +40,6 @@ pub use client::{ChatClient, CompletionError};
 pub use passages::Lead;
 pub use prompts::VoterRole;
 pub use quorum::{QuorumOutcome, Vote, VoteOutcome, VoterVerdict};
-
-/// Voters per claim, as in reference/fact-check-quorum-skill.md.
-pub const DEFAULT_VOTERS: usize = 3;
-/// Time allowed for one voter's request, connection to last byte.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Requests in flight to the endpoint at once, per process: one claim's three voters and a
-/// little more. A llama.cpp server answers as many at once as it has slots (`--parallel`).
-pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 4;
-/// The context window assumed, in tokens: 4096, the smallest window of the models in common
-/// local use, so the default fits them all.
-pub const DEFAULT_CONTEXT_TOKENS: usize = 4096;
-/// The most tokens one reply may take. A reply is a verdict, a quote and a sentence or two:
-/// about 100 tokens; a quote of a whole passage, a few hundred.
-pub const DEFAULT_MAX_REPLY_TOKENS: usize = 512;
-/// Evidence passages shown to the voters, best first, before the token budget.
-pub const DEFAULT_MAX_PASSAGES: usize = 3;
 
 /// An API key. Debug and Display print `[redacted]`; only [`ApiKey::expose`] gives the value,
 /// and only the client's Authorization header uses it.
@@ -145,12 +131,6 @@ impl crate::config::Config {
         settings.max_passages = l.max_passages as usize;
         Some(settings)
     }
-}
-
-/// The smallest context window the voters' prompts fit in with `max_reply_tokens` for the reply
-/// and [`budget::MIN_EVIDENCE_TOKENS`] of evidence, for a short claim and URL.
-pub fn min_context_tokens(max_reply_tokens: usize) -> usize {
-    prompts::fixed_prompt_tokens("", "") + max_reply_tokens + budget::MIN_EVIDENCE_TOKENS
 }
 
 /// Settings the judge cannot run with.

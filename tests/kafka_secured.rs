@@ -17,19 +17,23 @@
 //!
 //! Everything listens on and connects to 127.0.0.1.
 
+// The tansu starter alone; the rest serves the integration suite.
+#[allow(dead_code)]
+mod support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::support::pipeline::free_port;
-use crate::support::tansu::tansu_binary;
 use factgate::config::Config;
 use factgate::events::DRAFT_V1;
 use factgate::kafka::{EventHeaders, EventProducer, close_consumer, consumer, ensure_topics};
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
+use support::pipeline::free_port;
+use support::tansu::tansu_binary;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::process::{Child, Command};
 use tokio::time::{Instant, sleep, timeout};
