@@ -1,13 +1,14 @@
 //! factgate's Prometheus metrics: one process-wide registry, served at `GET /metrics`.
 //!
-//! The names, types and labels are a contract with the Grafana dashboard and the alert rules;
-//! the tests below pin every one. Each metric is
-//! bumped in the one place its event happens, beside the log line for it:
+//! The names, types and labels are a contract with the Grafana dashboard and the alert rules,
+//! listed in `deploy/metrics.txt`; the tests below pin every one and check that file against the
+//! registry. Each metric is bumped by the internal event for what happened
+//! ([`crate::internal_events`]), which also writes the log line for it:
 //!
-//! | metric | where |
+//! | metric | event |
 //! |---|---|
 //! | `factgate_drafts_consumed_total`, `factgate_claims_extracted_total{kind}`, `factgate_dead_letters_total` | the extract role |
-//! | `factgate_fetches_total{status}`, `factgate_fetch_duration_seconds` | the fetcher's event log |
+//! | `factgate_fetches_total{status}`, `factgate_fetch_duration_seconds` | the fetcher |
 //! | `factgate_cache_{hits,misses,evictions}_total`, `factgate_cache_bytes` | the fetch cache |
 //! | `factgate_rate_limit_wait_seconds` | the fetch limiter |
 //! | `factgate_judge_duration_seconds` | the verifier |
@@ -18,13 +19,13 @@
 //! | `factgate_join_in_flight_articles`, `factgate_join_paused{input}` | the join role |
 //! | `factgate_consumer_lag_messages{role,group,topic,partition}` | each role consumer's statistics callback |
 //! | `factgate_build_info{version}` | set once, to 1, when the registry is created |
-//! | `process_*` (CPU seconds, resident memory, open file descriptors, start time; Linux) | the prometheus crate's process collector, read at each scrape |
+//! | `process_*` (CPU seconds, resident and virtual memory, file descriptors, threads, start time; Linux) | the prometheus crate's process collector, read at each scrape |
 //! | `factgate_limits_exceeded_total{limit}`, `factgate_outputs_shortened_total{event}` | extract (limits, split manifests), the pipeline (shortened decisions), verify (cut results) |
 //! | `factgate_failed_messages_total{role}` | any role, for a message whose handling failed for its own sake |
 //! | `factgate_republished_drafts_total{handling}` | the join, when a revision is published again |
 //!
-//! Labels are low-cardinality by construction: every label value comes from a closed enum
-//! (mapped here) except `topic`, `partition` and `group`, which are the configured topics, their
+//! Labels are low-cardinality by construction: every label value is the strum name of a closed
+//! enum (the serde name, where the enum has one) except `topic`, `partition` and `group`, which are the configured topics, their
 //! partitions and the configured consumer groups.
 //! Labelled counters are created at zero for every known label value, so a dashboard's `rate()`
 //! has a series before the first event.
