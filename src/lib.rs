@@ -27,7 +27,8 @@
 //! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF.
 //! - [`progress`]: `factgate check`'s progress lines on stderr.
 //! - [`http`]: health, readiness, decisions and metrics over HTTP.
-//! - [`metrics`]: the Prometheus metrics, bumped where their events happen.
+//! - [`metrics`]: the Prometheus metric families and their label values.
+//! - `internal_events`: one function per thing that happens, logging it and counting it.
 //! - [`verify`]: fetches cited sources safely and judges each claim against its source.
 //! - [`pipeline`]: the stream processor: the extract, verify and join roles on Kafka.
 //! - [`recheck`]: `factgate recheck`: an archive checked again as one bounded, resumable run
@@ -46,6 +47,7 @@ pub mod config;
 pub mod demo;
 pub mod http;
 pub mod inputs;
+pub(crate) mod internal_events;
 pub mod kafka;
 pub mod metrics;
 pub mod parse_pool;

@@ -1,13 +1,14 @@
 //! factgate's Prometheus metrics: one process-wide registry, served at `GET /metrics`.
 //!
-//! The names, types and labels are a contract with the Grafana dashboard and the alert rules;
-//! the tests below pin every one. Each metric is
-//! bumped in the one place its event happens, beside the log line for it:
+//! The names, types and labels are a contract with the Grafana dashboard and the alert rules,
+//! listed in `deploy/metrics.txt`; the tests below pin every one and check that file against the
+//! registry. Each metric is bumped by the internal event for what happened
+//! ([`crate::internal_events`]), which also writes the log line for it:
 //!
-//! | metric | where |
+//! | metric | event |
 //! |---|---|
 //! | `factgate_drafts_consumed_total`, `factgate_claims_extracted_total{kind}`, `factgate_dead_letters_total` | the extract role |
-//! | `factgate_fetches_total{status}`, `factgate_fetch_duration_seconds` | the fetcher's event log |
+//! | `factgate_fetches_total{status}`, `factgate_fetch_duration_seconds` | the fetcher |
 //! | `factgate_cache_{hits,misses,evictions}_total`, `factgate_cache_bytes` | the fetch cache |
 //! | `factgate_rate_limit_wait_seconds` | the fetch limiter |
 //! | `factgate_judge_duration_seconds` | the verifier |
@@ -18,13 +19,13 @@
 //! | `factgate_join_in_flight_articles`, `factgate_join_paused{input}` | the join role |
 //! | `factgate_consumer_lag_messages{role,group,topic,partition}` | each role consumer's statistics callback |
 //! | `factgate_build_info{version}` | set once, to 1, when the registry is created |
-//! | `process_*` (CPU seconds, resident memory, open file descriptors, start time; Linux) | the prometheus crate's process collector, read at each scrape |
+//! | `process_*` (CPU seconds, resident and virtual memory, file descriptors, threads, start time; Linux) | the prometheus crate's process collector, read at each scrape |
 //! | `factgate_limits_exceeded_total{limit}`, `factgate_outputs_shortened_total{event}` | extract (limits, split manifests), the pipeline (shortened decisions), verify (cut results) |
 //! | `factgate_failed_messages_total{role}` | any role, for a message whose handling failed for its own sake |
 //! | `factgate_republished_drafts_total{handling}` | the join, when a revision is published again |
 //!
-//! Labels are low-cardinality by construction: every label value comes from a closed enum
-//! (mapped here) except `topic`, `partition` and `group`, which are the configured topics, their
+//! Labels are low-cardinality by construction: every label value is the strum name of a closed
+//! enum (the serde name, where the enum has one) except `topic`, `partition` and `group`, which are the configured topics, their
 //! partitions and the configured consumer groups.
 //! Labelled counters are created at zero for every known label value, so a dashboard's `rate()`
 //! has a series before the first event.
@@ -39,9 +40,12 @@ use prometheus::{
     IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
+use strum::IntoEnumIterator;
+
 use crate::events::{DecisionReason, Outcome};
 use crate::model::{ClaimKind, Verdict};
-use crate::quorum::{VoteOutcome, VoterRole, VoterVerdict};
+use crate::quorum::VoterRole;
+use crate::verify::fetch::FetchClass;
 
 /// The content type of [`render`]'s output: Prometheus text exposition format 0.0.4.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;
@@ -58,35 +62,18 @@ pub const DECISION_LATENCY_BUCKETS: &[f64] = &[
     0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 45.0, 60.0, 90.0, 120.0, 180.0, 300.0,
 ];
 
-/// Every status class of `factgate_fetches_total`: [`crate::verify::fetch::FetchOutcome::class`]'s
-/// values, plus nothing else.
-pub const FETCH_STATUSES: [&str; 12] = [
-    "ok",
-    "not_found",
-    "forbidden",
-    "paywalled",
-    "rate_limited",
-    "server_error",
-    "unexpected_status",
-    "timeout",
-    "too_large",
-    "refused_by_policy",
-    "unsupported_content",
-    "network_error",
-];
-
 /// Every metric family factgate exports. Fields are the families, to bump where events happen.
 #[derive(Debug)]
 pub struct Metrics {
     registry: Registry,
     /// `factgate_drafts_consumed_total`: drafts read by the extract role.
     pub drafts_consumed: IntCounter,
-    /// `factgate_claims_extracted_total{kind}`: label with [`claim_kind`]; a claim of several
-    /// kinds counts once under each.
+    /// `factgate_claims_extracted_total{kind}`: labelled with the [`ClaimKind`]; a claim of
+    /// several kinds counts once under each.
     pub claims_extracted: IntCounterVec,
-    /// `factgate_verifications_total{verdict}`: label with [`verdict`].
+    /// `factgate_verifications_total{verdict}`: labelled with the [`Verdict`].
     pub verifications: IntCounterVec,
-    /// `factgate_fetches_total{status}`: label with one of [`FETCH_STATUSES`].
+    /// `factgate_fetches_total{status}`: labelled with the [`FetchClass`].
     pub fetches: IntCounterVec,
     /// `factgate_cache_hits_total`.
     pub cache_hits: IntCounter,
@@ -112,11 +99,11 @@ pub struct Metrics {
     /// `factgate_join_in_flight_articles`.
     pub join_in_flight: IntGauge,
     /// `factgate_join_paused{input}`: 1 while the join's back-pressure pauses its `manifests`
-    /// or `results` input, else 0.
+    /// or `results` input, else 0; use [`Metrics::join_input_paused`].
     pub join_paused: IntGaugeVec,
     /// `factgate_dead_letters_total`.
     pub dead_letters: IntCounter,
-    /// `factgate_llm_votes_total{voter,vote}`: label with [`VoterRole::as_str`] and [`vote`].
+    /// `factgate_llm_votes_total{voter,vote}`: labelled with the [`VoterRole`] and the [`VoteLabel`].
     pub llm_votes: IntCounterVec,
     /// `factgate_llm_claim_duration_seconds`: the LLM panel on one claim, all voters and waits
     /// for a request slot included.
@@ -137,23 +124,71 @@ pub struct Metrics {
 }
 
 /// The `limit` label of `factgate_limits_exceeded_total`: each per-draft limit.
-pub const LIMITS: [&str; 6] = [
-    "body_bytes",
-    "nesting_depth",
-    "links",
-    "claims",
-    "checks",
-    "output_bytes",
-];
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
+pub enum Limit {
+    BodyBytes,
+    NestingDepth,
+    Links,
+    Claims,
+    Checks,
+    /// What the draft produced cannot fit the broker's message limit.
+    OutputBytes,
+}
+
 /// The `event` label of `factgate_outputs_shortened_total`.
-pub const SHORTENED_OUTPUTS: [&str; 3] = ["manifest_split", "decision", "result"];
-/// The `role` label of `factgate_failed_messages_total` (`decision`: a decision the broker
-/// refused, and the block meant to replace it).
-pub const FAILING_ROLES: [&str; 4] = ["extract", "verify", "join", "decision"];
-/// The `handling` label of `factgate_republished_drafts_total`; see
-/// [`crate::join::Republished`].
-pub const REPUBLISHED_HANDLING: [&str; 4] =
-    ["rechecked", "acknowledged", "in_flight", "new_content"];
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
+pub enum ShortenedOutput {
+    /// A manifest split in parts.
+    ManifestSplit,
+    /// A decision's report shortened.
+    Decision,
+    /// A verification result's evidence cut.
+    Result,
+}
+
+/// The `role` label of `factgate_failed_messages_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
+pub enum FailingRole {
+    Extract,
+    Verify,
+    Join,
+    /// A decision the broker refused, and the block meant to replace it.
+    Decision,
+}
+
+/// The `handling` label of `factgate_republished_drafts_total`: one per
+/// [`crate::join::Republished`] (mapped in [`crate::internal_events`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
+pub enum RepublishedHandling {
+    Rechecked,
+    Acknowledged,
+    InFlight,
+    NewContent,
+}
+
+/// The `input` label of `factgate_join_paused`: the join's inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
+pub enum JoinInput {
+    Manifests,
+    Results,
+}
+
+/// The `vote` label of `factgate_llm_votes_total`: a voter's verdict
+/// ([`crate::verify::llm::VoterVerdict`]), or its abstention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
+pub enum VoteLabel {
+    Supported,
+    Refuted,
+    NotEnoughInfo,
+    /// No valid vote: the request failed or the reply was invalid.
+    Abstained,
+}
 
 /// The process's metrics.
 pub fn metrics() -> &'static Metrics {
@@ -326,64 +361,77 @@ impl Metrics {
 
     /// Creates every labelled series whose label values are known up front, at zero.
     fn create_known_series(&self) {
-        for kind in ALL_CLAIM_KINDS {
-            self.claims_extracted.with_label_values(&[claim_kind(kind)]);
+        for kind in ClaimKind::iter() {
+            self.claims_extracted.with_label_values(&[label(kind)]);
         }
-        for v in [Verdict::Supported, Verdict::Refuted, Verdict::Inconclusive] {
-            self.verifications.with_label_values(&[verdict(v)]);
+        for v in Verdict::iter() {
+            self.verifications.with_label_values(&[label(v)]);
         }
-        for status in FETCH_STATUSES {
-            self.fetches.with_label_values(&[status]);
+        for status in FetchClass::iter() {
+            self.fetches.with_label_values(&[label(status)]);
         }
-        for reason in DecisionReason::ALL {
-            self.decision_reasons
-                .with_label_values(&[decision_reason(reason)]);
+        for reason in DecisionReason::iter() {
+            self.decision_reasons.with_label_values(&[label(reason)]);
         }
-        for o in [Outcome::Pass, Outcome::Block] {
-            self.decisions.with_label_values(&[outcome(o)]);
-            self.decision_latency.with_label_values(&[outcome(o)]);
+        for o in Outcome::iter() {
+            self.decisions.with_label_values(&[label(o)]);
+            self.decision_latency.with_label_values(&[label(o)]);
         }
-        for voter in VoterRole::ALL {
-            for vote in ALL_VOTES {
-                self.llm_votes.with_label_values(&[voter.as_str(), vote]);
+        for voter in VoterRole::iter() {
+            for vote in VoteLabel::iter() {
+                self.llm_votes
+                    .with_label_values(&[label(voter), label(vote)]);
             }
         }
-        for input in JOIN_INPUTS {
-            self.join_paused.with_label_values(&[input]).set(0);
+        for input in JoinInput::iter() {
+            self.join_paused.with_label_values(&[label(input)]).set(0);
         }
-        for limit in LIMITS {
-            self.limits_exceeded.with_label_values(&[limit]);
+        for limit in Limit::iter() {
+            self.limits_exceeded.with_label_values(&[label(limit)]);
         }
-        for event in SHORTENED_OUTPUTS {
-            self.outputs_shortened.with_label_values(&[event]);
+        for event in ShortenedOutput::iter() {
+            self.outputs_shortened.with_label_values(&[label(event)]);
         }
-        for role in FAILING_ROLES {
-            self.failed_messages.with_label_values(&[role]);
+        for role in FailingRole::iter() {
+            self.failed_messages.with_label_values(&[label(role)]);
         }
-        for handling in REPUBLISHED_HANDLING {
-            self.republished_drafts.with_label_values(&[handling]);
+        for handling in RepublishedHandling::iter() {
+            self.republished_drafts
+                .with_label_values(&[label(handling)]);
         }
     }
 
-    /// A draft went over the per-draft limit `limit` (one of [`LIMITS`]).
-    pub fn limit_exceeded(&self, limit: &'static str) {
-        self.limits_exceeded.with_label_values(&[limit]).inc();
+    /// A draft went over the per-draft limit `limit`.
+    pub fn limit_exceeded(&self, limit: Limit) {
+        self.limits_exceeded
+            .with_label_values(&[label(limit)])
+            .inc();
     }
 
-    /// An event was split or shortened to fit the broker (`event`: one of [`SHORTENED_OUTPUTS`]).
-    pub fn output_shortened(&self, event: &'static str) {
-        self.outputs_shortened.with_label_values(&[event]).inc();
+    /// An event was split or shortened to fit the broker.
+    pub fn output_shortened(&self, event: ShortenedOutput) {
+        self.outputs_shortened
+            .with_label_values(&[label(event)])
+            .inc();
     }
 
-    /// A message of `role` (one of [`FAILING_ROLES`]) failed for a reason of its own.
-    pub fn message_failed(&self, role: &'static str) {
-        self.failed_messages.with_label_values(&[role]).inc();
+    /// A message of `role` failed for a reason of its own.
+    pub fn message_failed(&self, role: FailingRole) {
+        self.failed_messages.with_label_values(&[label(role)]).inc();
     }
 
-    /// A revision was published again and handled as `handling` (one of
-    /// [`REPUBLISHED_HANDLING`]).
-    pub fn draft_republished(&self, handling: &'static str) {
-        self.republished_drafts.with_label_values(&[handling]).inc();
+    /// A revision was published again and handled as `handling`.
+    pub fn draft_republished(&self, handling: RepublishedHandling) {
+        self.republished_drafts
+            .with_label_values(&[label(handling)])
+            .inc();
+    }
+
+    /// The join's back-pressure pauses (`true`) or resumes reading `input`.
+    pub fn join_input_paused(&self, input: JoinInput, paused: bool) {
+        self.join_paused
+            .with_label_values(&[label(input)])
+            .set(i64::from(paused));
     }
 
     /// Counts a published decision once under its outcome, each of its reasons once in
@@ -395,11 +443,11 @@ impl Metrics {
         reasons: &[DecisionReason],
         latency: std::time::Duration,
     ) {
-        let o = outcome(decision_outcome);
+        let o: &'static str = decision_outcome.into();
         self.decisions.with_label_values(&[o]).inc();
         for reason in reasons {
             self.decision_reasons
-                .with_label_values(&[decision_reason(*reason)])
+                .with_label_values(&[label(*reason)])
                 .inc();
         }
         self.decision_latency
@@ -493,93 +541,19 @@ fn histogram_vec(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Label values. Exhaustive matches, so a new variant cannot ship without its label; the names
-// are the variants' serde names (a test checks), as in the events.
+// Label values: every label value comes from an enum's strum name, which is its serde name in the
+// events (a test checks), so a new variant cannot ship without its label.
 
-const ALL_CLAIM_KINDS: [ClaimKind; 14] = [
-    ClaimKind::Percentage,
-    ClaimKind::Money,
-    ClaimKind::Count,
-    ClaimKind::Ratio,
-    ClaimKind::Change,
-    ClaimKind::Date,
-    ClaimKind::Quote,
-    ClaimKind::Attribution,
-    ClaimKind::Comparative,
-    ClaimKind::Superlative,
-    ClaimKind::FirstPersonData,
-    ClaimKind::Proportion,
-    ClaimKind::Record,
-    ClaimKind::Allegation,
-];
-
-const ALL_VOTES: [&str; 4] = ["supported", "refuted", "not_enough_info", "abstained"];
-/// The join's inputs, as `factgate_join_paused`'s `input` label.
-pub const JOIN_INPUTS: [&str; 2] = ["manifests", "results"];
-
-/// The `kind` label of a claim kind.
-pub fn claim_kind(kind: ClaimKind) -> &'static str {
-    match kind {
-        ClaimKind::Percentage => "percentage",
-        ClaimKind::Money => "money",
-        ClaimKind::Count => "count",
-        ClaimKind::Ratio => "ratio",
-        ClaimKind::Change => "change",
-        ClaimKind::Date => "date",
-        ClaimKind::Quote => "quote",
-        ClaimKind::Attribution => "attribution",
-        ClaimKind::Comparative => "comparative",
-        ClaimKind::Superlative => "superlative",
-        ClaimKind::FirstPersonData => "first_person_data",
-        ClaimKind::Proportion => "proportion",
-        ClaimKind::Record => "record",
-        ClaimKind::Allegation => "allegation",
-    }
+/// The label value of an enum variant: its strum name. (A function rather than `.into()`, which
+/// `with_label_values`' generic argument leaves without a type.)
+pub fn label(value: impl Into<&'static str>) -> &'static str {
+    value.into()
 }
 
-/// The `verdict` label of a verdict.
+/// The `verdict` label of a verdict, as in `factgate_verifications_total` (the editor's report
+/// uses the same word).
 pub fn verdict(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Supported => "supported",
-        Verdict::Refuted => "refuted",
-        Verdict::Inconclusive => "inconclusive",
-    }
-}
-
-/// The `outcome` label of a decision outcome.
-pub fn outcome(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Pass => "pass",
-        Outcome::Block => "block",
-    }
-}
-
-/// The `reason` label of a decision reason.
-pub fn decision_reason(reason: DecisionReason) -> &'static str {
-    match reason {
-        DecisionReason::HighSeverityIssue => "high_severity_issue",
-        DecisionReason::MediumSeverityIssue => "medium_severity_issue",
-        DecisionReason::LowSeverityIssue => "low_severity_issue",
-        DecisionReason::DraftUnreadable => "draft_unreadable",
-        DecisionReason::ExtractionFailed => "extraction_failed",
-        DecisionReason::DeadlineExceeded => "deadline_exceeded",
-        DecisionReason::SourceUnjudgeable => "source_unjudgeable",
-        DecisionReason::Superseded => "superseded",
-        DecisionReason::InternalError => "internal_error",
-        DecisionReason::LimitExceeded => "limit_exceeded",
-    }
-}
-
-/// The `vote` label of an LLM voter's outcome.
-pub fn vote(outcome: &VoteOutcome) -> &'static str {
-    match outcome {
-        VoteOutcome::Voted { verdict, .. } => match verdict {
-            VoterVerdict::Supported => "supported",
-            VoterVerdict::Refuted => "refuted",
-            VoterVerdict::NotEnoughInfo => "not_enough_info",
-        },
-        VoteOutcome::Abstained { .. } => "abstained",
-    }
+    verdict.into()
 }
 
 #[cfg(test)]
@@ -683,7 +657,7 @@ mod tests {
         let m = metrics();
         m.drafts_consumed.inc();
         m.claims_extracted
-            .with_label_values(&[claim_kind(ClaimKind::Money)])
+            .with_label_values(&[label(ClaimKind::Money)])
             .inc();
         m.verifications
             .with_label_values(&[verdict(Verdict::Refuted)])
@@ -705,22 +679,19 @@ mod tests {
             Duration::from_secs(3),
         );
         m.join_in_flight.set(2);
-        m.join_paused.with_label_values(&["manifests"]).set(1);
+        m.join_input_paused(JoinInput::Manifests, true);
         m.dead_letters.inc();
-        let abstained = VoteOutcome::Abstained {
-            reason: "timed out".into(),
-        };
         m.llm_votes
-            .with_label_values(&[VoterRole::Skeptic.as_str(), vote(&abstained)])
+            .with_label_values(&[label(VoterRole::Skeptic), label(VoteLabel::Abstained)])
             .inc();
         m.llm_claim_duration.observe(2.5);
         m.consumer_lag
             .with_label_values(&["verify", "factgate-verify", "claims.verify", "0"])
             .set(7);
-        m.limit_exceeded("links");
-        m.output_shortened("decision");
-        m.message_failed("extract");
-        m.draft_republished("rechecked");
+        m.limit_exceeded(Limit::Links);
+        m.output_shortened(ShortenedOutput::Decision);
+        m.message_failed(FailingRole::Extract);
+        m.draft_republished(RepublishedHandling::Rechecked);
     }
 
     #[test]
@@ -758,7 +729,8 @@ mod tests {
             .gather()
             .iter()
             .map(|f| f.name().to_owned())
-            .filter(|name| name.starts_with("factgate_"))
+            // `factgate recheck`'s families are its own (src/recheck/metrics.rs).
+            .filter(|name| name.starts_with("factgate_") && !name.starts_with("factgate_recheck_"))
             .collect();
         assert_eq!(
             families.len(),
@@ -837,7 +809,7 @@ mod tests {
     #[test]
     fn known_label_values_exist_at_zero_before_any_event() {
         let text = render();
-        for status in FETCH_STATUSES {
+        for status in FetchClass::iter().map(<&str>::from) {
             assert!(
                 text.contains(&format!("factgate_fetches_total{{status=\"{status}\"}}")),
                 "{status}"
@@ -850,34 +822,30 @@ mod tests {
         );
     }
 
+    /// Asserts that every variant's label is its serde name.
+    fn labels_are_serde_names<E>()
+    where
+        E: IntoEnumIterator + serde::Serialize + Into<&'static str> + Copy + std::fmt::Debug,
+    {
+        for variant in E::iter() {
+            let json = serde_json::to_value(variant).expect("serializes");
+            let label: &'static str = variant.into();
+            assert_eq!(json.as_str(), Some(label), "label of {variant:?}");
+        }
+    }
+
     #[test]
     fn label_values_are_the_serde_names_of_their_enums() {
-        let serde_name = |v: serde_json::Value| v.as_str().map(str::to_owned);
-        for kind in ALL_CLAIM_KINDS {
-            let json = serde_json::to_value(kind).expect("serializes");
-            assert_eq!(serde_name(json).as_deref(), Some(claim_kind(kind)));
-        }
-        for reason in DecisionReason::ALL {
-            let json = serde_json::to_value(reason).expect("serializes");
-            assert_eq!(serde_name(json).as_deref(), Some(decision_reason(reason)));
-        }
-        for v in [Verdict::Supported, Verdict::Refuted, Verdict::Inconclusive] {
-            let json = serde_json::to_value(v).expect("serializes");
-            assert_eq!(serde_name(json).as_deref(), Some(verdict(v)));
-        }
-        for v in [
-            VoterVerdict::Supported,
-            VoterVerdict::Refuted,
-            VoterVerdict::NotEnoughInfo,
-        ] {
-            let json = serde_json::to_value(v).expect("serializes");
-            let voted = VoteOutcome::Voted {
-                verdict: v,
-                quote: String::new(),
-                reason: String::new(),
-            };
-            assert_eq!(serde_name(json).as_deref(), Some(vote(&voted)));
-        }
+        labels_are_serde_names::<ClaimKind>();
+        labels_are_serde_names::<Verdict>();
+        labels_are_serde_names::<Outcome>();
+        labels_are_serde_names::<DecisionReason>();
+        labels_are_serde_names::<VoterRole>();
+        // VoteLabel's: src/internal_events/llm.rs; RepublishedHandling's: src/internal_events/join.rs.
+        assert_eq!(
+            DecisionReason::iter().collect::<Vec<_>>(),
+            DecisionReason::ALL
+        );
     }
 
     #[test]
@@ -914,7 +882,75 @@ mod tests {
             },
         ];
         let classes: BTreeSet<&str> = outcomes.iter().map(FetchOutcome::class).collect();
-        let known: BTreeSet<&str> = FETCH_STATUSES.into_iter().collect();
+        let known: BTreeSet<&str> = FetchClass::iter().map(<&str>::from).collect();
         assert_eq!(classes, known);
+        // The names the dashboard and alerts were written against.
+        assert!(known.contains("not_found") && known.contains("refused_by_policy"));
+        assert_eq!(known.len(), 12);
+    }
+
+    /// One family as `deploy/metrics.txt` lists it: `name type label,label` (`-`: no labels).
+    fn family_line(family: &prometheus::proto::MetricFamily) -> String {
+        let kind = match family.get_field_type() {
+            MetricType::COUNTER => "counter",
+            MetricType::GAUGE => "gauge",
+            MetricType::HISTOGRAM => "histogram",
+            MetricType::SUMMARY => "summary",
+            MetricType::UNTYPED => "untyped",
+        };
+        let labels: BTreeSet<&str> = family
+            .get_metric()
+            .iter()
+            .flat_map(|m| m.get_label().iter().map(|l| l.name()))
+            .collect();
+        let labels = if labels.is_empty() {
+            "-".to_owned()
+        } else {
+            labels.into_iter().collect::<Vec<_>>().join(",")
+        };
+        format!("{} {kind} {labels}", family.name())
+    }
+
+    /// `deploy/metrics.txt` is the list the dashboard and the alerts are checked against
+    /// (tests/deploy.rs): it must say what the registry exports, family by family.
+    #[test]
+    fn deploy_metrics_txt_lists_every_family_the_registry_exports() {
+        // Every family with a series, so its label names are known: labelled families are
+        // created at zero for their known values; the rest get one event here.
+        one_event_of_each();
+        crate::recheck::touch_metrics_for_tests();
+        let exported: BTreeSet<String> = metrics()
+            .registry
+            .gather()
+            .iter()
+            .filter(|f| f.name().starts_with("factgate_") || f.name().starts_with("process_"))
+            .map(family_line)
+            .collect();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/metrics.txt");
+        let text = std::fs::read_to_string(path).expect("deploy/metrics.txt is readable");
+        let listed: BTreeSet<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            // The process collector exists on Linux only.
+            .filter(|l| cfg!(target_os = "linux") || !l.starts_with("process_"))
+            .collect();
+        let lines = |set: Vec<&String>| match set.is_empty() {
+            true => "(none)".to_owned(),
+            false => set
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("\n  "),
+        };
+        assert!(
+            exported == listed,
+            "deploy/metrics.txt has drifted from the registry.\n\
+             exported but not listed (add these lines):\n  {}\n\
+             listed but not exported (remove or correct these lines):\n  {}",
+            lines(exported.difference(&listed).collect()),
+            lines(listed.difference(&exported).collect()),
+        );
     }
 }

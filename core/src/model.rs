@@ -48,8 +48,22 @@ impl std::str::FromStr for BodyFormat {
 }
 
 /// What makes a sentence worth checking. A claim has one or more kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ClaimKind {
     /// "73%", "12 percent".
     Percentage,
@@ -237,7 +251,7 @@ pub enum CitationRule {
     None,
 }
 
-/// How serious an issue is, after reference/fact-checker-agent-spec.md.
+/// How serious an issue is: docs/severity.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
@@ -360,9 +374,21 @@ impl ClaimElement {
     }
 }
 
-/// A claim's verdict against its source, after reference/fact-check-quorum-skill.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A claim's verdict against its source (docs/design.md, "Verdicts, severity and the decision").
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Verdict {
     Supported,
     Refuted,

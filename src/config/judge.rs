@@ -97,7 +97,7 @@ fn strictly_below(a: f64, b: f64) -> bool {
     a.partial_cmp(&b) == Some(std::cmp::Ordering::Less)
 }
 
-/// Source credibility by domain suffix, after reference/fact-analyst-node.md: the judge's own
+/// Source credibility by domain suffix, after docs/contested-evidence.md: the judge's own
 /// lists, read from `[credibility]` as they are.
 pub type CredibilityConfig = CredibilityLists;
 

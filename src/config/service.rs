@@ -117,7 +117,7 @@ pub struct JoinConfig {
 #[serde(rename_all = "lowercase")]
 pub enum DeadlineFrom {
     /// The draft's `published_at`: event time, so a process restarting after the deadline blocks
-    /// the draft at once (DESIGN.md's contract for live gating).
+    /// the draft at once (docs/design.md, "Contracts": event-time deadlines).
     #[default]
     Published,
     /// When extract reads the draft: for replaying an old topic, where counting from

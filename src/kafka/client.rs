@@ -224,33 +224,14 @@ impl ClientContext for RoleContext {
     }
 }
 
-/// Sets `factgate_consumer_lag_messages` for `role` (in consumer group `group`) to the latest
-/// report, removing the series of partitions no longer reported (revoked), so a dashboard does not
-/// show a stale lag forever.
+/// Reports `role`'s latest lag per (topic, partition) ([`crate::internal_events::consumer_lag_reported`]).
 fn publish_lag(
     role: &str,
     group: &str,
     previous: &BTreeMap<(String, i32), i64>,
     latest: &BTreeMap<(String, i32), i64>,
 ) {
-    let gauge = &crate::metrics::metrics().consumer_lag;
-    for (topic, partition) in previous.keys() {
-        if !latest.contains_key(&(topic.clone(), *partition)) {
-            // Err only when the series is already gone: nothing to do.
-            let _ = gauge.remove_label_values(&[role, group, topic, &partition.to_string()]);
-        }
-    }
-    for ((topic, partition), lag) in latest {
-        gauge
-            .with_label_values(&[role, group, topic, &partition.to_string()])
-            .set(*lag);
-    }
-    debug!(
-        role,
-        partitions = latest.len(),
-        total_lag = latest.values().sum::<i64>(),
-        "consumer lag reported"
-    );
+    crate::internal_events::consumer_lag_reported(role, group, previous, latest);
 }
 
 impl ConsumerContext for RoleContext {

@@ -13,7 +13,7 @@
 //! of a partition never passes a message whose outputs are not acknowledged: after a crash, a
 //! restart or a rebalance, the group resumes at the first unacknowledged message. Messages whose
 //! outputs were acknowledged but not yet committed are handled again: outputs are duplicated,
-//! never missing, and the stages downstream are idempotent (DESIGN.md, "Contracts").
+//! never missing, and the stages downstream are idempotent (docs/design.md, "Contracts").
 //!
 //! A handler error stops the loop without storing that message's offset, and nothing after it is
 //! stored either: the caller restarts the consumer (or the role), which reads the message again.

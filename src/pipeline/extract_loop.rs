@@ -27,9 +27,11 @@ use crate::events::{
     content_digest, recover_article_id,
 };
 use crate::extract::{ExtractError, Extraction, LimitExceeded, extract_titled_within};
+use crate::internal_events;
 use crate::kafka::{
     self, EventHeaders, TraceParent, consume_in_flight, is_message_fault, read_traceparent,
 };
+use crate::metrics::FailingRole;
 use crate::roles::{self, Shape};
 use crate::telemetry;
 use chrono::{DateTime, Utc};
@@ -40,7 +42,7 @@ use rdkafka::error::KafkaError;
 use rdkafka::message::OwnedMessage;
 use std::sync::Arc;
 use tokio::sync::watch;
-use tracing::{Instrument, error, info, warn};
+use tracing::{Instrument, warn};
 
 /// Schema marker of dead-lettered drafts: the payload is the draft exactly as received.
 pub const DEAD_LETTER_SCHEMA: &str = "factgate.dead_letter.v1";
@@ -88,7 +90,7 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 /// Handles one draft; resolves once everything it produced is acknowledged. Fails only for a
 /// fault of the broker (or of producing at all), never for one of the draft's own.
 async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), KafkaError> {
-    crate::metrics::metrics().drafts_consumed.inc();
+    internal_events::draft_consumed();
     let payload = message.payload().unwrap_or_default();
     let position = DraftPosition {
         partition: message.partition(),
@@ -170,12 +172,16 @@ async fn handle_draft(
     let outputs = plan(services, &draft, position, deadline, extraction, claims);
     match send(services, &draft, &outputs, trace).await {
         Ok(()) => {
-            if let Some(manifest) = outputs.manifests.first() {
-                draft_extracted(&draft, &outputs, manifest);
+            if !outputs.manifests.is_empty() {
+                internal_events::draft_extracted(
+                    &draft,
+                    &outputs.manifests,
+                    outputs.requests.len(),
+                );
             }
             if panicked {
-                message_failed(
-                    "extract",
+                internal_events::message_failed(
+                    FailingRole::Extract,
                     message,
                     Some(&draft.article_id),
                     "extraction panicked",
@@ -246,25 +252,9 @@ fn plan(
     match &plan.shape {
         Shape::Whole => {}
         Shape::Split { parts } => {
-            crate::metrics::metrics().output_shortened("manifest_split");
-            info!(
-                article_id = %draft.article_id,
-                revision = draft.revision,
-                parts,
-                claims = claim_count,
-                budget,
-                "manifest split in parts to fit the broker's message limit"
-            );
+            internal_events::manifest_split(draft, *parts, claim_count, budget);
         }
-        Shape::Refused(oversize) => {
-            crate::metrics::metrics().limit_exceeded("output_bytes");
-            warn!(
-                article_id = %draft.article_id,
-                revision = draft.revision,
-                error = %oversize,
-                "output too large for the broker: the draft is blocked"
-            );
-        }
+        Shape::Refused(oversize) => internal_events::outputs_too_large(draft, oversize),
     }
     Outputs {
         requests: plan.requests,
@@ -286,7 +276,7 @@ async fn answer_failure(
     err: &KafkaError,
 ) -> Result<(), KafkaError> {
     let why = format!("the broker refused what its check produced: {err}");
-    message_failed("extract", message, Some(&draft.article_id), &why);
+    internal_events::message_failed(FailingRole::Extract, message, Some(&draft.article_id), &why);
     dead_letter(
         services,
         message,
@@ -341,55 +331,6 @@ async fn answer_failure(
     }
 }
 
-/// A message whose handling failed for a reason of its own: logged with where it is, counted.
-pub(super) fn message_failed(
-    role: &'static str,
-    message: &OwnedMessage,
-    article_id: Option<&str>,
-    why: &str,
-) {
-    crate::metrics::metrics().message_failed(role);
-    error!(
-        role,
-        topic = message.topic(),
-        partition = message.partition(),
-        offset = message.offset(),
-        article_id,
-        error = why,
-        "message failed: answered with a block and dead-lettered; reading on"
-    );
-}
-
-/// A draft's manifest and verification requests were published.
-fn draft_extracted(draft: &DraftEvent, outputs: &Outputs, manifest: &ArticleManifest) {
-    let metrics = crate::metrics::metrics();
-    // A claim of several kinds ("grew 40% to $9m") counts once under each.
-    for kind in outputs
-        .manifests
-        .iter()
-        .flat_map(|m| &m.claims)
-        .flat_map(|c| &c.kinds)
-    {
-        metrics
-            .claims_extracted
-            .with_label_values(&[crate::metrics::claim_kind(*kind)])
-            .inc();
-    }
-    let failed = match &manifest.extraction {
-        ExtractionOutcome::Failed { reason, .. } => Some(*reason),
-        ExtractionOutcome::Ok { .. } => None,
-    };
-    info!(
-        article_id = %draft.article_id,
-        revision = draft.revision,
-        claims = outputs.manifests.iter().map(|m| m.claims.len()).sum::<usize>(),
-        checks = outputs.requests.len(),
-        parts = outputs.manifests.len(),
-        extraction_failed = ?failed,
-        "draft extracted"
-    );
-}
-
 /// Extraction of the draft's body within the configured limits, on the bounded parsing pool;
 /// `None` with the failure when it could not be read or is over a limit. Never truncates: an
 /// over-long body or too many claims fail closed. The flag is set when extraction panicked.
@@ -399,7 +340,7 @@ async fn read_body(
 ) -> (ExtractionOutcome, Option<Extraction>, bool) {
     let limits = services.config.extract.limits();
     let failed = |reason, message: String| {
-        warn!(article_id = %draft.article_id, revision = draft.revision, %message, "extraction failed");
+        internal_events::extraction_failed(draft, &message);
         (ExtractionOutcome::Failed { reason, message }, None, false)
     };
     // Over the size limit, the body is not even copied to the pool.
@@ -407,7 +348,7 @@ async fn read_body(
         let over = LimitExceeded::BodyBytes {
             limit: limits.max_body_bytes,
         };
-        limit_exceeded(&over);
+        internal_events::limit_exceeded(&over);
         return failed(ExtractionFailure::BodyTooLarge, over.to_string());
     }
     let body = draft.body.clone();
@@ -427,7 +368,7 @@ async fn read_body(
             false,
         ),
         Ok(Err(ExtractError::Limit(over))) => {
-            limit_exceeded(&over);
+            internal_events::limit_exceeded(&over);
             let reason = match over {
                 LimitExceeded::BodyBytes { .. } => ExtractionFailure::BodyTooLarge,
                 _ => ExtractionFailure::LimitExceeded,
@@ -446,18 +387,6 @@ async fn read_body(
             (outcome, claims, true)
         }
     }
-}
-
-/// A draft went over a per-draft limit: counted by limit, for the dashboard.
-fn limit_exceeded(over: &LimitExceeded) {
-    let limit = match over {
-        LimitExceeded::BodyBytes { .. } => "body_bytes",
-        LimitExceeded::NestingDepth { .. } => "nesting_depth",
-        LimitExceeded::Links { .. } => "links",
-        LimitExceeded::Claims { .. } => "claims",
-        LimitExceeded::Checks { .. } => "checks",
-    };
-    crate::metrics::metrics().limit_exceeded(limit);
 }
 
 /// Why a readable draft is dead-lettered all the same; named in the dead letter's headers.
@@ -523,24 +452,11 @@ async fn dead_letter<E: std::fmt::Display + std::fmt::Debug>(
     match produced {
         Ok(_) => {}
         Err(err) if is_message_fault(&err) => {
-            error!(
-                topic = message.topic(),
-                partition = message.partition(),
-                offset = message.offset(),
-                error = %err,
-                "the dead-letter topic refused the draft; it is only logged"
-            );
+            internal_events::dead_letter_refused(message, &err);
             return Ok(());
         }
         Err(err) => return Err(err),
     }
-    crate::metrics::metrics().dead_letters.inc();
-    info!(
-        topic = message.topic(),
-        partition = message.partition(),
-        offset = message.offset(),
-        schema,
-        "draft dead-lettered"
-    );
+    internal_events::draft_dead_lettered(message, &schema);
     Ok(())
 }

@@ -158,8 +158,7 @@ pub(super) async fn run(
                     match serde_json::from_slice::<ClaimResult>(payload) {
                         Ok(result) => state.on_result_traced(&tp, offset, result, trace, now),
                         Err(err) => {
-                            crate::metrics::metrics().message_failed("join");
-                            warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "result unreadable; skipped");
+                            crate::internal_events::join_result_unreadable(&err, &tp.topic, tp.partition, offset);
                             Vec::new()
                         }
                     }
@@ -210,13 +209,7 @@ impl Paused {
                 set_paused(consumer, topic, now);
             }
         }
-        let gauge = &crate::metrics::metrics().join_paused;
-        for (input, paused) in crate::metrics::JOIN_INPUTS
-            .into_iter()
-            .zip([wanted.manifests, wanted.results])
-        {
-            gauge.with_label_values(&[input]).set(i64::from(paused));
-        }
+        crate::internal_events::join_inputs_paused(wanted.manifests, wanted.results);
         self.applied = wanted;
     }
 
@@ -297,7 +290,7 @@ fn drop_revoked(
     }
 }
 
-/// Logs and counts what the join noted: the one place republished drafts are reported.
+/// Reports what the join noted.
 fn log_notes(state: &mut JoinState) {
     for note in state.take_notes() {
         match note {
@@ -307,14 +300,7 @@ fn log_notes(state: &mut JoinState) {
                 position,
                 handling,
             } => {
-                crate::metrics::metrics().draft_republished(handling.as_str());
-                info!(
-                    %article_id,
-                    revision,
-                    draft_position = position.map(|p| p.to_string()),
-                    handling = handling.as_str(),
-                    "revision published again"
-                );
+                crate::internal_events::draft_republished(&article_id, revision, position, handling)
             }
         }
     }
@@ -404,8 +390,7 @@ fn draft_published_at(decision: &Decision) -> DateTime<Utc> {
 
 /// Sets the in-flight gauge after the state changed.
 fn note_in_flight(state: &JoinState) {
-    let in_flight = i64::try_from(state.in_flight()).unwrap_or(i64::MAX);
-    crate::metrics::metrics().join_in_flight.set(in_flight);
+    crate::internal_events::join_in_flight(state.in_flight());
 }
 
 /// For every partition read, the offset that is safe to commit once the decisions made so far

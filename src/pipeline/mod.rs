@@ -1,4 +1,4 @@
-//! The stream processor: the roles of DESIGN.md on Kafka, in one process or split across many.
+//! The stream processor: the roles of docs/design.md on Kafka, in one process or split across many.
 //!
 //! ```text
 //! drafts ─► extract ─► verify requests (key: source host) ─► verify ─► results (key: article) ─┐
@@ -32,6 +32,7 @@ mod verify_loop;
 use crate::config::Config;
 use crate::events::{DECISION_V1, Decision, fit_decision};
 use crate::http::{DecisionBoard, Readiness};
+use crate::internal_events;
 use crate::kafka::{
     self, EmbeddedBroker, EventHeaders, EventProducer, KafkaSetupError, PendingDelivery,
     TraceParent, is_message_fault,
@@ -54,8 +55,22 @@ pub const BOARD_CAPACITY: usize = 100_000;
 /// How long a consumer's fetch may wait for records on the embedded broker.
 pub const EMBEDDED_FETCH_WAIT_MS: u32 = 5;
 
-/// One of the stream processor's roles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// One of the stream processor's roles. Its name (on the command line, in group ids, logs and
+/// metric labels) is the variant's, in snake case.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::EnumIter,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum Role {
     Extract,
     Verify,
@@ -63,22 +78,13 @@ pub enum Role {
 }
 
 impl Role {
-    /// Every role, for a single process that runs the whole pipeline.
+    /// Every role, for a single process that runs the whole pipeline (the declaration order, a
+    /// test checks).
     pub const ALL: [Role; 3] = [Role::Extract, Role::Verify, Role::Join];
 
     /// The name used on the command line, in group ids and logs.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Extract => "extract",
-            Role::Verify => "verify",
-            Role::Join => "join",
-        }
-    }
-}
-
-impl std::fmt::Display for Role {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 
@@ -86,14 +92,11 @@ impl std::str::FromStr for Role {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "extract" => Ok(Role::Extract),
-            "verify" => Ok(Role::Verify),
-            "join" => Ok(Role::Join),
-            other => Err(format!(
-                "unknown role {other:?}: expected extract, verify or join"
-            )),
-        }
+        use strum::IntoEnumIterator;
+        let s = s.trim();
+        Role::iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| format!("unknown role {s:?}: expected extract, verify or join"))
     }
 }
 
@@ -208,17 +211,7 @@ impl Services {
         let budget = self.config.kafka.max_payload_bytes();
         match fit_decision(&mut decision, budget) {
             Ok(false) => {}
-            Ok(true) => {
-                crate::metrics::metrics().output_shortened("decision");
-                info!(
-                    article_id = %decision.article_id,
-                    revision = ?decision.revision,
-                    budget,
-                    claims_kept = decision.report.claims.len(),
-                    issues_kept = decision.report.issues.len(),
-                    "decision report shortened to fit the broker's message limit"
-                );
-            }
+            Ok(true) => internal_events::decision_shortened(&decision, budget),
             Err(oversize) => {
                 decision = unpublishable(&decision, &oversize.to_string(), published_at);
             }
@@ -252,13 +245,7 @@ impl Services {
         match sent {
             Ok(()) => {}
             Err(err) if is_message_fault(&err) => {
-                error!(
-                    article_id = %decision.article_id,
-                    revision = ?decision.revision,
-                    outcome = ?decision.outcome,
-                    error = %err,
-                    "the broker refused the decision; a block saying so is sent instead"
-                );
+                internal_events::decision_refused(&decision, &err);
                 let fallback = unpublishable(&decision, &err.to_string(), published_at);
                 match self
                     .publish(topic, &fallback.article_id, DECISION_V1, &fallback, trace)
@@ -266,13 +253,7 @@ impl Services {
                 {
                     Ok(()) => decision = fallback,
                     Err(again) if is_message_fault(&again) => {
-                        crate::metrics::metrics().message_failed("decision");
-                        error!(
-                            article_id = %decision.article_id,
-                            revision = ?decision.revision,
-                            error = %again,
-                            "the broker refused the decision and the block replacing it; none was published"
-                        );
+                        internal_events::decision_lost(&decision, &again);
                         return Ok(());
                     }
                     Err(again) => return Err(again),
@@ -282,23 +263,7 @@ impl Services {
         }
         // A clock ahead of the CMS's would make it negative: count that as immediate.
         let latency = published_at.map(|at| (Utc::now() - at).to_std().unwrap_or_default());
-        // A decision with no known publication time (a record without a timestamp) counts as
-        // immediate, so the histogram still counts every decision.
-        crate::metrics::metrics().decision_published(
-            decision.outcome,
-            &decision.reasons,
-            latency.unwrap_or_default(),
-        );
-        info!(
-            article_id = %decision.article_id,
-            revision = ?decision.revision,
-            outcome = ?decision.outcome,
-            reasons = ?decision.reasons,
-            decision_id = %decision.decision_id,
-            draft_position = decision.draft_position.map(|p| p.to_string()),
-            latency_ms = latency.map(|l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
-            "decision published"
-        );
+        internal_events::decision_published(&decision, latency);
         Ok(())
     }
 }
@@ -499,4 +464,23 @@ fn build_verifier(config: &Config) -> Result<Verifier, PipelineError> {
 /// Resolves when the stop signal is raised.
 pub(crate) async fn stopped(mut stop: watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::IntoEnumIterator;
+
+    #[test]
+    fn every_role_is_listed_and_read_back_by_its_name() {
+        assert_eq!(Role::iter().collect::<Vec<_>>(), Role::ALL);
+        let names: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(names, ["extract", "verify", "join"]);
+        for role in Role::ALL {
+            assert_eq!(role.to_string(), role.as_str());
+            assert_eq!(format!(" {role} ").parse::<Role>(), Ok(role));
+        }
+        let err = "verifier".parse::<Role>().expect_err("not a role");
+        assert!(err.contains("expected extract, verify or join"), "{err}");
+    }
 }

@@ -8,6 +8,7 @@
 
 use super::{PipelineError, Role, Services, stopped};
 use crate::events::{CLAIM_RESULT_V1, ClaimResult, VerifyRequest, fit_result};
+use crate::internal_events;
 use crate::kafka::offsets::{InOrderOffsets, store_next_offset};
 use crate::kafka::{self, TraceParent, is_message_fault, read_traceparent};
 use crate::roles;
@@ -21,7 +22,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
-use tracing::{Instrument, debug, error, warn};
+use tracing::{Instrument, warn};
 
 /// Checks in flight at once in one verify role.
 pub const VERIFY_CONCURRENCY: usize = 32;
@@ -95,8 +96,7 @@ pub(super) async fn run(
                         // A defect tied to this request: the join blocks its article at the
                         // deadline; the role reads on.
                         Err(_panic) => {
-                            crate::metrics::metrics().message_failed("verify");
-                            error!(topic = %done.0, partition = done.1, offset = done.2, "handling a verification request panicked; skipped");
+                            internal_events::request_panicked(&done.0, done.1, done.2);
                         }
                     }
                     Ok(done)
@@ -121,8 +121,7 @@ async fn handle(
         Err(err) => {
             // Not something factgate wrote: there is no claim to answer for. The join blocks the
             // article at its deadline, listing the check that never came.
-            crate::metrics::metrics().message_failed("verify");
-            error!(error = %err, bytes = payload.len(), "verification request unreadable; skipped");
+            internal_events::request_unreadable(&err, payload.len());
             return Ok(());
         }
     };
@@ -169,7 +168,7 @@ async fn check_and_publish(
     let size_budget = services.config.kafka.max_payload_bytes();
     match fit_result(&mut result, size_budget) {
         Ok(false) => {}
-        Ok(true) => crate::metrics::metrics().output_shortened("result"),
+        Ok(true) => internal_events::result_shortened(&result),
         Err(oversize) => result = internal_failure(request, &oversize.to_string()),
     }
     let topics = &services.config.kafka.topics;
@@ -202,8 +201,7 @@ async fn check_and_publish(
             {
                 Ok(()) => result = fallback,
                 Err(again) if is_message_fault(&again) => {
-                    crate::metrics::metrics().message_failed("verify");
-                    error!(article_id = %request.article_id, claim_id = %request.claim.id, error = %again, "the broker refused the result; the join blocks the article at its deadline");
+                    internal_events::result_refused(&request.article_id, &request.claim.id, &again);
                     return Ok(());
                 }
                 Err(again) => return Err(again),
@@ -211,29 +209,12 @@ async fn check_and_publish(
         }
         Err(err) => return Err(err),
     }
-    result_published(&result);
+    internal_events::result_published(&result);
     Ok(())
-}
-
-/// A verification result was published: the one place results are counted.
-fn result_published(result: &ClaimResult) {
-    let verdict = crate::metrics::verdict(result.verdict);
-    crate::metrics::metrics()
-        .verifications
-        .with_label_values(&[verdict])
-        .inc();
-    debug!(
-        article_id = %result.article_id,
-        revision = result.revision,
-        claim_id = %result.claim_id,
-        verdict,
-        fetch_status = ?result.fetch_status,
-        "verification result published"
-    );
 }
 
 /// The result of a check that could not run ([`roles::failed_check`]), logged.
 fn internal_failure(request: &VerifyRequest, reason: &str) -> ClaimResult {
-    error!(article_id = %request.article_id, claim_id = %request.claim.id, reason, "check failed");
+    internal_events::check_failed(&request.article_id, &request.claim.id, reason);
     roles::failed_check(request, reason, Utc::now())
 }

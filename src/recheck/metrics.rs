@@ -17,6 +17,7 @@ use prometheus::{HistogramOpts, HistogramVec, IntGaugeVec, Opts};
 
 use super::diff::Summary;
 use crate::events::Outcome;
+use crate::metrics::label;
 
 pub(super) struct RecheckMetrics {
     pub articles: IntGaugeVec,
@@ -85,12 +86,11 @@ impl RecheckMetrics {
 
     pub fn progress(&self, run: &str, total: usize, passed: usize, blocked: usize) {
         self.articles.with_label_values(&[run]).set(as_i64(total));
-        let outcome = crate::metrics::outcome;
         self.decided
-            .with_label_values(&[run, outcome(Outcome::Pass)])
+            .with_label_values(&[run, label(Outcome::Pass)])
             .set(as_i64(passed));
         self.decided
-            .with_label_values(&[run, outcome(Outcome::Block)])
+            .with_label_values(&[run, label(Outcome::Block)])
             .set(as_i64(blocked));
     }
 

@@ -700,6 +700,18 @@ pub async fn serve_metrics(
         .await
 }
 
+/// Registers `factgate recheck`'s families and gives each one series, so that the test of
+/// `deploy/metrics.txt` ([`crate::metrics`]) sees their label names.
+#[cfg(test)]
+pub(crate) fn touch_metrics_for_tests() {
+    let run = "metrics-txt-test";
+    let m = metrics::metrics();
+    m.progress(run, 0, 0, 0);
+    m.changes.with_label_values(&[run, "unchanged"]).set(0);
+    m.in_flight_checks.with_label_values(&[run]).set(0);
+    m.check_duration.with_label_values(&[run]).observe(0.0);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -219,13 +219,13 @@ impl RunReport {
 }
 
 fn outcome(outcome: crate::events::Outcome) -> &'static str {
-    crate::metrics::outcome(outcome)
+    outcome.into()
 }
 
 fn reasons(reasons: &[crate::events::DecisionReason]) -> String {
     reasons
         .iter()
-        .map(|r| crate::metrics::decision_reason(*r))
+        .map(|r| <&str>::from(*r))
         .collect::<Vec<_>>()
         .join(";")
 }

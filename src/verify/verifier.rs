@@ -1,8 +1,8 @@
 //! One check: a claim against one cited source, from fetch to [`ClaimResult`].
 //!
 //! The fetch outcome decides first. A page is judged ([`crate::judge`], and the LLM quorum when
-//! configured); a dead, forbidden or paywalled citation is an editorial issue with the spec's
-//! severity; any other outcome leaves the source unjudged, which blocks at every strictness
+//! configured); a dead, forbidden or paywalled citation is an editorial issue with its
+//! severity (docs/severity.md); any other outcome leaves the source unjudged, which blocks at every strictness
 //! (see [`FetchStatus::leaves_source_unjudged`]). A check never ends in silence: every path
 //! returns a result with its reason.
 
@@ -104,7 +104,12 @@ impl Verifier {
                         .reason
                         .push_str("; not sent to the llm panel: refuted already");
                 }
-                judged(article_id, &claim.id, result.verdict, started.elapsed());
+                crate::internal_events::claim_judged(
+                    article_id,
+                    &claim.id,
+                    result.verdict,
+                    started.elapsed(),
+                );
             }
             outcome => {
                 result.reason = format!("source not read: {}", outcome.class());
@@ -130,16 +135,6 @@ async fn ask_quorum(
         end: e.end,
     });
     llm.judge_source(&claim.text, source_url, page, lead).await
-}
-
-/// A claim was judged against its fetched source (the lexical judge and the LLM quorum, when
-/// configured) in `elapsed`.
-fn judged(article_id: &str, claim_id: &str, verdict: Verdict, elapsed: std::time::Duration) {
-    crate::metrics::metrics()
-        .judge_duration
-        .observe(elapsed.as_secs_f64());
-    let elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
-    tracing::debug!(article_id, claim_id, verdict = ?verdict, elapsed_ms, "claim judged");
 }
 
 /// The more cautious of two verdicts: supported only when both support.
@@ -291,7 +286,7 @@ fn judgment_issue(
     }
 }
 
-/// The issue a citation raises when its source could not be read, after the spec: dead or
+/// The issue a citation raises when its source could not be read (docs/severity.md): dead or
 /// forbidden is high, paywalled medium; a technical failure is medium and blocks on its own as
 /// an unjudged source.
 fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue {

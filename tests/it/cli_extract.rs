@@ -87,7 +87,7 @@ fn extract_prints_claims_with_kinds_figures_locations_and_citations() {
             .any(|f| f["value"] == 92e9 && f["unit"] == "currency")
     );
 
-    // The spec's fabricated pilot claim: first-person data, no citation, high severity.
+    // The fabricated pilot claim of docs/severity.md: first-person data, no citation, high severity.
     let pilot = claim_with(claims, "Our pilot with 500 students showed 73% improvement");
     assert!(
         pilot["kinds"]

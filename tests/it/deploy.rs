@@ -95,12 +95,19 @@ fn strings(value: &Value, what: &str) -> Vec<String> {
         .collect()
 }
 
-/// The metric families of deploy/metrics.txt.
-fn metric_families() -> BTreeSet<String> {
-    read(&deploy().join("metrics.txt"))
-        .lines()
+/// The lines of deploy/metrics.txt that list a family (`name type labels`).
+fn metric_lines(text: &str) -> Vec<&str> {
+    text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
+/// The metric family names of deploy/metrics.txt.
+fn metric_families() -> BTreeSet<String> {
+    metric_lines(&read(&deploy().join("metrics.txt")))
+        .into_iter()
+        .filter_map(|l| l.split_whitespace().next())
         .map(str::to_owned)
         .collect()
 }
@@ -164,16 +171,22 @@ fn promtool(args: &[&str], dir: &Path) -> String {
 #[test]
 fn metrics_file_lists_unique_well_formed_families() {
     let text = read(&deploy().join("metrics.txt"));
-    let names: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let lines = metric_lines(&text);
+    let names: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
     let unique: BTreeSet<&str> = names.iter().copied().collect();
     assert_eq!(unique.len(), names.len(), "a family is listed twice");
-    // factgate's own families, and the process collector's.
-    let well_formed =
-        Regex::new(r"^(?:factgate|process)_[a-z0-9_]+[a-z0-9]$").expect("valid regex");
-    for name in &names {
+    // factgate's own families, and the process collector's: name, type, label names.
+    let well_formed = Regex::new(
+        r"^(?:factgate|process)_[a-z0-9_]+[a-z0-9] (?:counter|gauge|histogram) (?:-|[a-z_]+(?:,[a-z_]+)*)$",
+    )
+    .expect("valid regex");
+    for line in &lines {
         assert!(
-            well_formed.is_match(name),
-            "not a metric family name: {name:?}"
+            well_formed.is_match(line),
+            "not a `name type labels` line: {line:?}"
         );
     }
     // The families the dashboard and the alerts rely on by meaning, not only by name.

@@ -1,4 +1,4 @@
-//! Assembling the spec's report from an article's claims and check results.
+//! Assembling the report (docs/report.md) from an article's claims and check results.
 
 use super::{ArticleCheck, distinct_results, unjudged};
 use crate::events::{

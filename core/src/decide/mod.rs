@@ -1,6 +1,5 @@
 //! The decision: the issues of one (article, revision) become pass or block under the configured
-//! strictness, and the report an editor acts on is assembled, after
-//! reference/fact-checker-agent-spec.md.
+//! strictness (docs/severity.md), and the report an editor acts on is assembled (docs/report.md).
 //!
 //! Fail closed. Some reasons block whatever the strictness, because the check did not complete:
 //! a draft that could not be read, an extraction that failed, checks still missing at the
@@ -29,9 +28,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strictness {
-    /// The spec's pass/fail criteria: block on any high issue or three or more medium ones.
+    /// Block on any high issue or three or more medium ones (docs/severity.md).
     Lenient,
-    /// The spec's final answer: block on any high or medium issue.
+    /// The default: block on any high or medium issue.
     #[default]
     Normal,
     /// Block on any issue at all, low included.

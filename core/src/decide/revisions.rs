@@ -1,4 +1,4 @@
-//! Revision awareness, after reference/fact-checker-agent-spec.md ("Revision Iterations"): when
+//! Revision awareness (docs/revisions.md): when
 //! revision N of an article is decided after revision N−1, the report says which of the previous
 //! issues were fixed, which are still open, which are new, and which cited sources were replaced.
 //!

@@ -34,7 +34,7 @@
 //! - `draft`: the draft a CMS publishes, and its strict, field-naming parser.
 //! - `verify`: the verification request and the claim result, with the fetch status.
 //! - `manifest`: the article manifest extraction sends to the join.
-//! - `report`: the editor's report (after reference/fact-checker-agent-spec.md) and its issues.
+//! - `report`: the editor's report (docs/report.md) and its issues.
 //! - `decision`: the decision, its reasons, and the derivation of decision ids.
 //! - `position`: where a draft sits on the drafts topic, naming one publication of it.
 //! - `fit`: events sized to fit the broker's message limit: manifests split, reports shortened.

@@ -1,19 +1,17 @@
-//! The report a decision carries, in the JSON structure of reference/fact-checker-agent-spec.md
-//! ("JSON Structure"), plus the verdict each claim received.
+//! The report a decision carries (docs/report.md), plus the verdict each claim received.
 //!
-//! Differences from the spec's report, and why:
-//! - `timestamp` is the decision's `decided_at`, and `analysis_path` its `article_id`: the
-//!   decision holds them once.
-//! - `verification_details` counts fetches (`fetch_attempts`, `fetch_successful`); there is no
-//!   web search, so no `websearch_fallbacks`.
-//! - `claims` lists every claim with its verdict, which the spec leaves to the issues.
+//! - When and what was checked are the decision's (`decided_at`, `article_id`): the decision
+//!   holds them once.
+//! - `verification_details` counts fetches (`fetch_attempts`, `fetch_successful`); factgate
+//!   fetches the cited sources only and searches for none.
+//! - `claims` lists every claim with its verdict, not only those with an issue.
 
 use serde::{Deserialize, Serialize};
 
 use super::decision::Outcome;
 use crate::model::{ClaimElement, Severity, Verdict};
 
-/// The report's recommendation, in the spec's words: `reject` blocks, `accept` passes.
+/// The report's recommendation: `reject` blocks, `accept` passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Recommendation {
@@ -49,7 +47,7 @@ pub enum IssueType {
     /// The source's data is older than the configured age for its subject.
     OutdatedSource,
     /// The claim's sources disagree: one supports it, another refutes it
-    /// (reference/fact-analyst-node.md's "contested"). Medium; high when a refuting source is of
+    /// (docs/contested-evidence.md). Medium; high when a refuting source is of
     /// high credibility (fact-checker, government, education). The evidence quotes both.
     Contested,
     /// The check itself did not complete: deadline, internal error. Always blocks.
@@ -84,7 +82,7 @@ pub struct Issue {
     pub element: Option<ClaimElement>,
 }
 
-/// Counts of sourced claims by verification state, after the spec.
+/// Counts of sourced claims by verification state (docs/report.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerificationResults {
     /// Claims whose verdict is `supported`.
@@ -156,7 +154,7 @@ pub struct VerificationDetails {
 }
 
 /// A claim's verdict over all the sources it cites: the per-claim synthesis of
-/// reference/fact-analyst-node.md. One source's [`Verdict`] is `supported`, `refuted` or
+/// docs/contested-evidence.md. One source's [`Verdict`] is `supported`, `refuted` or
 /// `inconclusive`; over several sources, one that supports and one that refutes make the claim
 /// `contested`. Ordered by priority, lowest first: `contested` outranks `refuted` (the analyst
 /// node's not_supported), which outranks `supported`, which outranks `inconclusive` (its
@@ -278,7 +276,7 @@ pub struct Report {
     /// Every claim of the article with its verdict, in reading order.
     pub claims: Vec<ClaimVerdict>,
     /// What changed since the article's previous decided revision, when it is known
-    /// (reference/fact-checker-agent-spec.md, "Revision Iterations").
+    /// (docs/revisions.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changes_since_previous: Option<RevisionChanges>,
 }

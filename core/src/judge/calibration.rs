@@ -1,5 +1,5 @@
 //! Confidence: the judge's raw support score mapped to the probability that the source supports
-//! the claim (reference/fact-verification-current-state.md, F9: a number in [0, 1] that readers
+//! the claim (docs/confidence.md; docs/failure-modes.md, F9: a number in [0, 1] that readers
 //! take as a probability must be one).
 //!
 //! The mapping is isotonic (monotone non-decreasing), fitted on labelled data by

@@ -1,4 +1,4 @@
-//! Source credibility from the cited URL's domain, after reference/fact-analyst-node.md:
+//! Source credibility from the cited URL's domain (docs/contested-evidence.md):
 //! fact-checkers, government and education 0.95, reputable news 0.70, generic 0.50, low 0.30.
 //!
 //! Lists hold domain suffixes matched at a label boundary: `gov` matches `nasa.gov`,

@@ -19,7 +19,7 @@ pub use passages::Lead;
 pub use prompts::VoterRole;
 pub use votes::{QuorumOutcome, Vote, VoteOutcome, VoterVerdict};
 
-/// Voters per claim, as in reference/fact-check-quorum-skill.md.
+/// Voters per claim (docs/quorum.md).
 pub const DEFAULT_VOTERS: usize = 3;
 /// Time allowed for one voter's request, connection to last byte.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);

@@ -1,17 +1,30 @@
 //! The three voters' system prompts and the user message they all receive.
 //!
-//! The voters are adversarial in the sense of reference/fact-check-quorum-skill.md: each has a
+//! The voters are adversarial in the sense of docs/quorum.md: each has a
 //! different job, so their votes do not echo one another. None is asked for a confidence figure:
-//! a model's self-reported confidence is uncalibrated (finding F9 in
-//! reference/fact-verification-current-state.md), so the quorum counts votes instead.
+//! a model's self-reported confidence is uncalibrated (docs/failure-modes.md,
+//! F9), so the quorum counts votes instead.
 
 use serde::Serialize;
 
 use super::budget::{EvidenceFit, TEMPLATE_OVERHEAD_TOKENS, estimate_tokens, fit_evidence};
 
-/// Which of the three voters cast a vote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// Which of the three voters cast a vote. Its name in reports, logs and the `voter` metric label
+/// is its serde name.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum VoterRole {
     /// Looks for the passage that states what the claim states.
     Verifier,
@@ -22,7 +35,7 @@ pub enum VoterRole {
 }
 
 impl VoterRole {
-    /// Every role, in the order votes are reported.
+    /// Every role, in the order votes are reported (the declaration order, a test checks).
     pub const ALL: [VoterRole; 3] = [
         VoterRole::Verifier,
         VoterRole::Skeptic,
@@ -31,11 +44,7 @@ impl VoterRole {
 
     /// The name used in reports and logs.
     pub fn as_str(self) -> &'static str {
-        match self {
-            VoterRole::Verifier => "verifier",
-            VoterRole::Skeptic => "skeptic",
-            VoterRole::NumbersAuditor => "numbers_auditor",
-        }
+        self.into()
     }
 
     /// The complete system prompt this voter is sent: its job, then the shared answer contract.
@@ -46,12 +55,6 @@ impl VoterRole {
             VoterRole::NumbersAuditor => NUMBERS_AUDITOR,
         };
         format!("{job}\n\n{CONTRACT}")
-    }
-}
-
-impl std::fmt::Display for VoterRole {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -128,6 +131,17 @@ pub fn fixed_prompt_tokens(claim: &str, source_url: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_voter_is_listed_and_named_by_its_serde_name() {
+        use strum::IntoEnumIterator;
+        assert_eq!(VoterRole::iter().collect::<Vec<_>>(), VoterRole::ALL);
+        for voter in VoterRole::ALL {
+            let json = serde_json::to_value(voter).expect("serializes");
+            assert_eq!(json.as_str(), Some(voter.as_str()));
+            assert_eq!(voter.to_string(), voter.as_str());
+        }
+    }
 
     #[test]
     fn prompts_are_distinct_and_carry_the_contract() {

@@ -7,13 +7,13 @@
 //! fence: content that, once trimmed, starts with "```json" plus a line break, ends with "```",
 //! and has no other "```" inside, is unwrapped once. Nothing else is searched for JSON: prose
 //! around an object, several code blocks or truncated output make the reply invalid, and the
-//! voter abstains. There is no keyword fallback (finding F4 of
-//! reference/fact-verification-current-state.md).
+//! voter abstains. There is no keyword fallback (docs/failure-modes.md,
+//! F4).
 //!
 //! # The quorum, fail-closed
-//! reference/fact-check-quorum-skill.md says "supported: at least 2 valid votes and fewer than 2
-//! refutations". Its voters answer only refuted or not, so there every valid non-refutation is a
-//! vote for the claim. Our voters can also answer `not_enough_info`; read literally, the rule
+//! A quorum rule often stated as "supported: at least 2 valid votes and fewer than 2
+//! refutations" assumes voters that answer only refuted or not, so that every valid
+//! non-refutation is a vote for the claim (docs/quorum.md). Our voters can also answer `not_enough_info`; read literally, the rule
 //! would pass a claim on two "not enough info" votes, which fails open. So here:
 //! - **refuted**: 2 or more valid votes are `refuted`;
 //! - **supported**: 2 or more valid votes are `supported` (and so fewer than 2 refute);

@@ -16,9 +16,9 @@ use moka::Expiry;
 use moka::notification::RemovalCause;
 
 use super::classify;
-use super::log;
 use super::outcome::FetchOutcome;
 use super::settings::FetchSettings;
+use crate::internal_events;
 use crate::judge::{PageIndex, Source};
 
 /// Weight of an entry without page text: its URL and enum, roughly.
@@ -111,8 +111,8 @@ impl ResultCache {
             })
             .expire_after(PerEntryTtl)
             .eviction_listener(|_key, _entry, cause| match cause {
-                RemovalCause::Size => log::cache_evicted("size"),
-                RemovalCause::Expired => log::cache_evicted("expired"),
+                RemovalCause::Size => internal_events::cache_evicted("size"),
+                RemovalCause::Expired => internal_events::cache_evicted("expired"),
                 // Replaced or removed on purpose: not an eviction.
                 RemovalCause::Replaced | RemovalCause::Explicit => {}
             })
@@ -152,7 +152,7 @@ impl ResultCache {
             Err(entry) => (*entry).clone(),
         };
         let from_cache = !loaded.load(Ordering::Relaxed);
-        log::cache_lookup(from_cache, self.inner.weighted_size());
+        internal_events::cache_lookup(from_cache, self.inner.weighted_size());
         (entry, from_cache)
     }
 }

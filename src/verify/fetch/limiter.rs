@@ -140,7 +140,7 @@ impl Limiter {
         if waited {
             self.waits.fetch_add(1, Ordering::Relaxed);
         }
-        super::log::rate_limit_passed(host, started.elapsed());
+        crate::internal_events::rate_limit_passed(host, started.elapsed());
         permit
     }
 

@@ -20,7 +20,6 @@ pub mod cache;
 pub mod classify;
 pub mod client;
 pub mod limiter;
-mod log;
 pub mod outcome;
 pub mod policy;
 pub mod settings;
@@ -33,10 +32,11 @@ use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 use url::Url;
 
-pub use outcome::{FetchError, FetchOutcome, Page, RefusalReason};
+pub use outcome::{FetchClass, FetchError, FetchOutcome, Page, RefusalReason};
 pub use policy::check_address;
 pub use settings::FetchSettings;
 
+use crate::internal_events;
 use crate::judge::PageIndex;
 
 /// What [`Fetcher::fetch`] returns.
@@ -105,14 +105,14 @@ impl Fetcher {
             Ok(url) => url,
             Err(err) => {
                 let reason = RefusalReason::InvalidUrl(err.to_string());
-                log::fetch_refused_at_once(None, &reason);
+                internal_events::fetch_refused_at_once(None, &reason);
                 return refused(reason);
             }
         };
         // The fragment never reaches the server: pages differing only by it are one page.
         url.set_fragment(None);
         if let Err(reason) = policy::check_url(&url, settings) {
-            log::fetch_refused_at_once(Some(&url), &reason);
+            internal_events::fetch_refused_at_once(Some(&url), &reason);
             return refused(reason);
         }
         let (entry, from_cache) = self
@@ -166,7 +166,7 @@ impl Inner {
         let outcome = tokio::time::timeout_at(deadline, run)
             .await
             .unwrap_or(FetchOutcome::Timeout);
-        log::fetch_done(&url, &outcome, started.elapsed(), attempts);
+        internal_events::fetch_done(&url, &outcome, started.elapsed(), attempts);
         outcome
     }
 
@@ -184,7 +184,7 @@ impl Inner {
             match classify::retry_delay(&outcome, *attempts - 1, &self.settings) {
                 // A wait that would end past the deadline would only turn this into a timeout.
                 Some(delay) if Instant::now() + delay < deadline => {
-                    log::fetch_retried(url, &outcome, *attempts, delay);
+                    internal_events::fetch_retried(url, &outcome, *attempts, delay);
                     self.retries.fetch_add(1, Ordering::Relaxed);
                     tokio::time::sleep(delay).await;
                 }
@@ -202,7 +202,7 @@ impl Inner {
             if hop > 0
                 && let Err(reason) = policy::check_url(&url, &self.settings)
             {
-                log::fetch_refused(&url, &reason);
+                internal_events::fetch_refused(&url, &reason);
                 return FetchOutcome::RefusedByPolicy(reason);
             }
             let _permit = match permit.take() {
@@ -215,7 +215,7 @@ impl Inner {
                 Err(err) => {
                     let outcome = client::network_outcome(&err);
                     if let FetchOutcome::RefusedByPolicy(reason) = &outcome {
-                        log::fetch_refused(&url, reason);
+                        internal_events::fetch_refused(&url, reason);
                     }
                     return outcome;
                 }
@@ -225,7 +225,7 @@ impl Inner {
                 Some(Err(reason)) => return FetchOutcome::NetworkError { reason },
                 Some(Ok(next)) if !visited.insert(next.clone()) => {
                     let reason = RefusalReason::RedirectLoop;
-                    log::fetch_refused(&next, &reason);
+                    internal_events::fetch_refused(&next, &reason);
                     return FetchOutcome::RefusedByPolicy(reason);
                 }
                 Some(Ok(next)) => url = next,
@@ -234,7 +234,7 @@ impl Inner {
         let reason = RefusalReason::TooManyRedirects {
             max: self.settings.max_redirects,
         };
-        log::fetch_refused(&url, &reason);
+        internal_events::fetch_refused(&url, &reason);
         FetchOutcome::RefusedByPolicy(reason)
     }
 }

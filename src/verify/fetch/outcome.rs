@@ -21,8 +21,14 @@ pub struct Page {
     pub claim_reviews: Vec<crate::judge::review::ClaimReview>,
 }
 
-/// How a fetch ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How a fetch ended. [`FetchClass`] names its kind without the details.
+#[derive(Debug, Clone, PartialEq, Eq, strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(FetchClass),
+    doc = "The kind of a [`FetchOutcome`], without its details: the `status` label of `factgate_fetches_total` and the `status_class` of the fetch logs.",
+    derive(strum::IntoStaticStr, strum::EnumIter),
+    strum(serialize_all = "snake_case")
+)]
 pub enum FetchOutcome {
     /// The page was fetched and read.
     Ok(Page),
@@ -82,22 +88,9 @@ pub enum FetchOutcome {
 }
 
 impl FetchOutcome {
-    /// A low-cardinality name for logs and metric labels.
+    /// A low-cardinality name for logs and metric labels: its [`FetchClass`]'s.
     pub fn class(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "ok",
-            Self::NotFound { .. } => "not_found",
-            Self::Forbidden { .. } => "forbidden",
-            Self::Paywalled { .. } => "paywalled",
-            Self::RateLimited { .. } => "rate_limited",
-            Self::ServerError { .. } => "server_error",
-            Self::UnexpectedStatus { .. } => "unexpected_status",
-            Self::Timeout => "timeout",
-            Self::TooLarge { .. } => "too_large",
-            Self::RefusedByPolicy(_) => "refused_by_policy",
-            Self::UnsupportedContent { .. } => "unsupported_content",
-            Self::NetworkError { .. } => "network_error",
-        }
+        FetchClass::from(self).into()
     }
 }
 

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
 
-use super::log;
 use super::outcome::RefusalReason;
 use super::settings::FetchSettings;
+use crate::internal_events;
 
 /// Range name given to cloud metadata endpoints; refused even when private addresses are allowed.
 pub const METADATA: &str = "cloud metadata";
@@ -183,7 +183,7 @@ impl Resolve for PolicyResolver {
                 match check_address(addr.ip(), &settings) {
                     Ok(()) => allowed.push(addr),
                     Err(reason) => {
-                        log::address_refused(&host, &reason);
+                        internal_events::address_refused(&host, &reason);
                         first_refusal.get_or_insert(reason);
                     }
                 }

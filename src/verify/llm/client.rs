@@ -4,7 +4,7 @@
 //! (`max_tokens`) and asks for a JSON object (`response_format`); a server that ignores that
 //! field is fine, since the reply is validated anyway. A reply that reaches the cap is cut off,
 //! so it abstains. A server that rejects it answers with an HTTP error and the vote abstains: there is no
-//! quiet retry with other settings (finding F5 of reference/fact-verification-current-state.md).
+//! quiet retry with other settings (docs/failure-modes.md, F5).
 
 use std::time::Duration;
 

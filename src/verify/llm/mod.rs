@@ -292,9 +292,7 @@ impl LlmJudge {
             join_all(roles.iter().map(|&role| self.vote(role, &user, &sent))).await
         };
         let elapsed = started.elapsed();
-        crate::metrics::metrics()
-            .llm_claim_duration
-            .observe(elapsed.as_secs_f64());
+        crate::internal_events::panel_decided(elapsed);
         QuorumOutcome {
             verdict: quorum::decide(&votes),
             votes,
@@ -337,19 +335,9 @@ impl LlmJudge {
     }
 }
 
-/// Logs and counts one voter's vote or abstention: the one place a vote is recorded.
+/// One voter's vote or abstention, logged and counted.
 fn record(voter: VoterRole, outcome: VoteOutcome) -> Vote {
-    let vote = crate::metrics::vote(&outcome);
-    crate::metrics::metrics()
-        .llm_votes
-        .with_label_values(&[voter.as_str(), vote])
-        .inc();
-    match &outcome {
-        VoteOutcome::Abstained { reason } => {
-            tracing::warn!(voter = %voter, reason = %reason, "llm voter abstained");
-        }
-        VoteOutcome::Voted { .. } => tracing::debug!(voter = %voter, vote, "llm voter voted"),
-    }
+    crate::internal_events::vote_cast(voter, &outcome);
     Vote { voter, outcome }
 }
 

@@ -1,5 +1,4 @@
-//! One function per notable fetch event, each logging structured fields and bumping the
-//! matching metric ([`crate::metrics`]) with the same low-cardinality labels.
+//! Fetching cited sources: fetches done, refused and retried, the cache and the rate limits.
 //!
 //! URLs are logged as host and path only: a query string may carry a token or a session id.
 
@@ -7,7 +6,9 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::outcome::{FetchOutcome, RefusalReason};
+use crate::metrics::label;
+
+use crate::verify::fetch::{FetchClass, FetchOutcome, RefusalReason};
 
 /// Host and path of a URL, never its query or fragment.
 fn host_path(url: &Url) -> (&str, &str) {
@@ -52,7 +53,7 @@ pub fn fetch_refused(url: &Url, reason: &RefusalReason) {
 pub fn fetch_refused_at_once(url: Option<&Url>, reason: &RefusalReason) {
     crate::metrics::metrics()
         .fetches
-        .with_label_values(&["refused_by_policy"])
+        .with_label_values(&[label(FetchClass::RefusedByPolicy)])
         .inc();
     match url {
         Some(url) => fetch_refused(url, reason),

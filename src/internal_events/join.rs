@@ -1,0 +1,71 @@
+//! The join role: articles in flight, paused inputs, republished drafts, unreadable results.
+
+use tracing::{info, warn};
+
+use crate::events::DraftPosition;
+use crate::join::Republished;
+use crate::metrics::{FailingRole, JoinInput, RepublishedHandling, metrics};
+
+/// The `handling` label of a republished draft.
+fn handling_label(handling: Republished) -> RepublishedHandling {
+    match handling {
+        Republished::Rechecked => RepublishedHandling::Rechecked,
+        Republished::Acknowledged => RepublishedHandling::Acknowledged,
+        Republished::InFlight => RepublishedHandling::InFlight,
+        Republished::NewContent => RepublishedHandling::NewContent,
+    }
+}
+
+/// The join holds `in_flight` articles awaiting results.
+pub fn join_in_flight(in_flight: usize) {
+    metrics()
+        .join_in_flight
+        .set(i64::try_from(in_flight).unwrap_or(i64::MAX));
+}
+
+/// The join's back-pressure now pauses (`true`) or reads each of its inputs.
+pub fn join_inputs_paused(manifests: bool, results: bool) {
+    metrics().join_input_paused(JoinInput::Manifests, manifests);
+    metrics().join_input_paused(JoinInput::Results, results);
+}
+
+/// A revision the join had seen was published again, and handled as `handling`.
+pub fn draft_republished(
+    article_id: &str,
+    revision: u64,
+    position: Option<DraftPosition>,
+    handling: Republished,
+) {
+    metrics().draft_republished(handling_label(handling));
+    info!(
+        %article_id,
+        revision,
+        draft_position = position.map(|p| p.to_string()),
+        handling = handling.as_str(),
+        "revision published again"
+    );
+}
+
+/// A verification result the join cannot read: skipped (its article is blocked at the deadline).
+pub fn join_result_unreadable(err: &serde_json::Error, topic: &str, partition: i32, offset: i64) {
+    metrics().message_failed(FailingRole::Join);
+    warn!(error = %err, topic, partition, offset, "result unreadable; skipped");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_republished_draft_is_labelled_with_the_joins_own_name_for_its_handling() {
+        for handling in [
+            Republished::Rechecked,
+            Republished::Acknowledged,
+            Republished::InFlight,
+            Republished::NewContent,
+        ] {
+            let label: &'static str = handling_label(handling).into();
+            assert_eq!(label, handling.as_str());
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! The verify role: claims judged, verification results published, shortened or refused, and
+//! requests that could not be handled.
+
+use std::time::Duration;
+
+use tracing::{debug, error};
+
+use crate::events::ClaimResult;
+use crate::metrics::{FailingRole, ShortenedOutput, metrics};
+use crate::model::Verdict;
+
+/// A claim was judged against its fetched source (the lexical judge and the LLM quorum, when
+/// configured) in `elapsed`.
+pub fn claim_judged(article_id: &str, claim_id: &str, verdict: Verdict, elapsed: Duration) {
+    metrics().judge_duration.observe(elapsed.as_secs_f64());
+    let elapsed_ms = super::millis(elapsed);
+    debug!(article_id, claim_id, verdict = ?verdict, elapsed_ms, "claim judged");
+}
+
+/// A verification result was published: the one place results are counted.
+pub fn result_published(result: &ClaimResult) {
+    let verdict: &'static str = result.verdict.into();
+    metrics().verifications.with_label_values(&[verdict]).inc();
+    debug!(
+        article_id = %result.article_id,
+        revision = result.revision,
+        claim_id = %result.claim_id,
+        verdict,
+        fetch_status = ?result.fetch_status,
+        "verification result published"
+    );
+}
+
+/// A verification result's evidence was cut to fit the broker's message limit.
+pub fn result_shortened(result: &ClaimResult) {
+    metrics().output_shortened(ShortenedOutput::Result);
+    debug!(
+        article_id = %result.article_id,
+        claim_id = %result.claim_id,
+        "verification result shortened to fit the broker's message limit"
+    );
+}
+
+/// The broker refused a result and the fallback replacing it: the join blocks the article at its
+/// deadline.
+pub fn result_refused(article_id: &str, claim_id: &str, err: &rdkafka::error::KafkaError) {
+    metrics().message_failed(FailingRole::Verify);
+    error!(article_id, claim_id, error = %err, "the broker refused the result; the join blocks the article at its deadline");
+}
+
+/// Handling a verification request panicked (a defect): the join blocks its article at the
+/// deadline; the role reads on.
+pub fn request_panicked(topic: &str, partition: i32, offset: i64) {
+    metrics().message_failed(FailingRole::Verify);
+    error!(
+        topic,
+        partition, offset, "handling a verification request panicked; skipped"
+    );
+}
+
+/// A verification request factgate did not write: there is no claim to answer for.
+pub fn request_unreadable(err: &serde_json::Error, bytes: usize) {
+    metrics().message_failed(FailingRole::Verify);
+    error!(error = %err, bytes, "verification request unreadable; skipped");
+}
+
+/// A check could not run; its result is inconclusive with an issue saying why.
+pub fn check_failed(article_id: &str, claim_id: &str, reason: &str) {
+    error!(article_id, claim_id, reason, "check failed");
+}
