@@ -40,7 +40,9 @@
 //! - [`telemetry`]: logs and traces: the subscriber, OTLP export, and spans parented on the
 //!   `traceparent` header.
 
-pub use factgate_core::{decide, events, extract, join, judge, model, quorum, roles, text};
+pub use factgate_core::{
+    decide, events, extract, fetched, join, judge, model, quorum, roles, text,
+};
 
 pub mod check;
 pub mod config;

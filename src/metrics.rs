@@ -43,9 +43,9 @@ use prometheus::{
 use strum::IntoEnumIterator;
 
 use crate::events::{DecisionReason, Outcome};
+use crate::fetched::FetchClass;
 use crate::model::{ClaimKind, Verdict};
 use crate::quorum::VoterRole;
-use crate::verify::fetch::FetchClass;
 
 /// The content type of [`render`]'s output: Prometheus text exposition format 0.0.4.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;

@@ -11,6 +11,8 @@
 //!   bounded markup parsing.
 //! - [`events`]: the versioned event contracts (draft, verification request, claim result,
 //!   manifest, decision) whose JSON Schemas live in `schemas/`.
+//! - [`fetched`]: what fetching a cited source gave: a page, a dead or refused link, an error,
+//!   and the low-cardinality class logs and metrics name it by.
 //! - [`extract`]: a draft body into claims mapped to citations, and what needs no fetch judged.
 //! - [`judge`]: one claim against the text of the source it cites.
 //! - [`quorum`]: the LLM quorum's passages, prompt budget, prompts and vote rule.
@@ -24,6 +26,7 @@
 pub mod decide;
 pub mod events;
 pub mod extract;
+pub mod fetched;
 pub mod join;
 pub mod judge;
 pub mod model;

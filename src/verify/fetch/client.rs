@@ -8,9 +8,10 @@ use std::sync::atomic::AtomicBool;
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use url::Url;
 
+use super::FetchError;
 use super::body;
 use super::classify;
-use super::outcome::{FetchError, FetchOutcome, Page, RefusalReason};
+use super::outcome::{FetchOutcome, Page, RefusalReason};
 use super::policy::PolicyResolver;
 use super::settings::FetchSettings;
 use crate::text::webpage::{self as content, TextKind};

@@ -16,7 +16,7 @@ use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::outcome::FetchError;
+use super::FetchError;
 use super::settings::FetchSettings;
 
 /// Hosts whose limiter state and semaphore are kept; past it, idle hosts are forgotten.

@@ -20,7 +20,8 @@ pub mod cache;
 pub mod classify;
 pub mod client;
 pub mod limiter;
-pub mod outcome;
+pub use factgate_core::fetched as outcome;
+mod error;
 pub mod policy;
 pub mod settings;
 
@@ -32,7 +33,8 @@ use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 use url::Url;
 
-pub use outcome::{FetchClass, FetchError, FetchOutcome, Page, RefusalReason};
+pub use error::FetchError;
+pub use outcome::{FetchClass, FetchOutcome, Page, RefusalReason};
 pub use policy::check_address;
 pub use settings::FetchSettings;
 

@@ -1,5 +1,5 @@
 //! What a fetch can end in. Every outcome is data the judge acts on; only faults in setting the
-//! fetcher up are errors ([`FetchError`]).
+//! fetcher up are errors (the service's `verify::fetch::FetchError`).
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -18,7 +18,7 @@ pub struct Page {
     /// The HTML `<title>`, when there is one.
     pub title: Option<String>,
     /// The schema.org `ClaimReview`s an HTML page carries: a fact-check's ratings.
-    pub claim_reviews: Vec<crate::judge::review::ClaimReview>,
+    pub claim_reviews: Vec<crate::text::webpage::ClaimReview>,
 }
 
 /// How a fetch ended. [`FetchClass`] names its kind without the details.
@@ -139,20 +139,4 @@ impl RefusalReason {
             Self::RedirectLoop => "redirect_loop",
         }
     }
-}
-
-/// Faults in setting up the fetcher (not outcomes of a fetch).
-#[derive(Debug, thiserror::Error)]
-pub enum FetchError {
-    /// The HTTP client could not be built (e.g. TLS initialisation failed).
-    #[error("cannot build the HTTP client")]
-    BuildClient(#[source] reqwest::Error),
-    /// A setting is out of range.
-    #[error("invalid fetch setting {key}: {message}")]
-    InvalidSetting {
-        /// The settings field.
-        key: &'static str,
-        /// What is wrong with it.
-        message: String,
-    },
 }
