@@ -37,6 +37,7 @@
 //! - `report`: the editor's report (after reference/fact-checker-agent-spec.md) and its issues.
 //! - `decision`: the decision, its reasons, and the derivation of decision ids.
 //! - `position`: where a draft sits on the drafts topic, naming one publication of it.
+//! - `trace`: the trace context (W3C `traceparent`, `tracestate`) an event carries, held opaque.
 //! - `fit`: events sized to fit the broker's message limit: manifests split, reports shortened.
 
 mod decision;
@@ -45,6 +46,7 @@ pub mod fit;
 mod manifest;
 mod position;
 mod report;
+mod trace;
 mod verify;
 mod version;
 
@@ -61,6 +63,7 @@ pub use report::{
     Rechecked, Recommendation, Report, Resolution, RevisionChanges, SeverityCounts, Summary,
     SupportingSource, VerificationDetails, VerificationResults,
 };
+pub use trace::{MAX_TRACEPARENT_BYTES, MAX_TRACESTATE_BYTES, TraceContext};
 pub use verify::{CheckKey, ClaimResult, Evidence, FetchStatus, VerifyRequest};
 pub use version::{
     CLAIM_RESULT_V1, ClaimResultV1, DECISION_V1, DRAFT_V1, DecisionV1, DraftV1, MANIFEST_V1,

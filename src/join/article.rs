@@ -8,11 +8,11 @@ use chrono::{DateTime, Utc};
 
 use super::offsets::Position;
 use crate::decide::{ArticleCheck, Strictness, decide, decide_not_checked};
+use crate::events::TraceContext;
 use crate::events::{
     ArticleManifest, CheckKey, ClaimResult, Decision, DecisionReason, DraftPosition,
     ExtractionFailure, ExtractionOutcome, ManifestPart,
 };
-use crate::kafka::TraceParent;
 
 /// The extraction outcome of a split manifest whose parts cannot be put together: a block
 /// (`internal_error`) saying why.
@@ -41,7 +41,7 @@ pub(crate) struct PendingArticle {
     pub(crate) held: Vec<Position>,
     /// The article's trace (its manifest's, else its first result's), so a decision made on no
     /// message, at the deadline, still belongs to it.
-    pub(crate) trace: Option<TraceParent>,
+    pub(crate) trace: Option<TraceContext>,
     /// The parts of a split manifest received so far, by index; empty for a whole manifest.
     parts_seen: HashSet<u32>,
     /// Later publications of the same content while this one is in flight: their results
@@ -265,7 +265,7 @@ pub(crate) struct Orphans {
     /// Each result with the position of its message.
     pub(crate) results: Vec<(ClaimResult, Position)>,
     /// The first result's trace, for a manifest that comes without one.
-    pub(crate) trace: Option<TraceParent>,
+    pub(crate) trace: Option<TraceContext>,
 }
 
 impl Orphans {

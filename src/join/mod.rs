@@ -80,8 +80,8 @@ pub use offsets::TopicPartition;
 
 use crate::config::JoinConfig;
 use crate::decide::{Strictness, decide_not_checked};
+use crate::events::TraceContext;
 use crate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason, DraftPosition};
-use crate::kafka::TraceParent;
 use article::{Orphans, PendingArticle, superseded};
 use decided::{Decided, DecidedMemory};
 use offsets::{HeldOffsets, Position};
@@ -146,7 +146,7 @@ pub enum ArticleStatus {
 pub struct TracedDecision {
     pub decision: Decision,
     /// The `traceparent` the article's manifest (else its first result) carried.
-    pub trace: Option<TraceParent>,
+    pub trace: Option<TraceContext>,
 }
 
 fn untraced(decisions: Vec<TracedDecision>) -> Vec<Decision> {
@@ -251,7 +251,7 @@ impl JoinState {
         tp: &TopicPartition,
         offset: i64,
         manifest: ArticleManifest,
-        trace: Option<TraceParent>,
+        trace: Option<TraceContext>,
         now: DateTime<Utc>,
     ) -> Vec<TracedDecision> {
         let (id, revision) = (manifest.article_id.clone(), manifest.revision);
@@ -355,7 +355,7 @@ impl JoinState {
         let mut article = PendingArticle::new(manifest, at);
         article.trace = trace;
         if let Some(orphans) = self.orphans.get(&(id.clone(), revision)) {
-            article.trace = article.trace.or(orphans.trace);
+            article.trace = article.trace.take().or_else(|| orphans.trace.clone());
         }
         self.pending.insert(id.clone(), article);
         self.claim_orphans(&id, revision);
@@ -451,7 +451,7 @@ impl JoinState {
         revision: Option<u64>,
         content_digest: &str,
         error: &str,
-        trace: Option<TraceParent>,
+        trace: Option<TraceContext>,
         now: DateTime<Utc>,
     ) -> Vec<TracedDecision> {
         let block = |revision| TracedDecision {
@@ -510,7 +510,7 @@ impl JoinState {
         tp: &TopicPartition,
         offset: i64,
         result: ClaimResult,
-        trace: Option<TraceParent>,
+        trace: Option<TraceContext>,
         now: DateTime<Utc>,
     ) -> Vec<TracedDecision> {
         let (id, revision, position) = (
@@ -541,7 +541,7 @@ impl JoinState {
                     match article.offer(result, at.clone()) {
                         Ok(()) => {
                             self.offsets.hold(&at);
-                            article.trace = article.trace.or(trace);
+                            article.trace = article.trace.take().or(trace);
                             return self.conclude_if_ready(&id, now).into_iter().collect();
                         }
                         // Perhaps a check of a part of the manifest still to come: it waits.
@@ -558,7 +558,7 @@ impl JoinState {
             .entry((id, revision))
             .or_insert_with(|| Orphans::new(now));
         if orphans.add(result, at.clone()) {
-            orphans.trace = orphans.trace.or(trace);
+            orphans.trace = orphans.trace.take().or(trace);
             self.offsets.hold(&at);
             self.orphan_results += 1;
         }
@@ -707,7 +707,7 @@ impl JoinState {
         let retryable = decision.is_retryable();
         let decision = TracedDecision {
             decision,
-            trace: article.trace,
+            trace: article.trace.clone(),
         };
         self.finish(article, retryable);
         decision
@@ -723,7 +723,7 @@ impl JoinState {
         let older = self.pending.remove(article_id)?;
         let decision = TracedDecision {
             decision: superseded(&older.manifest, newer, now),
-            trace: older.trace,
+            trace: older.trace.clone(),
         };
         self.finish(older, false);
         Some(decision)
@@ -783,7 +783,7 @@ impl JoinState {
             .into_iter()
             .partition(|(r, _)| position.is_none() || r.draft_position == position);
         let mut kept = Orphans::new(group.first_seen);
-        kept.trace = group.trace;
+        kept.trace = group.trace.take();
         self.orphan_results -= drop.len() + keep.len();
         for (_, at) in &drop {
             self.offsets.release(at);

@@ -1,9 +1,9 @@
 use super::*;
+use crate::events::TraceContext;
 use crate::events::{
     CheckKey, DecisionReason, DraftPosition, ExtractionFailure, ExtractionOutcome, IssueType,
     Outcome, content_digest,
 };
-use crate::kafka::TraceParent;
 use crate::model::Verdict;
 use chrono::TimeZone;
 
@@ -567,16 +567,19 @@ fn settings_from_config_follow_the_join_section() {
 #[test]
 fn every_decision_carries_its_articles_trace_even_at_the_deadline() {
     let mut join = state();
-    let late = TraceParent::new_root();
-    let early = TraceParent::new_root();
+    let trace = |traceparent: &str| TraceContext::new(traceparent).expect("a W3C traceparent");
+    let late = trace("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    let late_result = trace("00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01");
+    let early = trace("00-0af7651916cd43dd8448eb211c80319c-b9c7c989f97918e1-01");
     // Waiting for two results at its deadline: decided on no message, in its manifest's trace.
-    let decided = join.on_manifest_traced(&tp(0), 0, manifest("late", 1, 2), Some(late), at(1));
+    let decided =
+        join.on_manifest_traced(&tp(0), 0, manifest("late", 1, 2), Some(late.clone()), at(1));
     assert!(decided.is_empty());
     let decided = join.on_result_traced(
         &tp(0),
         1,
         result("late", 1, 0, Verdict::Supported),
-        Some(late.child()),
+        Some(late_result),
         at(2),
     );
     assert!(decided.is_empty());
@@ -585,7 +588,7 @@ fn every_decision_carries_its_articles_trace_even_at_the_deadline() {
         &tp(0),
         2,
         result("early", 1, 0, Verdict::Supported),
-        Some(early),
+        Some(early.clone()),
         at(2),
     );
     let decided = join.on_manifest_traced(&tp(0), 3, manifest("early", 1, 1), None, at(3));

@@ -26,7 +26,7 @@ use crate::events::{ArticleManifest, ClaimResult, Decision, content_digest, reco
 use crate::join::{
     Backpressure, JoinNote, JoinSettings, JoinState, TopicPartition, TracedDecision,
 };
-use crate::kafka::{self, read_traceparent};
+use crate::kafka::{self, read_trace_context};
 use chrono::{DateTime, TimeDelta, Utc};
 use futures::future::BoxFuture;
 use futures::stream::FuturesOrdered;
@@ -136,7 +136,7 @@ pub(super) async fn run(
                 let offset = message.offset();
                 let payload = message.payload().unwrap_or_default();
                 // The article's trace, set at extract: the join keeps it with the article.
-                let trace = read_traceparent(&message);
+                let trace = read_trace_context(&message);
                 let now = Utc::now();
                 let decisions = if tp.topic == topics.manifests {
                     match serde_json::from_slice::<ArticleManifest>(payload) {
@@ -342,7 +342,7 @@ async fn publish_all<'s>(
             "decision",
             article_id = %decision.article_id,
             revision = decision.revision,
-            trace_id = %trace.map(crate::kafka::TraceParent::trace_id).unwrap_or_default(),
+            trace_id = crate::telemetry::trace_id(trace),
         );
         crate::telemetry::adopt(&span, trace);
         let published_at = draft_published_at(&decision);

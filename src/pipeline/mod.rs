@@ -31,11 +31,11 @@ mod offsets;
 mod verify;
 
 use crate::config::Config;
-use crate::events::{DECISION_V1, Decision, fit_decision};
+use crate::events::{DECISION_V1, Decision, TraceContext, fit_decision};
 use crate::http::{DecisionBoard, Readiness};
 use crate::kafka::{
     self, EmbeddedBroker, EventHeaders, EventProducer, KafkaSetupError, PendingDelivery,
-    TraceParent, is_message_fault,
+    is_message_fault,
 };
 use crate::verify::Verifier;
 use crate::verify::fetch::Fetcher;
@@ -135,7 +135,7 @@ impl Services {
         key: &str,
         schema: &str,
         event: &T,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> Result<(), rdkafka::error::KafkaError> {
         self.enqueue(topic, key, schema, event, trace)
             .await?
@@ -158,7 +158,7 @@ impl Services {
         key: &str,
         schema: &str,
         event: &T,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> Result<PendingDelivery, rdkafka::error::KafkaError> {
         // factgate's event types always serialize: string-keyed maps only, and serde_json writes
         // a non-finite float as null rather than failing.
@@ -181,7 +181,7 @@ impl Services {
         &self,
         decision: Decision,
         published_at: Option<DateTime<Utc>>,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> Result<(), rdkafka::error::KafkaError> {
         self.enqueue_decision(decision, published_at, trace)
             .await
@@ -204,7 +204,7 @@ impl Services {
         &self,
         mut decision: Decision,
         published_at: Option<DateTime<Utc>>,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> BoxFuture<'_, Result<(), rdkafka::error::KafkaError>> {
         let budget = self.config.kafka.max_payload_bytes();
         match fit_decision(&mut decision, budget) {
@@ -228,7 +228,7 @@ impl Services {
         let queued = self
             .enqueue(topic, &decision.article_id, DECISION_V1, &decision, trace)
             .await;
-        let trace = trace.copied();
+        let trace = trace.cloned();
         async move {
             let sent = match queued {
                 Ok(delivery) => delivery.acknowledged().await.map(|_| ()),
@@ -247,7 +247,7 @@ impl Services {
         mut decision: Decision,
         sent: Result<(), rdkafka::error::KafkaError>,
         published_at: Option<DateTime<Utc>>,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> Result<(), rdkafka::error::KafkaError> {
         let topic = &self.config.kafka.topics.decisions;
         match sent {

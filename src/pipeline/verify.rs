@@ -8,10 +8,11 @@
 
 use super::offsets::{InOrderOffsets, store_next_offset};
 use super::{PipelineError, Role, Services, stopped};
+use crate::events::TraceContext;
 use crate::events::{
     CLAIM_RESULT_V1, ClaimResult, FetchStatus, Issue, IssueType, VerifyRequest, fit_result,
 };
-use crate::kafka::{self, TraceParent, is_message_fault, read_traceparent};
+use crate::kafka::{self, is_message_fault, read_trace_context};
 use crate::model::{Severity, Verdict};
 use crate::verify::Verifier;
 use chrono::Utc;
@@ -88,7 +89,7 @@ pub(super) async fn run(
                 tasks.spawn(async move {
                     let _permit = permit;
                     let done = (message.topic().to_owned(), message.partition(), message.offset());
-                    let trace = read_traceparent(&message);
+                    let trace = read_trace_context(&message);
                     let handled = AssertUnwindSafe(handle(&services, &verifier, message.payload().unwrap_or_default(), trace.as_ref()))
                         .catch_unwind()
                         .await;
@@ -116,7 +117,7 @@ async fn handle(
     services: &Services,
     verifier: &Verifier,
     payload: &[u8],
-    trace: Option<&TraceParent>,
+    trace: Option<&TraceContext>,
 ) -> Result<(), KafkaError> {
     let request: VerifyRequest = match serde_json::from_slice(payload) {
         Ok(request) => request,
@@ -134,7 +135,7 @@ async fn handle(
         revision = request.revision,
         claim_id = %request.claim.id,
         source_host = %request.source_host,
-        trace_id = %trace.map(TraceParent::trace_id).unwrap_or_default(),
+        trace_id = crate::telemetry::trace_id(trace),
     );
     crate::telemetry::adopt(&span, trace);
     check_and_publish(services, verifier, &request, trace)
@@ -146,7 +147,7 @@ async fn check_and_publish(
     services: &Services,
     verifier: &Verifier,
     request: &VerifyRequest,
-    trace: Option<&TraceParent>,
+    trace: Option<&TraceContext>,
 ) -> Result<(), KafkaError> {
     let now = Utc::now();
     if now >= request.deadline {
