@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::join_all;
+use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Semaphore;
 
 pub use budget::EvidenceFit;
@@ -55,20 +56,21 @@ pub const DEFAULT_MAX_REPLY_TOKENS: usize = 512;
 /// Evidence passages shown to the voters, best first, before the token budget.
 pub const DEFAULT_MAX_PASSAGES: usize = 3;
 
-/// An API key. Debug and Display print `[redacted]`; only [`ApiKey::expose`] gives the value,
-/// and only the client's Authorization header uses it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
+/// An API key, held as a [`SecretString`]: Debug and Display print `[redacted]`, the memory is
+/// zeroed when the last copy is dropped, and only [`ApiKey::expose`] gives the value, which only
+/// the client's Authorization header uses.
+#[derive(Clone)]
+pub struct ApiKey(SecretString);
 
 impl ApiKey {
     /// Wraps a key, typically read by the caller from the environment variable config names.
     pub fn new(key: impl Into<String>) -> Self {
-        ApiKey(key.into())
+        ApiKey(SecretString::from(key.into()))
     }
 
     /// The key itself, for the Authorization header.
     pub fn expose(&self) -> &str {
-        &self.0
+        self.0.expose_secret()
     }
 }
 
@@ -373,6 +375,8 @@ mod tests {
         settings.api_key = Some(ApiKey::new("sk-secret-123"));
         assert!(!format!("{settings:?}").contains("sk-secret-123"));
         assert_eq!(ApiKey::new("sk-secret-123").to_string(), "[redacted]");
+        assert_eq!(format!("{:?}", ApiKey::new("sk-secret-123")), "[redacted]");
+        assert_eq!(ApiKey::new("sk-secret-123").expose(), "sk-secret-123");
         let judge = LlmJudge::new(settings).expect("valid settings");
         assert!(!format!("{judge:?}").contains("sk-secret-123"));
     }
