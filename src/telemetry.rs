@@ -67,8 +67,11 @@ pub enum TelemetryError {
     #[error("the OTLP endpoint is refused")]
     Endpoint(#[source] ConfigError),
     /// The HTTP client for the exporter could not be built.
-    #[error("building the OTLP HTTP client: {0}")]
-    Client(String),
+    #[error("building the OTLP HTTP client")]
+    Client(#[source] reqwest::Error),
+    /// The thread building the exporter's HTTP client panicked.
+    #[error("the thread building the OTLP HTTP client panicked")]
+    ClientThreadPanicked,
     /// A global subscriber was installed already (tests that call [`init`] twice).
     #[error("a tracing subscriber is already installed")]
     AlreadyInstalled(#[source] tracing_subscriber::util::TryInitError),
@@ -270,9 +273,9 @@ impl BlockingClient {
                 .build()
         })
         .join()
-        .map_err(|_| TelemetryError::Client("the builder thread panicked".to_owned()))?
+        .map_err(|_| TelemetryError::ClientThreadPanicked)?
         .map(Self)
-        .map_err(|err| TelemetryError::Client(err.to_string()))
+        .map_err(TelemetryError::Client)
     }
 }
 

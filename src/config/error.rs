@@ -13,7 +13,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum ConfigError {
     /// The configuration file could not be read.
-    #[error("cannot read config file {}: {source}", path.display())]
+    #[error("cannot read config file {}", path.display())]
     Read {
         /// The file that was asked for.
         path: PathBuf,

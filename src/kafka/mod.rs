@@ -96,7 +96,10 @@ pub enum KafkaSetupError {
     #[error("committing the stored offsets failed")]
     Commit(#[source] KafkaError),
     /// A blocking librdkafka call could not be run on the blocking pool (the runtime is shutting
-    /// down).
-    #[error("a blocking Kafka call was abandoned: {0}")]
-    Blocking(String),
+    /// down) or panicked there.
+    #[error("a blocking Kafka call was abandoned")]
+    Blocking(#[source] tokio::task::JoinError),
+    /// The embedded broker's thread could not be started.
+    #[error("starting the embedded broker's thread")]
+    EmbeddedThread(#[source] std::io::Error),
 }

@@ -69,19 +69,8 @@ pub(super) async fn run(
     kafka::close_consumer(consumer).await?;
     outcome.map_err(|e| super::PipelineError::Role {
         role: super::Role::Extract,
-        message: format!("{e}: {}", error_chain(&e)),
+        source: e.into(),
     })
-}
-
-/// The causes of `err`, innermost last, for a log line or a role's error.
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut causes = Vec::new();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        causes.push(cause.to_string());
-        source = cause.source();
-    }
-    causes.join(": ")
 }
 
 /// Handles one draft; resolves once everything it produced is acknowledged. Fails only for a

@@ -179,7 +179,7 @@ pub(super) async fn run(
     outcome.map_err(|err| match err {
         PipelineError::Client(e) => PipelineError::Role {
             role: Role::Join,
-            message: e.to_string(),
+            source: e.into(),
         },
         other => other,
     })

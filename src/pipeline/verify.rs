@@ -7,7 +7,7 @@
 //! flight (see [`super::offsets`]).
 
 use super::offsets::{InOrderOffsets, store_next_offset};
-use super::{PipelineError, Role, Services, stopped};
+use super::{PipelineError, Role, Services, StopCause, stopped};
 use crate::events::TraceContext;
 use crate::events::{
     CLAIM_RESULT_V1, ClaimResult, FetchStatus, Issue, IssueType, VerifyRequest, fit_result,
@@ -64,7 +64,7 @@ pub(super) async fn run(
                 // Panics are caught inside the task: only a cancelled task ends here, at shutdown.
                 Err(join_error) => break Err(PipelineError::Role {
                     role: Role::Verify,
-                    message: join_error.to_string(),
+                    source: StopCause::Aborted(join_error),
                 }),
             },
             received = consumer.recv(), if limit.available_permits() > 0 => {
@@ -81,7 +81,7 @@ pub(super) async fn run(
                 let Ok(permit) = Arc::clone(&limit).try_acquire_owned() else {
                     // Cannot happen: the branch runs only with a permit free, and only this loop
                     // takes permits. Fail loudly rather than lose the message silently.
-                    break Err(PipelineError::Role { role: Role::Verify, message: "no free check slot".into() });
+                    break Err(PipelineError::Role { role: Role::Verify, source: StopCause::NoCheckSlot });
                 };
                 offsets.start(message.topic(), message.partition(), message.offset());
                 let services = Arc::clone(&services);
