@@ -12,10 +12,11 @@ use crate::verify::judge::{self, CredibilityLists};
 pub const DEFAULT_SUPPORT_THRESHOLD: f64 = judge::DEFAULT_SUPPORT_THRESHOLD;
 /// Default support score at or below which the source is taken not to say the claim (refuted).
 pub const DEFAULT_REFUTE_THRESHOLD: f64 = judge::DEFAULT_REFUTE_THRESHOLD;
-/// Default relative error of a figure up to which it counts as matching its source (10%).
-pub const DEFAULT_FIGURE_TOLERANCE_LOW: f64 = judge::DEFAULT_FIGURE_MEDIUM_TOLERANCE;
+/// Default relative error of a figure up to which it counts as matching its source, and above
+/// which it is a medium issue (10%).
+pub const DEFAULT_FIGURE_MEDIUM_TOLERANCE: f64 = judge::DEFAULT_FIGURE_MEDIUM_TOLERANCE;
 /// Default relative error beyond which a figure is a high-severity error (20%).
-pub const DEFAULT_FIGURE_TOLERANCE_HIGH: f64 = judge::DEFAULT_FIGURE_HIGH_TOLERANCE;
+pub const DEFAULT_FIGURE_HIGH_TOLERANCE: f64 = judge::DEFAULT_FIGURE_HIGH_TOLERANCE;
 /// Default number of best-matching source passages the judge looks at.
 pub const DEFAULT_MAX_PASSAGES: usize = judge::DEFAULT_MAX_PASSAGES;
 /// Default name of the environment variable holding the LLM API key.
@@ -44,10 +45,13 @@ pub struct JudgeConfig {
     /// A figure or quote that contradicts the source refutes whatever the score.
     pub refute_threshold: f64,
     /// Relative error of a figure up to which it matches its source; above it the error is
-    /// medium severity.
-    pub figure_tolerance_low: f64,
-    /// Relative error above which a figure error is high severity.
-    pub figure_tolerance_high: f64,
+    /// medium severity. Read also under its former name, `figure_tolerance_low`.
+    #[serde(alias = "figure_tolerance_low")]
+    pub figure_medium_tolerance: f64,
+    /// Relative error above which a figure error is high severity. Read also under its former
+    /// name, `figure_tolerance_high`.
+    #[serde(alias = "figure_tolerance_high")]
+    pub figure_high_tolerance: f64,
     /// Best-matching passages of the source the judge compares the claim with.
     pub max_passages: usize,
 }
@@ -57,8 +61,8 @@ impl Default for JudgeConfig {
         Self {
             support_threshold: DEFAULT_SUPPORT_THRESHOLD,
             refute_threshold: DEFAULT_REFUTE_THRESHOLD,
-            figure_tolerance_low: DEFAULT_FIGURE_TOLERANCE_LOW,
-            figure_tolerance_high: DEFAULT_FIGURE_TOLERANCE_HIGH,
+            figure_medium_tolerance: DEFAULT_FIGURE_MEDIUM_TOLERANCE,
+            figure_high_tolerance: DEFAULT_FIGURE_HIGH_TOLERANCE,
             max_passages: DEFAULT_MAX_PASSAGES,
         }
     }
@@ -77,14 +81,17 @@ impl JudgeConfig {
                 ),
             );
         }
-        checks.unit_interval("judge.figure_tolerance_low", self.figure_tolerance_low);
-        checks.unit_interval("judge.figure_tolerance_high", self.figure_tolerance_high);
-        if !strictly_below(self.figure_tolerance_low, self.figure_tolerance_high) {
+        checks.unit_interval(
+            "judge.figure_medium_tolerance",
+            self.figure_medium_tolerance,
+        );
+        checks.unit_interval("judge.figure_high_tolerance", self.figure_high_tolerance);
+        if !strictly_below(self.figure_medium_tolerance, self.figure_high_tolerance) {
             checks.fail(
-                "judge.figure_tolerance_low",
+                "judge.figure_medium_tolerance",
                 format!(
-                    "judge.figure_tolerance_low ({}) must be below judge.figure_tolerance_high ({})",
-                    self.figure_tolerance_low, self.figure_tolerance_high
+                    "judge.figure_medium_tolerance ({}) must be below judge.figure_high_tolerance ({})",
+                    self.figure_medium_tolerance, self.figure_high_tolerance
                 ),
             );
         }
