@@ -36,7 +36,8 @@
 //! - `manifest`: the article manifest extraction sends to the join.
 //! - `report`: the editor's report (after reference/fact-checker-agent-spec.md) and its issues.
 //! - `decision`: the decision, its reasons, and the derivation of decision ids.
-//! - `position`: where a draft sits on the drafts topic, naming one publication of it.
+//! - `position`: where a draft sits on the drafts topic, naming one publication of it; a
+//!   topic-partition.
 //! - `trace`: the trace context (W3C `traceparent`, `tracestate`) an event carries, held opaque.
 //! - `fit`: events sized to fit the broker's message limit: manifests split, reports shortened.
 
@@ -57,7 +58,7 @@ pub use decision::{
 pub use draft::{DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id};
 pub use fit::{Oversize, fit_decision, fit_result, split_manifest};
 pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome, ManifestPart};
-pub use position::DraftPosition;
+pub use position::{DraftPosition, TopicPartition};
 pub use report::{
     ChangeCounts, CitationReplaced, ClaimStatus, ClaimVerdict, Issue, IssueChange, IssueType,
     Rechecked, Recommendation, Report, Resolution, RevisionChanges, SeverityCounts, Summary,

@@ -190,7 +190,7 @@ pub(super) async fn run(
 #[derive(Debug, Default)]
 struct Paused {
     applied: Backpressure,
-    assignment: Vec<(String, i32)>,
+    assignment: Vec<TopicPartition>,
 }
 
 impl Paused {
@@ -223,11 +223,11 @@ impl Paused {
     /// unpaused (or, revoked while paused, may come back paused), so after a change of
     /// assignment both inputs are set again; a pause is also asserted again on every call.
     fn on_tick<C: Consumer<K>, K: ConsumerContext>(&mut self, consumer: &C, topics: &TopicsConfig) {
-        let assignment: Vec<(String, i32)> = match consumer.assignment() {
+        let assignment: Vec<TopicPartition> = match consumer.assignment() {
             Ok(list) => list
                 .elements()
                 .iter()
-                .map(|e| (e.topic().to_owned(), e.partition()))
+                .map(|e| TopicPartition::new(e.topic(), e.partition()))
                 .collect(),
             Err(err) => {
                 warn!(error = %err, "reading the assignment failed");
@@ -283,8 +283,7 @@ fn drop_revoked(
     state: &mut JoinState,
     consumed: &mut HashMap<TopicPartition, i64>,
 ) {
-    for (topic, partition) in consumer.context().take_revoked() {
-        let tp = TopicPartition::new(topic, partition);
+    for tp in consumer.context().take_revoked() {
         let dropped = state.revoke(&tp);
         consumed.remove(&tp);
         info!(
