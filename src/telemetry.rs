@@ -34,7 +34,7 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::config::{Checks, Config, ConfigError, LogFormat};
+use crate::config::{Config, ConfigError, LogFormat, Validation};
 use crate::events::TraceContext;
 
 /// Name of the W3C header holding the trace id, the parent span id and the sampled flag.
@@ -140,9 +140,9 @@ fn init_with(config: &Config, otel_env: Option<String>) -> Result<TelemetryGuard
     if config.trace.otlp_endpoint.trim().is_empty()
         && let Some(env) = otel_env.as_deref().map(str::trim).filter(|s| !s.is_empty())
     {
-        let mut checks = Checks::default();
-        checks.http_url(OTEL_ENDPOINT_ENV, env);
-        checks.finish().map_err(TelemetryError::Endpoint)?;
+        let mut validation = Validation::default();
+        validation.http_url(OTEL_ENDPOINT_ENV, env);
+        validation.finish().map_err(TelemetryError::Endpoint)?;
     }
     let provider = match &endpoint {
         Some(url) => Some(provider(config, url)?),

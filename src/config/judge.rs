@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::Checks;
+use super::error::Validation;
 use crate::verify::judge::{self, CredibilityLists};
 
 /// Default support score at or above which a claim counts as supported (tuned on WiCE dev).
@@ -69,11 +69,11 @@ impl Default for JudgeConfig {
 }
 
 impl JudgeConfig {
-    pub(crate) fn check(&self, checks: &mut Checks) {
-        checks.unit_interval("judge.support_threshold", self.support_threshold);
-        checks.unit_interval("judge.refute_threshold", self.refute_threshold);
+    pub(crate) fn validate(&self, validation: &mut Validation) {
+        validation.unit_interval("judge.support_threshold", self.support_threshold);
+        validation.unit_interval("judge.refute_threshold", self.refute_threshold);
         if !strictly_below(self.refute_threshold, self.support_threshold) {
-            checks.fail(
+            validation.fail(
                 "judge.refute_threshold",
                 format!(
                     "judge.refute_threshold ({}) must be below judge.support_threshold ({})",
@@ -81,13 +81,13 @@ impl JudgeConfig {
                 ),
             );
         }
-        checks.unit_interval(
+        validation.unit_interval(
             "judge.figure_medium_tolerance",
             self.figure_medium_tolerance,
         );
-        checks.unit_interval("judge.figure_high_tolerance", self.figure_high_tolerance);
+        validation.unit_interval("judge.figure_high_tolerance", self.figure_high_tolerance);
         if !strictly_below(self.figure_medium_tolerance, self.figure_high_tolerance) {
-            checks.fail(
+            validation.fail(
                 "judge.figure_medium_tolerance",
                 format!(
                     "judge.figure_medium_tolerance ({}) must be below judge.figure_high_tolerance ({})",
@@ -95,7 +95,7 @@ impl JudgeConfig {
                 ),
             );
         }
-        checks.nonzero("judge.max_passages", self.max_passages as u64);
+        validation.nonzero("judge.max_passages", self.max_passages as u64);
     }
 }
 
@@ -109,7 +109,7 @@ fn strictly_below(a: f64, b: f64) -> bool {
 pub type CredibilityConfig = CredibilityLists;
 
 impl CredibilityConfig {
-    pub(crate) fn check(&self, checks: &mut Checks) {
+    pub(crate) fn validate(&self, validation: &mut Validation) {
         for (list_name, list) in [
             ("high", &self.high),
             ("reputable", &self.reputable),
@@ -118,7 +118,7 @@ impl CredibilityConfig {
             for (i, suffix) in list.iter().enumerate() {
                 if !is_domain_suffix(suffix) {
                     let key = format!("credibility.{list_name}[{i}]");
-                    checks.fail(
+                    validation.fail(
                         &key,
                         format!(
                             "{key} ({suffix:?}) must be a lowercase domain suffix such as \
@@ -133,7 +133,7 @@ impl CredibilityConfig {
             let in_high = |list: &[String]| list.iter().any(|h| h.trim_start_matches('.') == bare);
             if in_high(&self.high) || in_high(&self.reputable) {
                 let key = format!("credibility.low[{i}]");
-                checks.fail(
+                validation.fail(
                     &key,
                     format!("{key} ({suffix:?}) is also listed in credibility.high or credibility.reputable"),
                 );
@@ -220,35 +220,35 @@ impl LlmConfig {
             .map(ApiKey::new)
     }
 
-    pub(crate) fn check(&self, checks: &mut Checks) {
+    pub(crate) fn validate(&self, validation: &mut Validation) {
         let blank = |v: &Option<String>| v.as_deref().is_none_or(|s| s.trim().is_empty());
         if self.enabled && (blank(&self.base_url) || blank(&self.model)) {
-            checks.fail(
+            validation.fail(
                 "llm.enabled",
                 "llm.enabled requires llm.base_url and llm.model",
             );
         }
         if let Some(url) = &self.base_url {
-            checks.http_url("llm.base_url", url);
+            validation.http_url("llm.base_url", url);
         }
         // The message does not repeat the value: someone may have pasted the key itself here.
         if !is_env_var_name(&self.api_key_env) {
-            checks.fail(
+            validation.fail(
                 "llm.api_key_env",
                 "llm.api_key_env must be the NAME of an environment variable (letters, digits \
                  and '_', e.g. FACTGATE_LLM_API_KEY), not the key itself",
             );
         }
-        checks.nonzero("llm.timeout_ms", self.timeout_ms);
-        checks.nonzero(
+        validation.nonzero("llm.timeout_ms", self.timeout_ms);
+        validation.nonzero(
             "llm.max_concurrent_requests",
             u64::from(self.max_concurrent_requests),
         );
-        checks.nonzero("llm.max_passages", u64::from(self.max_passages));
-        checks.nonzero("llm.max_reply_tokens", u64::from(self.max_reply_tokens));
+        validation.nonzero("llm.max_passages", u64::from(self.max_passages));
+        validation.nonzero("llm.max_reply_tokens", u64::from(self.max_reply_tokens));
         let min_context = crate::verify::llm::min_context_tokens(self.max_reply_tokens as usize);
         if (self.context_tokens as usize) < min_context {
-            checks.fail(
+            validation.fail(
                 "llm.context_tokens",
                 format!(
                     "llm.context_tokens ({}) must be at least {min_context}: the voters' prompt, \
@@ -258,7 +258,7 @@ impl LlmConfig {
             );
         }
         if self.voters < 2 {
-            checks.fail(
+            validation.fail(
                 "llm.voters",
                 format!(
                     "llm.voters ({}) must be at least 2: the quorum needs two valid votes to \

@@ -155,7 +155,7 @@ async fn check_and_publish(
         return Ok(());
     }
     let budget = (request.deadline - now).to_std().unwrap_or_default();
-    let check = verifier.check(
+    let check = verifier.verify_claim(
         &request.article_id,
         request.revision,
         &request.claim,
