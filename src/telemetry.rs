@@ -7,6 +7,10 @@
 //! ([`adopt`]), and what it produces carries a `traceparent` naming that span ([`outgoing`]), so
 //! an article's spans in every role form one tree in the collector.
 //!
+//! A trace context travels between the roles as a plain [`TraceContext`] (the header text); it
+//! is read into an OpenTelemetry context and written back from one by the W3C
+//! `TraceContextPropagator` ([`context_of`], [`trace_of`]), never parsed by hand.
+//!
 //! Export never holds up the pipeline: spans are queued (bounded; dropped when full) and sent by
 //! the SDK's batch thread with a bounded timeout, and a failing collector is reported once per
 //! outage (a warning, then an info line when it answers again), never per span.
