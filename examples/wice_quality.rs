@@ -232,7 +232,7 @@ fn run_http(path: &str, examples: &[(usize, Example)], verbose: bool) -> anyhow:
             let verifier = &verifier;
             let url = format!("{base}/wice/{i}");
             let claim = cited_claim(*line, &ex.claim, &url);
-            async move { verifier.check("wice", 0, &claim, &url).await }
+            async move { verifier.verify_claim("wice", 0, &claim, &url).await }
         });
         let results: Vec<ClaimResult> = futures::stream::iter(checks)
             .buffered(HTTP_CONCURRENCY)

@@ -207,7 +207,7 @@ async fn run_checks(
         .iter()
         .filter_map(|key| {
             let claim = claim_of(&key.claim_id)?;
-            Some(verifier.check(article_id, revision, claim, &key.source_url))
+            Some(verifier.verify_claim(article_id, revision, claim, &key.source_url))
         })
         .collect();
     let mut pending = futures::stream::iter(checks).buffer_unordered(options.concurrency.max(1));

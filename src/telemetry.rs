@@ -7,6 +7,10 @@
 //! ([`adopt`]), and what it produces carries a `traceparent` naming that span ([`outgoing`]), so
 //! an article's spans in every role form one tree in the collector.
 //!
+//! A trace context travels between the roles as a plain [`TraceContext`] (the header text); it
+//! is read into an OpenTelemetry context and written back from one by the W3C
+//! `TraceContextPropagator` ([`context_of`], [`trace_of`]), never parsed by hand.
+//!
 //! Export never holds up the pipeline: spans are queued (bounded; dropped when full) and sent by
 //! the SDK's batch thread with a bounded timeout, and a failing collector is reported once per
 //! outage (a warning, then an info line when it answers again), never per span.
@@ -14,15 +18,19 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use opentelemetry::Context;
+use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
 use opentelemetry::trace::{
-    SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState, TracerProvider as _,
+    SpanContext, TraceContextExt, TraceFlags, TraceState, TracerProvider as _,
 };
 use opentelemetry_http::{Bytes, HttpClient, HttpError, Request, Response};
 use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{
-    BatchConfigBuilder, BatchSpanProcessor, Sampler, SdkTracerProvider, SpanData, SpanExporter,
+    BatchConfigBuilder, BatchSpanProcessor, IdGenerator, RandomIdGenerator, Sampler,
+    SdkTracerProvider, SpanData, SpanExporter,
 };
 use tracing::Span;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
@@ -30,9 +38,13 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::config::{Checks, Config, ConfigError, LogFormat};
-use crate::kafka::TraceParent;
+use crate::config::{Config, ConfigError, LogFormat, Validation};
+use crate::events::TraceContext;
 
+/// Name of the W3C header holding the trace id, the parent span id and the sampled flag.
+pub const TRACEPARENT_HEADER: &str = "traceparent";
+/// Name of the W3C header holding vendors' trace state, carried along with `traceparent`.
+pub const TRACESTATE_HEADER: &str = "tracestate";
 /// The standard variable naming the collector, honoured when `trace.otlp_endpoint` is empty.
 pub const OTEL_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
 /// Spans waiting for export at most; more are dropped rather than held in memory.
@@ -59,8 +71,11 @@ pub enum TelemetryError {
     #[error("the OTLP endpoint is refused")]
     Endpoint(#[source] ConfigError),
     /// The HTTP client for the exporter could not be built.
-    #[error("building the OTLP HTTP client: {0}")]
-    Client(String),
+    #[error("building the OTLP HTTP client")]
+    Client(#[source] reqwest::Error),
+    /// The thread building the exporter's HTTP client panicked.
+    #[error("the thread building the OTLP HTTP client panicked")]
+    ClientThreadPanicked,
     /// A global subscriber was installed already (tests that call [`init`] twice).
     #[error("a tracing subscriber is already installed")]
     AlreadyInstalled(#[source] tracing_subscriber::util::TryInitError),
@@ -129,9 +144,9 @@ fn init_with(config: &Config, otel_env: Option<String>) -> Result<TelemetryGuard
     if config.trace.otlp_endpoint.trim().is_empty()
         && let Some(env) = otel_env.as_deref().map(str::trim).filter(|s| !s.is_empty())
     {
-        let mut checks = Checks::default();
-        checks.http_url(OTEL_ENDPOINT_ENV, env);
-        checks.finish().map_err(TelemetryError::Endpoint)?;
+        let mut validation = Validation::default();
+        validation.http_url(OTEL_ENDPOINT_ENV, env);
+        validation.finish().map_err(TelemetryError::Endpoint)?;
     }
     let provider = match &endpoint {
         Some(url) => Some(provider(config, url)?),
@@ -262,9 +277,9 @@ impl BlockingClient {
                 .build()
         })
         .join()
-        .map_err(|_| TelemetryError::Client("the builder thread panicked".to_owned()))?
+        .map_err(|_| TelemetryError::ClientThreadPanicked)?
         .map(Self)
-        .map_err(|err| TelemetryError::Client(err.to_string()))
+        .map_err(TelemetryError::Client)
     }
 }
 
@@ -299,53 +314,135 @@ impl HttpClient for BlockingClient {
 /// Makes `span` (just created, not yet entered) continue `incoming` in exported traces, and
 /// returns the trace context of the span's work: its own span when it is exported, else
 /// `incoming`, else a new trace. Without OTLP export this is `incoming` or a new root.
-pub fn adopt(span: &Span, incoming: Option<&TraceParent>) -> TraceParent {
+pub fn adopt(span: &Span, incoming: Option<&TraceContext>) -> TraceContext {
+    let incoming = incoming.filter(|trace| trace.span_context().is_valid());
     if let Some(parent) = incoming {
         // Fails only when no OpenTelemetry layer is installed: nothing to parent then.
-        let _ = span.set_parent(
-            opentelemetry::Context::new().with_remote_span_context(remote_span_context(parent)),
-        );
+        let _ = span.set_parent(context_of(parent));
     }
     span_trace(span)
-        .or_else(|| incoming.copied())
-        .unwrap_or_else(TraceParent::new_root)
+        .or_else(|| incoming.cloned())
+        .unwrap_or_else(new_root)
 }
 
-/// The `traceparent` for an event produced now, caused by a message that carried `incoming`:
+/// The trace context for an event produced now, caused by a message that carried `incoming`:
 /// the current span when it is exported (so the consumer's span is its child), else a child of
 /// `incoming`, else a new trace.
-pub fn outgoing(incoming: Option<&TraceParent>) -> TraceParent {
-    span_trace(&Span::current()).unwrap_or_else(|| TraceParent::continue_or_start(incoming))
+pub fn outgoing(incoming: Option<&TraceContext>) -> TraceContext {
+    span_trace(&Span::current())
+        .or_else(|| incoming.and_then(child))
+        .unwrap_or_else(new_root)
+}
+
+/// A new trace: random trace and span ids, sampled (the exporter's sampler still decides what
+/// is recorded of it).
+pub fn new_root() -> TraceContext {
+    let ids = RandomIdGenerator::default();
+    let root = SpanContext::new(
+        ids.new_trace_id(),
+        ids.new_span_id(),
+        TraceFlags::SAMPLED,
+        false,
+        TraceState::default(),
+    );
+    // The propagator writes any valid span context, and a fresh one is valid.
+    trace_of(&Context::new().with_remote_span_context(root))
+        .expect("a new span context is written as a trace context")
+}
+
+/// The OpenTelemetry context `trace` names, read by the W3C propagator: a remote span context,
+/// or an empty context when `trace` is not a valid trace context.
+pub fn context_of(trace: &TraceContext) -> Context {
+    TraceContextPropagator::new().extract(&Carried(trace))
+}
+
+/// The trace context naming `cx`'s span, written by the W3C propagator. `None` when `cx` has
+/// no valid span context.
+pub fn trace_of(cx: &Context) -> Option<TraceContext> {
+    let mut carrier = Carrier::default();
+    TraceContextPropagator::new().inject_context(cx, &mut carrier);
+    Some(TraceContext::new(carrier.traceparent?)?.with_tracestate(carrier.tracestate))
+}
+
+/// The trace id of `trace` as 32 lowercase hex digits, for logs: empty when there is no trace
+/// context or it does not read as one.
+pub fn trace_id(trace: Option<&TraceContext>) -> String {
+    trace
+        .map(SpanContextOf::span_context)
+        .filter(SpanContext::is_valid)
+        .map(|ids| ids.trace_id().to_string())
+        .unwrap_or_default()
+}
+
+/// The ids of a trace context, read by the W3C propagator.
+pub trait SpanContextOf {
+    /// The span context this trace context names: its trace id, parent span id, sampled flag
+    /// and trace state. [`SpanContext::NONE`] (not valid) when it does not read as W3C trace
+    /// context.
+    fn span_context(&self) -> SpanContext;
+}
+
+impl SpanContextOf for TraceContext {
+    fn span_context(&self) -> SpanContext {
+        context_of(self).span().span_context().clone()
+    }
+}
+
+/// The context for work caused by `parent`: the same trace, flags and state, a new span id.
+fn child(parent: &TraceContext) -> Option<TraceContext> {
+    let parent = parent.span_context();
+    if !parent.is_valid() {
+        return None;
+    }
+    let child = SpanContext::new(
+        parent.trace_id(),
+        RandomIdGenerator::default().new_span_id(),
+        parent.trace_flags(),
+        false,
+        parent.trace_state().clone(),
+    );
+    trace_of(&Context::new().with_remote_span_context(child))
 }
 
 /// `span` as a trace context, when an OpenTelemetry span backs it.
-fn span_trace(span: &Span) -> Option<TraceParent> {
-    let context = span.context();
-    let otel = context.span();
-    let sc = otel.span_context();
-    if !sc.is_valid() {
-        return None;
-    }
-    TraceParent::from_parts(
-        sc.trace_id().to_bytes(),
-        sc.span_id().to_bytes(),
-        sc.is_sampled(),
-    )
+fn span_trace(span: &Span) -> Option<TraceContext> {
+    trace_of(&span.context())
 }
 
-fn remote_span_context(parent: &TraceParent) -> SpanContext {
-    let flags = if parent.sampled() {
-        TraceFlags::SAMPLED
-    } else {
-        TraceFlags::default()
-    };
-    SpanContext::new(
-        TraceId::from_bytes(parent.trace_id_bytes()),
-        SpanId::from_bytes(parent.span_id_bytes()),
-        flags,
-        true,
-        TraceState::default(),
-    )
+/// A [`TraceContext`] read by the propagator.
+struct Carried<'a>(&'a TraceContext);
+
+impl Extractor for Carried<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        match key {
+            TRACEPARENT_HEADER => Some(self.0.traceparent()),
+            TRACESTATE_HEADER => self.0.tracestate(),
+            _ => None,
+        }
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        let mut keys = vec![TRACEPARENT_HEADER];
+        keys.extend(self.0.tracestate().map(|_| TRACESTATE_HEADER));
+        keys
+    }
+}
+
+/// What the propagator writes, made into a [`TraceContext`].
+#[derive(Default)]
+struct Carrier {
+    traceparent: Option<String>,
+    tracestate: Option<String>,
+}
+
+impl Injector for Carrier {
+    fn set(&mut self, key: &str, value: String) {
+        match key {
+            TRACEPARENT_HEADER => self.traceparent = Some(value),
+            TRACESTATE_HEADER => self.tracestate = Some(value),
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]
@@ -366,14 +463,67 @@ mod tests {
         assert!(!chain.contains("hunter2"), "{chain}");
     }
 
+    const SPEC_EXAMPLE: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    fn spec_example() -> TraceContext {
+        TraceContext::new(SPEC_EXAMPLE)
+            .expect("the specification's example")
+            .with_tracestate(Some("rojo=00f067aa0ba902b7".into()))
+    }
+
+    #[test]
+    fn a_new_trace_has_the_w3c_shape_and_reads_back() {
+        let root = new_root();
+        let re = regex::Regex::new(r"^00-[0-9a-f]{32}-[0-9a-f]{16}-01$").expect("valid regex");
+        assert!(re.is_match(root.traceparent()), "{root}");
+        assert_eq!(root.tracestate(), None);
+        let ids = root.span_context();
+        assert!(ids.is_valid() && ids.is_sampled());
+        assert_eq!(
+            root.traceparent(),
+            format!("00-{}-{}-01", ids.trace_id(), ids.span_id())
+        );
+        assert_ne!(new_root().span_context().trace_id(), ids.trace_id());
+    }
+
+    #[test]
+    fn a_trace_context_reads_as_its_ids_and_state_and_writes_back_the_same() {
+        let trace = spec_example();
+        let ids = trace.span_context();
+        assert_eq!(
+            ids.trace_id().to_string(),
+            "4bf92f3577b34da6a3ce929d0e0e4736"
+        );
+        assert_eq!(ids.span_id().to_string(), "00f067aa0ba902b7");
+        assert_eq!(ids.trace_state().header(), "rojo=00f067aa0ba902b7");
+        assert_eq!(trace_of(&context_of(&trace)), Some(trace));
+    }
+
+    #[test]
+    fn what_the_propagator_cannot_read_names_no_span_and_continues_nothing() {
+        let unreadable = TraceContext::new("not-a-trace").expect("opaque text is kept");
+        assert!(!unreadable.span_context().is_valid());
+        assert_eq!(trace_of(&context_of(&unreadable)), None);
+        let started = outgoing(Some(&unreadable));
+        assert!(started.span_context().is_valid(), "a new trace instead");
+        let span = tracing::info_span!("x");
+        assert!(adopt(&span, Some(&unreadable)).span_context().is_valid());
+    }
+
     #[test]
     fn without_export_a_message_span_keeps_the_incoming_trace() {
-        let incoming = TraceParent::new_root();
+        let incoming = spec_example();
         let span = tracing::info_span!("x");
         assert_eq!(adopt(&span, Some(&incoming)), incoming);
-        let out = outgoing(Some(&incoming));
-        assert_eq!(out.trace_id(), incoming.trace_id());
-        assert_ne!(out.span_id(), incoming.span_id());
+        let out = outgoing(Some(&incoming)).span_context();
+        let parent = incoming.span_context();
+        assert_eq!(out.trace_id(), parent.trace_id());
+        assert_ne!(out.span_id(), parent.span_id());
+        assert_eq!(
+            out.trace_state(),
+            parent.trace_state(),
+            "the state travels on"
+        );
     }
 
     #[test]
@@ -382,20 +532,30 @@ mod tests {
         let subscriber = tracing_subscriber::registry()
             .with(tracing_opentelemetry::layer().with_tracer(provider.tracer(SCOPE)));
         tracing::subscriber::with_default(subscriber, || {
-            let incoming =
-                TraceParent::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-                    .expect("valid");
+            let incoming = spec_example();
             let span = tracing::info_span!("message");
-            let own = adopt(&span, Some(&incoming));
-            assert_eq!(own.trace_id(), incoming.trace_id());
-            assert_ne!(own.span_id(), incoming.span_id(), "the span's own id");
+            let own = adopt(&span, Some(&incoming)).span_context();
+            assert_eq!(own.trace_id(), incoming.span_context().trace_id());
+            assert_ne!(
+                own.span_id(),
+                incoming.span_context().span_id(),
+                "the span's own id"
+            );
             let produced = span.in_scope(|| outgoing(Some(&incoming)));
-            assert_eq!(produced, own, "what the span produces names the span");
+            assert_eq!(
+                produced.span_context().span_id(),
+                own.span_id(),
+                "what the span produces names the span"
+            );
 
             let root = tracing::info_span!("draft");
-            let started = adopt(&root, None);
-            assert_ne!(started.trace_id(), incoming.trace_id(), "a new trace");
-            assert!(started.sampled());
+            let started = adopt(&root, None).span_context();
+            assert_ne!(
+                started.trace_id(),
+                incoming.span_context().trace_id(),
+                "a new trace"
+            );
+            assert!(started.is_sampled());
         });
     }
 }

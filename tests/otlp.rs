@@ -23,8 +23,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use factgate::config::Config;
 use factgate::events::DRAFT_V1;
-use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, TraceParent, read_traceparent};
+use factgate::events::TraceContext;
+use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, read_trace_context};
 use factgate::pipeline::Role;
+use factgate::telemetry::SpanContextOf;
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
@@ -168,7 +170,7 @@ fn config(bootstrap: &str, collector_port: u16) -> Config {
 
 async fn send_draft(producer: &EventProducer, config: &Config, article_id: &str, origin: &str) {
     let headers = EventHeaders::new(DRAFT_V1, None);
-    send_draft_traced(producer, config, article_id, origin, headers.traceparent).await;
+    send_draft_traced(producer, config, article_id, origin, headers.trace).await;
 }
 
 /// Publishes the demo's clean draft (one sourced claim: one check) as `article_id`, with
@@ -178,10 +180,10 @@ async fn send_draft_traced(
     config: &Config,
     article_id: &str,
     origin: &str,
-    traceparent: TraceParent,
+    trace: TraceContext,
 ) {
     let headers = EventHeaders {
-        traceparent,
+        trace,
         schema: DRAFT_V1.to_owned(),
         extra: Vec::new(),
     };
@@ -199,7 +201,7 @@ async fn decisions(
     config: &Config,
     group: &str,
     wanted: &[&str],
-) -> HashMap<String, Option<TraceParent>> {
+) -> HashMap<String, Option<TraceContext>> {
     let reader = outside_reader(config, &config.kafka.topics.decisions, group);
     let wanted: BTreeSet<&str> = wanted.iter().copied().collect();
     let until = Instant::now() + DECIDED_WITHIN;
@@ -213,7 +215,7 @@ async fn decisions(
             serde_json::from_slice(message.payload().unwrap_or_default()).unwrap_or_default();
         let id = value["article_id"].as_str().unwrap_or_default();
         if wanted.contains(id) {
-            seen.insert(id.to_owned(), read_traceparent(&message));
+            seen.insert(id.to_owned(), read_trace_context(&message));
         }
     }
     seen
@@ -243,11 +245,11 @@ async fn an_articles_spans_reach_the_collector_as_one_trace_and_a_lost_collector
 
     // Two drafts, each sent by a CMS with its own trace context.
     let cms = [
-        ("otlp-a", TraceParent::new_root()),
-        ("otlp-b", TraceParent::new_root()),
+        ("otlp-a", factgate::telemetry::new_root()),
+        ("otlp-b", factgate::telemetry::new_root()),
     ];
     for (id, trace) in &cms {
-        send_draft_traced(&producer, &config, id, &origin, *trace).await;
+        send_draft_traced(&producer, &config, id, &origin, trace.clone()).await;
     }
     let decided = decisions(&config, "otlp-decisions-1", &["otlp-a", "otlp-b"]).await;
     tokio::task::block_in_place(|| telemetry.flush());
@@ -266,7 +268,7 @@ async fn an_articles_spans_reach_the_collector_as_one_trace_and_a_lost_collector
     assert!(checks >= 1, "the clean demo draft cites its sources");
 
     for (id, cms_trace) in &cms {
-        let trace_id = cms_trace.trace_id();
+        let trace_id = cms_trace.span_context().trace_id().to_string();
         // Spans come in batches: wait until the three roles' spans of this trace are in.
         let until = Instant::now() + SPANS_WITHIN;
         let spans = loop {
@@ -324,7 +326,11 @@ async fn an_articles_spans_reach_the_collector_as_one_trace_and_a_lost_collector
             assert_eq!(check.parent_span_id, draft.span_id, "{id}: check");
         }
         // Parent links across the roles: the CMS's span, then extract, then verify and join.
-        assert_eq!(draft.parent_span_id, cms_trace.span_id(), "{id}: draft");
+        assert_eq!(
+            draft.parent_span_id,
+            cms_trace.span_context().span_id().to_string(),
+            "{id}: draft"
+        );
         assert!(
             std::iter::once(&draft.span_id)
                 .chain(check_spans.iter().map(|c| &c.span_id))
@@ -332,9 +338,20 @@ async fn an_articles_spans_reach_the_collector_as_one_trace_and_a_lost_collector
             "{id}: the decision's parent is a span of the article: {spans:?}"
         );
         // The decision event names the span that produced it.
-        let header = decided[*id].expect("the decision carries a traceparent");
-        assert_eq!(header.trace_id(), trace_id, "{id}: decision header");
-        assert_eq!(header.span_id(), decision.span_id, "{id}: decision header");
+        let header = decided[*id]
+            .as_ref()
+            .expect("the decision carries a traceparent")
+            .span_context();
+        assert_eq!(
+            header.trace_id().to_string(),
+            trace_id,
+            "{id}: decision header"
+        );
+        assert_eq!(
+            header.span_id().to_string(),
+            decision.span_id,
+            "{id}: decision header"
+        );
     }
 
     // The collector goes away: drafts are still decided, and nothing waits on the exporter.

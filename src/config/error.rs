@@ -13,7 +13,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum ConfigError {
     /// The configuration file could not be read.
-    #[error("cannot read config file {}: {source}", path.display())]
+    #[error("cannot read config file {}", path.display())]
     Read {
         /// The file that was asked for.
         path: PathBuf,
@@ -77,9 +77,9 @@ impl fmt::Display for Problems<'_> {
 
 /// Collects the problems `validate()` finds, so it can report all of them at once.
 #[derive(Debug, Default)]
-pub(crate) struct Checks(Vec<Problem>);
+pub(crate) struct Validation(Vec<Problem>);
 
-impl Checks {
+impl Validation {
     /// Records a problem about `key`; `message` must name the key.
     pub(crate) fn fail(&mut self, key: impl Into<String>, message: impl Into<String>) {
         self.0.push(Problem {
@@ -133,7 +133,7 @@ impl Checks {
         }
     }
 
-    /// Ends the checks: `Ok` when nothing failed.
+    /// Ends the validation: `Ok` when nothing failed.
     pub(crate) fn finish(self) -> Result<(), ConfigError> {
         if self.0.is_empty() {
             Ok(())

@@ -7,7 +7,7 @@ use std::time::Duration;
 use ipnet::IpNet;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::error::Checks;
+use super::error::Validation;
 
 /// Default contact URL in the User-Agent; an operator should point it at a page that says who
 /// runs this instance.
@@ -155,39 +155,39 @@ impl FetchConfig {
         self.address_allowlist.iter().any(|net| net.contains(&ip))
     }
 
-    pub(crate) fn check(&self, checks: &mut Checks) {
-        checks.http_url("fetch.user_agent_contact_url", &self.user_agent_contact_url);
-        checks.nonzero("fetch.timeout_ms", self.timeout_ms);
-        checks.nonzero("fetch.connect_timeout_ms", self.connect_timeout_ms);
-        checks.not_above(
+    pub(crate) fn validate(&self, validation: &mut Validation) {
+        validation.http_url("fetch.user_agent_contact_url", &self.user_agent_contact_url);
+        validation.nonzero("fetch.timeout_ms", self.timeout_ms);
+        validation.nonzero("fetch.connect_timeout_ms", self.connect_timeout_ms);
+        validation.not_above(
             "fetch.connect_timeout_ms",
             self.connect_timeout_ms,
             "fetch.timeout_ms",
             self.timeout_ms,
         );
-        checks.nonzero("fetch.max_body_bytes", self.max_body_bytes);
-        checks.nonzero("fetch.max_decompressed_bytes", self.max_decompressed_bytes);
-        checks.nonzero("fetch.max_nesting_depth", self.max_nesting_depth as u64);
+        validation.nonzero("fetch.max_body_bytes", self.max_body_bytes);
+        validation.nonzero("fetch.max_decompressed_bytes", self.max_decompressed_bytes);
+        validation.nonzero("fetch.max_nesting_depth", self.max_nesting_depth as u64);
         // Decompressed text is never smaller than what arrived, except for a bomb; a lower cap
         // would refuse every compressed page that fits the body cap.
-        checks.not_above(
+        validation.not_above(
             "fetch.max_body_bytes",
             self.max_body_bytes,
             "fetch.max_decompressed_bytes",
             self.max_decompressed_bytes,
         );
         positive_rate(
-            checks,
+            validation,
             "fetch.per_host_requests_per_second",
             self.per_host_requests_per_second,
         );
         positive_rate(
-            checks,
+            validation,
             "fetch.global_requests_per_second",
             self.global_requests_per_second,
         );
         if self.per_host_requests_per_second > self.global_requests_per_second {
-            checks.fail(
+            validation.fail(
                 "fetch.per_host_requests_per_second",
                 format!(
                     "fetch.per_host_requests_per_second ({}) must not exceed \
@@ -196,26 +196,26 @@ impl FetchConfig {
                 ),
             );
         }
-        checks.nonzero("fetch.per_host_burst", self.per_host_burst.into());
-        checks.nonzero(
+        validation.nonzero("fetch.per_host_burst", self.per_host_burst.into());
+        validation.nonzero(
             "fetch.per_host_concurrency",
             self.per_host_concurrency.into(),
         );
-        checks.nonzero("fetch.backoff_base_ms", self.backoff_base_ms);
-        checks.nonzero("fetch.backoff_max_ms", self.backoff_max_ms);
-        checks.not_above(
+        validation.nonzero("fetch.backoff_base_ms", self.backoff_base_ms);
+        validation.nonzero("fetch.backoff_max_ms", self.backoff_max_ms);
+        validation.not_above(
             "fetch.backoff_base_ms",
             self.backoff_base_ms,
             "fetch.backoff_max_ms",
             self.backoff_max_ms,
         );
-        checks.nonzero("fetch.retry_after_max_ms", self.retry_after_max_ms);
+        validation.nonzero("fetch.retry_after_max_ms", self.retry_after_max_ms);
     }
 }
 
-fn positive_rate(checks: &mut Checks, key: &str, rate: f64) {
+fn positive_rate(validation: &mut Validation, key: &str, rate: f64) {
     if !(rate.is_finite() && rate > 0.0) {
-        checks.fail(
+        validation.fail(
             key,
             format!("{key} ({rate}) must be a number greater than 0"),
         );
@@ -285,10 +285,10 @@ impl CacheConfig {
         Duration::from_secs(self.ttl_not_found_s)
     }
 
-    pub(crate) fn check(&self, checks: &mut Checks) {
-        checks.nonzero("cache.capacity_bytes", self.capacity_bytes);
-        checks.nonzero("cache.max_entry_bytes", self.max_entry_bytes);
-        checks.not_above(
+    pub(crate) fn validate(&self, validation: &mut Validation) {
+        validation.nonzero("cache.capacity_bytes", self.capacity_bytes);
+        validation.nonzero("cache.max_entry_bytes", self.max_entry_bytes);
+        validation.not_above(
             "cache.max_entry_bytes",
             self.max_entry_bytes,
             "cache.capacity_bytes",
@@ -296,15 +296,15 @@ impl CacheConfig {
         );
         // The cache weighs entries with a u32.
         if self.max_entry_bytes > u64::from(u32::MAX) {
-            checks.fail(
+            validation.fail(
                 "cache.max_entry_bytes",
                 format!("cache.max_entry_bytes must be at most {}", u32::MAX),
             );
         }
-        checks.nonzero("cache.ttl_ok_s", self.ttl_ok_s);
-        checks.nonzero("cache.ttl_not_found_s", self.ttl_not_found_s);
+        validation.nonzero("cache.ttl_ok_s", self.ttl_ok_s);
+        validation.nonzero("cache.ttl_not_found_s", self.ttl_not_found_s);
         if self.ttl_not_found_s >= self.ttl_ok_s {
-            checks.fail(
+            validation.fail(
                 "cache.ttl_not_found_s",
                 format!(
                     "cache.ttl_not_found_s ({}) must be shorter than cache.ttl_ok_s ({})",

@@ -3,19 +3,21 @@
 
 use std::time::Duration;
 
+use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
-use super::error::Checks;
+use super::error::Validation;
 use crate::judge::{self, CredibilityLists};
 
 /// Default support score at or above which a claim counts as supported (tuned on WiCE dev).
 pub const DEFAULT_SUPPORT_THRESHOLD: f64 = judge::DEFAULT_SUPPORT_THRESHOLD;
 /// Default support score at or below which the source is taken not to say the claim (refuted).
 pub const DEFAULT_REFUTE_THRESHOLD: f64 = judge::DEFAULT_REFUTE_THRESHOLD;
-/// Default relative error of a figure up to which it counts as matching its source (10%).
-pub const DEFAULT_FIGURE_TOLERANCE_LOW: f64 = judge::DEFAULT_FIGURE_MEDIUM_TOLERANCE;
+/// Default relative error of a figure up to which it counts as matching its source, and above
+/// which it is a medium issue (10%).
+pub const DEFAULT_FIGURE_MEDIUM_TOLERANCE: f64 = judge::DEFAULT_FIGURE_MEDIUM_TOLERANCE;
 /// Default relative error beyond which a figure is a high-severity error (20%).
-pub const DEFAULT_FIGURE_TOLERANCE_HIGH: f64 = judge::DEFAULT_FIGURE_HIGH_TOLERANCE;
+pub const DEFAULT_FIGURE_HIGH_TOLERANCE: f64 = judge::DEFAULT_FIGURE_HIGH_TOLERANCE;
 /// Default number of best-matching source passages the judge looks at.
 pub const DEFAULT_MAX_PASSAGES: usize = judge::DEFAULT_MAX_PASSAGES;
 /// Default name of the environment variable holding the LLM API key.
@@ -44,10 +46,13 @@ pub struct JudgeConfig {
     /// A figure or quote that contradicts the source refutes whatever the score.
     pub refute_threshold: f64,
     /// Relative error of a figure up to which it matches its source; above it the error is
-    /// medium severity.
-    pub figure_tolerance_low: f64,
-    /// Relative error above which a figure error is high severity.
-    pub figure_tolerance_high: f64,
+    /// medium severity. Read also under its former name, `figure_tolerance_low`.
+    #[serde(alias = "figure_tolerance_low")]
+    pub figure_medium_tolerance: f64,
+    /// Relative error above which a figure error is high severity. Read also under its former
+    /// name, `figure_tolerance_high`.
+    #[serde(alias = "figure_tolerance_high")]
+    pub figure_high_tolerance: f64,
     /// Best-matching passages of the source the judge compares the claim with.
     pub max_passages: usize,
 }
@@ -57,19 +62,19 @@ impl Default for JudgeConfig {
         Self {
             support_threshold: DEFAULT_SUPPORT_THRESHOLD,
             refute_threshold: DEFAULT_REFUTE_THRESHOLD,
-            figure_tolerance_low: DEFAULT_FIGURE_TOLERANCE_LOW,
-            figure_tolerance_high: DEFAULT_FIGURE_TOLERANCE_HIGH,
+            figure_medium_tolerance: DEFAULT_FIGURE_MEDIUM_TOLERANCE,
+            figure_high_tolerance: DEFAULT_FIGURE_HIGH_TOLERANCE,
             max_passages: DEFAULT_MAX_PASSAGES,
         }
     }
 }
 
 impl JudgeConfig {
-    pub(crate) fn check(&self, checks: &mut Checks) {
-        checks.unit_interval("judge.support_threshold", self.support_threshold);
-        checks.unit_interval("judge.refute_threshold", self.refute_threshold);
+    pub(crate) fn validate(&self, validation: &mut Validation) {
+        validation.unit_interval("judge.support_threshold", self.support_threshold);
+        validation.unit_interval("judge.refute_threshold", self.refute_threshold);
         if !strictly_below(self.refute_threshold, self.support_threshold) {
-            checks.fail(
+            validation.fail(
                 "judge.refute_threshold",
                 format!(
                     "judge.refute_threshold ({}) must be below judge.support_threshold ({})",
@@ -77,18 +82,21 @@ impl JudgeConfig {
                 ),
             );
         }
-        checks.unit_interval("judge.figure_tolerance_low", self.figure_tolerance_low);
-        checks.unit_interval("judge.figure_tolerance_high", self.figure_tolerance_high);
-        if !strictly_below(self.figure_tolerance_low, self.figure_tolerance_high) {
-            checks.fail(
-                "judge.figure_tolerance_low",
+        validation.unit_interval(
+            "judge.figure_medium_tolerance",
+            self.figure_medium_tolerance,
+        );
+        validation.unit_interval("judge.figure_high_tolerance", self.figure_high_tolerance);
+        if !strictly_below(self.figure_medium_tolerance, self.figure_high_tolerance) {
+            validation.fail(
+                "judge.figure_medium_tolerance",
                 format!(
-                    "judge.figure_tolerance_low ({}) must be below judge.figure_tolerance_high ({})",
-                    self.figure_tolerance_low, self.figure_tolerance_high
+                    "judge.figure_medium_tolerance ({}) must be below judge.figure_high_tolerance ({})",
+                    self.figure_medium_tolerance, self.figure_high_tolerance
                 ),
             );
         }
-        checks.nonzero("judge.max_passages", self.max_passages as u64);
+        validation.nonzero("judge.max_passages", self.max_passages as u64);
     }
 }
 
@@ -101,8 +109,8 @@ fn strictly_below(a: f64, b: f64) -> bool {
 /// lists, read from `[credibility]` as they are.
 pub type CredibilityConfig = CredibilityLists;
 
-/// Checks the `[credibility]` lists: lowercase domain suffixes, none both low and high.
-pub(crate) fn check_credibility(lists: &CredibilityConfig, checks: &mut Checks) {
+/// Validates the `[credibility]` lists: lowercase domain suffixes, none both low and high.
+pub(crate) fn validate_credibility(lists: &CredibilityConfig, validation: &mut Validation) {
     {
         for (list_name, list) in [
             ("high", &lists.high),
@@ -112,7 +120,7 @@ pub(crate) fn check_credibility(lists: &CredibilityConfig, checks: &mut Checks) 
             for (i, suffix) in list.iter().enumerate() {
                 if !is_domain_suffix(suffix) {
                     let key = format!("credibility.{list_name}[{i}]");
-                    checks.fail(
+                    validation.fail(
                         &key,
                         format!(
                             "{key} ({suffix:?}) must be a lowercase domain suffix such as \
@@ -127,7 +135,7 @@ pub(crate) fn check_credibility(lists: &CredibilityConfig, checks: &mut Checks) 
             let in_high = |list: &[String]| list.iter().any(|h| h.trim_start_matches('.') == bare);
             if in_high(&lists.high) || in_high(&lists.reputable) {
                 let key = format!("credibility.low[{i}]");
-                checks.fail(
+                validation.fail(
                     &key,
                     format!("{key} ({suffix:?}) is also listed in credibility.high or credibility.reputable"),
                 );
@@ -214,35 +222,35 @@ impl LlmConfig {
             .map(ApiKey::new)
     }
 
-    pub(crate) fn check(&self, checks: &mut Checks) {
+    pub(crate) fn validate(&self, validation: &mut Validation) {
         let blank = |v: &Option<String>| v.as_deref().is_none_or(|s| s.trim().is_empty());
         if self.enabled && (blank(&self.base_url) || blank(&self.model)) {
-            checks.fail(
+            validation.fail(
                 "llm.enabled",
                 "llm.enabled requires llm.base_url and llm.model",
             );
         }
         if let Some(url) = &self.base_url {
-            checks.http_url("llm.base_url", url);
+            validation.http_url("llm.base_url", url);
         }
         // The message does not repeat the value: someone may have pasted the key itself here.
         if !is_env_var_name(&self.api_key_env) {
-            checks.fail(
+            validation.fail(
                 "llm.api_key_env",
                 "llm.api_key_env must be the NAME of an environment variable (letters, digits \
                  and '_', e.g. FACTGATE_LLM_API_KEY), not the key itself",
             );
         }
-        checks.nonzero("llm.timeout_ms", self.timeout_ms);
-        checks.nonzero(
+        validation.nonzero("llm.timeout_ms", self.timeout_ms);
+        validation.nonzero(
             "llm.max_concurrent_requests",
             u64::from(self.max_concurrent_requests),
         );
-        checks.nonzero("llm.max_passages", u64::from(self.max_passages));
-        checks.nonzero("llm.max_reply_tokens", u64::from(self.max_reply_tokens));
+        validation.nonzero("llm.max_passages", u64::from(self.max_passages));
+        validation.nonzero("llm.max_reply_tokens", u64::from(self.max_reply_tokens));
         let min_context = crate::quorum::min_context_tokens(self.max_reply_tokens as usize);
         if (self.context_tokens as usize) < min_context {
-            checks.fail(
+            validation.fail(
                 "llm.context_tokens",
                 format!(
                     "llm.context_tokens ({}) must be at least {min_context}: the voters' prompt, \
@@ -252,7 +260,7 @@ impl LlmConfig {
             );
         }
         if self.voters < 2 {
-            checks.fail(
+            validation.fail(
                 "llm.voters",
                 format!(
                     "llm.voters ({}) must be at least 2: the quorum needs two valid votes to \
@@ -273,7 +281,35 @@ fn is_env_var_name(name: &str) -> bool {
 }
 
 pub use crate::decide::Strictness;
-pub use crate::verify::llm::ApiKey;
+/// An API key, held as a [`SecretString`]: Debug and Display print `[redacted]`, the memory is
+/// zeroed when the last copy is dropped, and only [`ApiKey::expose`] gives the value, which only
+/// the LLM client's Authorization header uses.
+#[derive(Clone)]
+pub struct ApiKey(SecretString);
+
+impl ApiKey {
+    /// Wraps a key, typically read by the caller from the environment variable config names.
+    pub fn new(key: impl Into<String>) -> Self {
+        ApiKey(SecretString::from(key.into()))
+    }
+
+    /// The key itself, for the Authorization header.
+    pub fn expose(&self) -> &str {
+        self.0.expose_secret()
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl std::fmt::Display for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
 
 /// Turning issues into a decision.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

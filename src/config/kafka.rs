@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::error::Checks;
+use super::error::Validation;
 
 /// Default client id sent to the broker.
 pub const DEFAULT_CLIENT_ID: &str = "factgate";
@@ -44,8 +44,9 @@ pub const MIN_MESSAGE_MAX_BYTES: u64 = 8_192;
 /// free under `message.max.bytes` so a payload that fits the budget fits the broker.
 const RECORD_OVERHEAD_BYTES: u64 = 512;
 /// The longest key factgate writes (an article id) plus its headers (`traceparent`,
-/// `factgate-schema`), reserved from every payload's budget.
-const KEY_AND_HEADERS_BYTES: u64 = 512 + 256;
+/// `factgate-schema`, and a `tracestate` of at most its bound), reserved from every payload's
+/// budget.
+const KEY_AND_HEADERS_BYTES: u64 = 512 + 256 + 16 + crate::events::MAX_TRACESTATE_BYTES as u64;
 
 /// librdkafka properties factgate sets itself: setting them here would either be overwritten or,
 /// for `enable.auto.offset.store`, break "offsets follow outputs".
@@ -262,41 +263,41 @@ impl KafkaConfig {
         usize::try_from(budget).unwrap_or(usize::MAX)
     }
 
-    pub(crate) fn check(&self, checks: &mut Checks) {
+    pub(crate) fn validate(&self, validation: &mut Validation) {
         if let Some(value) = self.properties.get("message.max.bytes") {
             let key = "kafka.properties.\"message.max.bytes\"";
             match value.trim().parse::<u64>() {
                 Ok(n) if n >= MIN_MESSAGE_MAX_BYTES => {}
-                Ok(n) => checks.fail(
+                Ok(n) => validation.fail(
                     key,
                     format!("{key} ({n}) must be at least {MIN_MESSAGE_MAX_BYTES}"),
                 ),
-                Err(_) => checks.fail(key, format!("{key} ({value:?}) must be a whole number")),
+                Err(_) => validation.fail(key, format!("{key} ({value:?}) must be a whole number")),
             }
         }
         if let Some(servers) = &self.bootstrap_servers
             && servers.split(',').any(|s| s.trim().is_empty())
         {
-            checks.fail(
+            validation.fail(
                 "kafka.bootstrap_servers",
                 "kafka.bootstrap_servers must be a comma-separated list of host:port \
                  (leave it out to run the embedded broker)",
             );
         }
-        checks.not_blank("kafka.client_id", &self.client_id);
-        checks.not_blank("kafka.group_prefix", &self.group_prefix);
-        checks.nonzero("kafka.partitions", self.partitions.into());
-        checks.nonzero("kafka.replication_factor", self.replication_factor.into());
+        validation.not_blank("kafka.client_id", &self.client_id);
+        validation.not_blank("kafka.group_prefix", &self.group_prefix);
+        validation.nonzero("kafka.partitions", self.partitions.into());
+        validation.nonzero("kafka.replication_factor", self.replication_factor.into());
 
         let topics = self.topics.named();
         for (i, (name, topic)) in topics.iter().enumerate() {
             let key = format!("kafka.topics.{name}");
             if let Err(why) = check_topic_name(topic) {
-                checks.fail(&key, format!("{key} ({topic:?}) {why}"));
+                validation.fail(&key, format!("{key} ({topic:?}) {why}"));
             }
             // Two roles sharing one topic would read each other's events as their own.
             if let Some((other, _)) = topics[..i].iter().find(|(_, t)| t == topic) {
-                checks.fail(
+                validation.fail(
                     &key,
                     format!("{key} and kafka.topics.{other} must differ (both are {topic:?})"),
                 );
@@ -306,17 +307,17 @@ impl KafkaConfig {
         for (property, value) in &self.properties {
             let key = format!("kafka.properties.{property:?}");
             if let Some((_, why)) = RESERVED_PROPERTIES.iter().find(|(p, _)| p == property) {
-                checks.fail(&key, format!("{key} is set by factgate: {why}"));
+                validation.fail(&key, format!("{key} is set by factgate: {why}"));
             } else if property.trim().is_empty() || value.trim().is_empty() {
-                checks.fail(&key, format!("{key} needs a non-empty name and value"));
+                validation.fail(&key, format!("{key} needs a non-empty name and value"));
             }
         }
         for (property, path) in &self.property_files {
             let key = format!("kafka.property_files.{property:?}");
             if let Some((_, why)) = RESERVED_PROPERTIES.iter().find(|(p, _)| p == property) {
-                checks.fail(&key, format!("{key} is set by factgate: {why}"));
+                validation.fail(&key, format!("{key} is set by factgate: {why}"));
             } else if property.trim().is_empty() || path.as_os_str().is_empty() {
-                checks.fail(&key, format!("{key} needs a non-empty name and path"));
+                validation.fail(&key, format!("{key} needs a non-empty name and path"));
             }
         }
     }
@@ -324,11 +325,11 @@ impl KafkaConfig {
     /// Reads every `property_files` entry into `properties`. A property given both ways is a
     /// contradiction; an unreadable or empty file is named by its key and path, never by its
     /// content.
-    pub(crate) fn read_property_files(&mut self, checks: &mut Checks) {
+    pub(crate) fn read_property_files(&mut self, validation: &mut Validation) {
         for (property, path) in &self.property_files {
             let key = format!("kafka.property_files.{property:?}");
             if self.properties.contains_key(property) {
-                checks.fail(
+                validation.fail(
                     &key,
                     format!(
                         "{key} and kafka.properties.{property:?} both set the property: keep one"
@@ -342,12 +343,12 @@ impl KafkaConfig {
                     // the secret.
                     let value = text.trim_end_matches(['\n', '\r']);
                     if value.is_empty() {
-                        checks.fail(&key, format!("{key}: {} is empty", path.display()));
+                        validation.fail(&key, format!("{key}: {} is empty", path.display()));
                     } else {
                         self.properties.insert(property.clone(), value.to_owned());
                     }
                 }
-                Err(err) => checks.fail(
+                Err(err) => validation.fail(
                     &key,
                     format!("{key}: cannot read {}: {err}", path.display()),
                 ),

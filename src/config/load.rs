@@ -25,6 +25,16 @@ pub const ENV_SEPARATOR: &str = "__";
 /// Under `kafka.properties` and `kafka.property_files` the last segment is a librdkafka property
 /// name, lower-cased with `_` read as `.`: `FACTGATE_KAFKA__PROPERTIES__SASL_PASSWORD` sets
 /// `sasl.password`. librdkafka's names hold no underscore, so nothing else could be meant.
+/// Keys read under a former name too (a serde alias on the field), former → current: an
+/// override by the former name takes the type of the current setting.
+const RENAMED_KEYS: &[(&str, &str)] = &[
+    (
+        "judge.figure_tolerance_low",
+        "judge.figure_medium_tolerance",
+    ),
+    ("judge.figure_tolerance_high", "judge.figure_high_tolerance"),
+];
+
 struct EnvOverrides {
     /// Key path (`join.deadline_ms`, `kafka.properties.sasl.password`) → (variable name, value,
     /// the path's segments: a property name is one segment, dots and all).
@@ -100,6 +110,10 @@ impl EnvOverrides {
     fn typed_value(&self, path: &str, raw: &str) -> Value {
         // Settings without a default (`Option<String>`, serialized as empty) and map entries are
         // strings too; unknown keys are refused whatever their value.
+        let path = RENAMED_KEYS
+            .iter()
+            .find(|(former, _)| *former == path)
+            .map_or(path, |(_, current)| current);
         let wants_text = matches!(
             self.template.find_ref(path),
             None | Some(Value::String(..) | Value::Empty(..))

@@ -39,7 +39,7 @@
 //! - `judge`: `[judge]`, `[credibility]`, `[llm]`, `[policy]`.
 //! - `service`: `[extract]`, `[join]`, `[http]`, `[log]`, `[trace]`.
 //! - `load`: the file and the environment, through figment.
-//! - `error`: [`ConfigError`] and the checks `validate` is made of.
+//! - `error`: [`ConfigError`], and the `Validation` in which `validate` collects problems.
 
 mod error;
 mod fetch;
@@ -53,7 +53,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use error::Checks;
+pub(crate) use error::Validation;
 pub use error::{ConfigError, Problem};
 pub use fetch::*;
 pub use judge::*;
@@ -133,9 +133,9 @@ impl Config {
 
     /// Reads the files `kafka.property_files` names into `kafka.properties`.
     fn read_secret_files(&mut self) -> Result<(), ConfigError> {
-        let mut checks = error::Checks::default();
-        self.kafka.read_property_files(&mut checks);
-        checks.finish()
+        let mut validation = error::Validation::default();
+        self.kafka.read_property_files(&mut validation);
+        validation.finish()
     }
 
     /// Reads and validates a configuration from TOML text, ignoring the environment.
@@ -154,20 +154,20 @@ impl Config {
     /// # Errors
     /// [`ConfigError::Invalid`] listing each problem, each message naming its key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let mut checks = error::Checks::default();
-        self.kafka.check(&mut checks);
-        self.extract.check(&mut checks);
-        self.fetch.check(&mut checks);
-        self.cache.check(&mut checks);
-        self.judge.check(&mut checks);
-        judge::check_credibility(&self.credibility, &mut checks);
-        self.llm.check(&mut checks);
-        self.join.check(&mut checks);
-        self.http.check(&mut checks);
-        self.log.check(&mut checks);
-        self.trace.check(&mut checks);
+        let mut validation = error::Validation::default();
+        self.kafka.validate(&mut validation);
+        self.extract.validate(&mut validation);
+        self.fetch.validate(&mut validation);
+        self.cache.validate(&mut validation);
+        self.judge.validate(&mut validation);
+        judge::validate_credibility(&self.credibility, &mut validation);
+        self.llm.validate(&mut validation);
+        self.join.validate(&mut validation);
+        self.http.validate(&mut validation);
+        self.log.validate(&mut validation);
+        self.trace.validate(&mut validation);
 
-        checks.finish()
+        validation.finish()
     }
 }
 

@@ -12,8 +12,8 @@ impl Config {
         JudgeSettings {
             support_threshold: j.support_threshold,
             refute_threshold: j.refute_threshold,
-            figure_medium_tolerance: j.figure_tolerance_low,
-            figure_high_tolerance: j.figure_tolerance_high,
+            figure_medium_tolerance: j.figure_medium_tolerance,
+            figure_high_tolerance: j.figure_high_tolerance,
             max_passages: j.max_passages,
             credibility: self.credibility.clone(),
         }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::error::Checks;
+use super::error::Validation;
 
 pub use factgate_core::extract::{
     DEFAULT_EXTRACT_MAX_BODY_BYTES, DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
@@ -77,21 +77,21 @@ impl ExtractConfig {
         }
     }
 
-    pub(crate) fn check(&self, checks: &mut Checks) {
-        checks.nonzero("extract.max_body_bytes", self.max_body_bytes);
-        checks.nonzero(
+    pub(crate) fn validate(&self, validation: &mut Validation) {
+        validation.nonzero("extract.max_body_bytes", self.max_body_bytes);
+        validation.nonzero(
             "extract.max_claims_per_article",
             self.max_claims_per_article as u64,
         );
-        checks.nonzero(
+        validation.nonzero(
             "extract.max_links_per_article",
             self.max_links_per_article as u64,
         );
-        checks.nonzero(
+        validation.nonzero(
             "extract.max_checks_per_article",
             self.max_checks_per_article as u64,
         );
-        checks.nonzero("extract.max_nesting_depth", self.max_nesting_depth as u64);
+        validation.nonzero("extract.max_nesting_depth", self.max_nesting_depth as u64);
     }
 }
 
@@ -158,9 +158,9 @@ impl JoinConfig {
             .unwrap_or(DateTime::<Utc>::MAX_UTC)
     }
 
-    pub(crate) fn check(&self, checks: &mut Checks) {
-        checks.nonzero("join.deadline_ms", self.deadline_ms);
-        checks.nonzero(
+    pub(crate) fn validate(&self, validation: &mut Validation) {
+        validation.nonzero("join.deadline_ms", self.deadline_ms);
+        validation.nonzero(
             "join.max_in_flight_articles",
             self.max_in_flight_articles as u64,
         );
@@ -212,9 +212,9 @@ impl HttpConfig {
         Duration::from_millis(self.idle_timeout_ms)
     }
 
-    pub(crate) fn check(&self, checks: &mut Checks) {
-        checks.nonzero("http.header_read_timeout_ms", self.header_read_timeout_ms);
-        checks.nonzero("http.idle_timeout_ms", self.idle_timeout_ms);
+    pub(crate) fn validate(&self, validation: &mut Validation) {
+        validation.nonzero("http.header_read_timeout_ms", self.header_read_timeout_ms);
+        validation.nonzero("http.idle_timeout_ms", self.idle_timeout_ms);
     }
 }
 
@@ -249,11 +249,11 @@ impl Default for LogConfig {
 }
 
 impl LogConfig {
-    pub(crate) fn check(&self, checks: &mut Checks) {
+    pub(crate) fn validate(&self, validation: &mut Validation) {
         if self.level.trim().is_empty() {
-            checks.fail("log.level", "log.level must not be empty");
+            validation.fail("log.level", "log.level must not be empty");
         } else if let Err(err) = tracing_subscriber::EnvFilter::try_new(&self.level) {
-            checks.fail(
+            validation.fail(
                 "log.level",
                 format!("log.level ({:?}) is not a valid filter: {err}", self.level),
             );
@@ -301,12 +301,12 @@ impl TraceConfig {
         }
     }
 
-    pub(crate) fn check(&self, checks: &mut Checks) {
+    pub(crate) fn validate(&self, validation: &mut Validation) {
         if !self.otlp_endpoint.trim().is_empty() {
-            checks.http_url("trace.otlp_endpoint", self.otlp_endpoint.trim());
+            validation.http_url("trace.otlp_endpoint", self.otlp_endpoint.trim());
         }
-        checks.not_blank("trace.service_name", &self.service_name);
-        checks.unit_interval("trace.sample_ratio", self.sample_ratio);
+        validation.not_blank("trace.service_name", &self.service_name);
+        validation.unit_interval("trace.sample_ratio", self.sample_ratio);
     }
 }
 

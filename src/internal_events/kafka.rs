@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::events::TopicPartition;
+
 use tracing::debug;
 
 use crate::metrics::metrics;
@@ -12,19 +14,19 @@ use crate::metrics::metrics;
 pub fn consumer_lag_reported(
     role: &str,
     group: &str,
-    previous: &BTreeMap<(String, i32), i64>,
-    latest: &BTreeMap<(String, i32), i64>,
+    previous: &BTreeMap<TopicPartition, i64>,
+    latest: &BTreeMap<TopicPartition, i64>,
 ) {
     let gauge = &metrics().consumer_lag;
-    for (topic, partition) in previous.keys() {
-        if !latest.contains_key(&(topic.clone(), *partition)) {
+    for tp in previous.keys() {
+        if !latest.contains_key(tp) {
             // Err only when the series is already gone: nothing to do.
-            let _ = gauge.remove_label_values(&[role, group, topic, &partition.to_string()]);
+            let _ = gauge.remove_label_values(&[role, group, &tp.topic, &tp.partition.to_string()]);
         }
     }
-    for ((topic, partition), lag) in latest {
+    for (tp, lag) in latest {
         gauge
-            .with_label_values(&[role, group, topic, &partition.to_string()])
+            .with_label_values(&[role, group, &tp.topic, &tp.partition.to_string()])
             .set(*lag);
     }
     debug!(

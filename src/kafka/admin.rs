@@ -63,7 +63,7 @@ pub async fn ensure_named_topics(
     let metadata =
         tokio::task::spawn_blocking(move || reader.inner().fetch_metadata(None, ADMIN_TIMEOUT))
             .await
-            .map_err(|e| KafkaSetupError::Blocking(e.to_string()))?
+            .map_err(KafkaSetupError::Blocking)?
             .map_err(|source| KafkaSetupError::Metadata {
                 bootstrap: bootstrap.to_owned(),
                 source,

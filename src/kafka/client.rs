@@ -15,6 +15,7 @@ use tracing::{debug, info, warn};
 
 use super::KafkaSetupError;
 use crate::config::{KafkaConfig, REDACTED, is_secret_property};
+use crate::events::TopicPartition;
 
 /// How often librdkafka reports statistics (consumer lag among them) to [`RoleContext`].
 pub const STATISTICS_INTERVAL_MS: u32 = 10_000;
@@ -134,9 +135,9 @@ pub struct RoleContext {
     /// The consumer group, a label of the lag metric: two deployments sharing a Prometheus (the
     /// live one and a re-check) have the same roles but not the same groups.
     group: String,
-    lag: Mutex<BTreeMap<(String, i32), i64>>,
+    lag: Mutex<BTreeMap<TopicPartition, i64>>,
     health: Arc<ConsumerHealth>,
-    revoked: Mutex<Vec<(String, i32)>>,
+    revoked: Mutex<Vec<TopicPartition>>,
 }
 
 /// What readiness needs to know of a consumer, kept current by its callbacks: the partitions
@@ -171,11 +172,11 @@ impl RoleContext {
         }
     }
 
-    /// The (topic, partition)s revoked from this consumer since the last call. Revocation runs
+    /// The partitions revoked from this consumer since the last call. Revocation runs
     /// inside the consumer's poll, between two messages the role reads: a role that calls this
     /// after every read sees a revocation before any message of the next assignment. The
     /// offsets stored for them were committed by librdkafka as they were revoked.
-    pub fn take_revoked(&self) -> Vec<(String, i32)> {
+    pub fn take_revoked(&self) -> Vec<TopicPartition> {
         std::mem::take(&mut *self.revoked.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
@@ -189,10 +190,9 @@ impl RoleContext {
         &self.role
     }
 
-    /// Messages between the committed offset and the end of each assigned partition, keyed by
-    /// (topic, partition), from the latest statistics report (empty until the first one, every
+    /// Messages between the committed offset and the end of each assigned partition, from the latest statistics report (empty until the first one, every
     /// [`STATISTICS_INTERVAL_MS`]).
-    pub fn consumer_lag(&self) -> BTreeMap<(String, i32), i64> {
+    pub fn consumer_lag(&self) -> BTreeMap<TopicPartition, i64> {
         // A poisoned lock only means a statistics callback panicked; the map is still usable.
         self.lag.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
@@ -214,7 +214,10 @@ impl ClientContext for RoleContext {
             for (partition, p) in t.partitions {
                 // -1 is librdkafka's internal "unassigned" partition and unknown lags.
                 if partition >= 0 && p.consumer_lag >= 0 {
-                    lag.insert((topic.clone(), partition), p.consumer_lag);
+                    lag.insert(
+                        TopicPartition::new(topic.as_str(), partition),
+                        p.consumer_lag,
+                    );
                 }
             }
         }
@@ -228,8 +231,8 @@ impl ClientContext for RoleContext {
 fn publish_lag(
     role: &str,
     group: &str,
-    previous: &BTreeMap<(String, i32), i64>,
-    latest: &BTreeMap<(String, i32), i64>,
+    previous: &BTreeMap<TopicPartition, i64>,
+    latest: &BTreeMap<TopicPartition, i64>,
 ) {
     crate::internal_events::consumer_lag_reported(role, group, previous, latest);
 }
@@ -245,10 +248,10 @@ impl ConsumerContext for RoleContext {
             Rebalance::Revoke(tpl) => {
                 // The eager protocol revokes the whole assignment before the next one.
                 self.health.assigned.store(0, Ordering::Relaxed);
-                let revoked: Vec<(String, i32)> = tpl
+                let revoked: Vec<TopicPartition> = tpl
                     .elements()
                     .iter()
-                    .map(|e| (e.topic().to_owned(), e.partition()))
+                    .map(|e| TopicPartition::new(e.topic(), e.partition()))
                     .collect();
                 info!(role = %self.role, partitions = tpl.count(), "partitions revoked");
                 self.revoked
@@ -288,10 +291,11 @@ mod tests {
                 .get_metric_with_label_values(&[role, "lag-group", "drafts", partition])
                 .map(|g| g.get())
         };
-        let first = BTreeMap::from([(("drafts".to_owned(), 0), 5), (("drafts".to_owned(), 1), 9)]);
+        let drafts = |partition| TopicPartition::new("drafts", partition);
+        let first = BTreeMap::from([(drafts(0), 5), (drafts(1), 9)]);
         publish_lag(role, "lag-group", &BTreeMap::new(), &first);
         assert_eq!(series("1").ok(), Some(9));
-        let second = BTreeMap::from([(("drafts".to_owned(), 0), 2)]);
+        let second = BTreeMap::from([(drafts(0), 2)]);
         publish_lag(role, "lag-group", &first, &second);
         assert_eq!(series("0").ok(), Some(2));
         let text = crate::metrics::render();

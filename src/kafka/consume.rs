@@ -222,7 +222,7 @@ where
         },
     )
     .await
-    .map_err(|e| KafkaSetupError::Blocking(e.to_string()))?
+    .map_err(KafkaSetupError::Blocking)?
     .map_err(KafkaSetupError::Commit)
 }
 
@@ -237,7 +237,7 @@ where
 {
     let closing = tokio::task::spawn_blocking(move || drop(consumer));
     match tokio::time::timeout(CLOSE_TIMEOUT, closing).await {
-        Ok(joined) => joined.map_err(|e| KafkaSetupError::Blocking(e.to_string())),
+        Ok(joined) => joined.map_err(KafkaSetupError::Blocking),
         Err(_elapsed) => {
             // The broker is gone: librdkafka would wait for it forever. The final commit is lost,
             // which at-least-once allows (the messages are read again); the thread is left to

@@ -77,7 +77,7 @@ impl EmbeddedBroker {
         let thread = std::thread::Builder::new()
             .name("factgate-embedded-broker".to_owned())
             .spawn(move || own_cluster(brokers, started_tx, commands_rx))
-            .map_err(|e| KafkaSetupError::Blocking(format!("embedded broker thread: {e}")))?;
+            .map_err(KafkaSetupError::EmbeddedThread)?;
         let bootstrap = match started_rx.recv() {
             Ok(Ok(bootstrap)) => bootstrap,
             Ok(Err(err)) => return Err(KafkaSetupError::EmbeddedStart(err)),

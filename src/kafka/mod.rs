@@ -5,7 +5,8 @@
 //! - [`admin`]: [`ensure_topics`] creates factgate's topics where they are missing.
 //! - [`client`]: builders for the idempotent producer and the per-role consumers, all carrying
 //!   the configured extra properties.
-//! - [`headers`]: the `traceparent` (W3C Trace Context) and `factgate-schema` message headers.
+//! - [`headers`]: the `traceparent`/`tracestate` (W3C Trace Context) and `factgate-schema`
+//!   message headers.
 //! - [`dead_letter`]: the headers that say why a record was dead-lettered, and where it came from.
 //! - [`produce`]: [`EventProducer::produce`], which resolves only once the broker acknowledged.
 //! - [`consume`]: [`consume_in_flight`] (and its one-at-a-time form [`consume_at_least_once`]),
@@ -32,8 +33,8 @@ pub use consume::{
 };
 pub use embedded::EmbeddedBroker;
 pub use headers::{
-    EventHeaders, SCHEMA_HEADER, TRACEPARENT_HEADER, TraceParent, TraceParentError, read_schema,
-    read_traceparent,
+    EventHeaders, HeaderExtractor, HeaderInjector, SCHEMA_HEADER, TRACEPARENT_HEADER,
+    TRACESTATE_HEADER, read_schema, read_trace_context,
 };
 pub use produce::{Delivered, EventProducer, PendingDelivery, is_message_fault};
 /// The request types and error codes fault injection takes, re-exported so callers need not name
@@ -95,7 +96,10 @@ pub enum KafkaSetupError {
     #[error("committing the stored offsets failed")]
     Commit(#[source] KafkaError),
     /// A blocking librdkafka call could not be run on the blocking pool (the runtime is shutting
-    /// down).
-    #[error("a blocking Kafka call was abandoned: {0}")]
-    Blocking(String),
+    /// down) or panicked there.
+    #[error("a blocking Kafka call was abandoned")]
+    Blocking(#[source] tokio::task::JoinError),
+    /// The embedded broker's thread could not be started.
+    #[error("starting the embedded broker's thread")]
+    EmbeddedThread(#[source] std::io::Error),
 }

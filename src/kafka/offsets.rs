@@ -6,6 +6,8 @@ use rdkafka::error::KafkaResult;
 use rdkafka::{Offset, TopicPartitionList};
 use std::collections::{BTreeSet, HashMap};
 
+use crate::events::TopicPartition;
+
 /// Stores `next`, the offset the partition should be read from after a restart, for the next
 /// commit.
 ///
@@ -31,7 +33,7 @@ pub fn store_next_offset<C: ConsumerContext>(
 /// Messages started and not yet done, per (topic, partition).
 #[derive(Debug, Default)]
 pub struct InOrderOffsets {
-    partitions: HashMap<(String, i32), Partition>,
+    partitions: HashMap<TopicPartition, Partition>,
 }
 
 #[derive(Debug, Default)]
@@ -44,7 +46,7 @@ impl InOrderOffsets {
     /// A message was taken up.
     pub fn start(&mut self, topic: &str, partition: i32, offset: i64) {
         self.partitions
-            .entry((topic.to_owned(), partition))
+            .entry(TopicPartition::new(topic, partition))
             .or_default()
             .in_flight
             .insert(offset);
@@ -58,7 +60,9 @@ impl InOrderOffsets {
     /// A message is done (its outputs acknowledged). Returns the offset now safe to store for the
     /// partition, the next one to read after a restart, when it moved.
     pub fn done(&mut self, topic: &str, partition: i32, offset: i64) -> Option<i64> {
-        let p = self.partitions.get_mut(&(topic.to_owned(), partition))?;
+        let p = self
+            .partitions
+            .get_mut(&TopicPartition::new(topic, partition))?;
         let before = p.safe();
         p.in_flight.remove(&offset);
         p.highest_done = Some(p.highest_done.map_or(offset, |h| h.max(offset)));

@@ -150,7 +150,7 @@ impl EventProducer {
         let producer = self.inner.clone();
         tokio::task::spawn_blocking(move || producer.flush(timeout))
             .await
-            .map_err(|e| KafkaSetupError::Blocking(e.to_string()))?
+            .map_err(KafkaSetupError::Blocking)?
             .map_err(KafkaSetupError::Flush)
     }
 

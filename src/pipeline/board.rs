@@ -33,7 +33,7 @@ pub(super) async fn run(
             Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
                 break Err(PipelineError::Task {
                     task: "the board consumer".to_owned(),
-                    message: err.to_string(),
+                    source: err.into(),
                 });
             }
             Err(err) => {

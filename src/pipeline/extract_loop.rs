@@ -23,14 +23,12 @@ use super::{Services, stopped};
 use crate::decide::decide_not_checked;
 use crate::events::{
     ArticleManifest, DecisionReason, DraftEvent, DraftPosition, ExtractionFailure,
-    ExtractionOutcome, MANIFEST_V1, MAX_ARTICLE_ID_BYTES, VERIFY_REQUEST_V1, VerifyRequest,
-    content_digest, recover_article_id,
+    ExtractionOutcome, MANIFEST_V1, MAX_ARTICLE_ID_BYTES, TraceContext, VERIFY_REQUEST_V1,
+    VerifyRequest, content_digest, recover_article_id,
 };
 use crate::extract::{ExtractError, Extraction, LimitExceeded, extract_titled_within};
 use crate::internal_events;
-use crate::kafka::{
-    self, EventHeaders, TraceParent, consume_in_flight, is_message_fault, read_traceparent,
-};
+use crate::kafka::{self, EventHeaders, consume_in_flight, is_message_fault, read_trace_context};
 use crate::metrics::FailingRole;
 use crate::roles::{self, Shape};
 use crate::telemetry;
@@ -72,19 +70,8 @@ pub(super) async fn run(
     kafka::close_consumer(consumer).await?;
     outcome.map_err(|e| super::PipelineError::Role {
         role: super::Role::Extract,
-        message: format!("{e}: {}", error_chain(&e)),
+        source: e.into(),
     })
-}
-
-/// The causes of `err`, innermost last, for a log line or a role's error.
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut causes = Vec::new();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        causes.push(cause.to_string());
-        source = cause.source();
-    }
-    causes.join(": ")
 }
 
 /// Handles one draft; resolves once everything it produced is acknowledged. Fails only for a
@@ -98,7 +85,7 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
     };
     // One trace per draft: the CMS's when it sent one, else a new one, so everything produced for
     // this draft, in every role, carries the same trace id.
-    let incoming = read_traceparent(message);
+    let incoming = read_trace_context(message);
     match DraftEvent::from_json(payload) {
         Ok(draft) => {
             let span = tracing::info_span!(
@@ -108,13 +95,13 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
                 trace_id = tracing::field::Empty,
             );
             let trace = telemetry::adopt(&span, incoming.as_ref());
-            span.record("trace_id", tracing::field::display(trace.trace_id()));
+            span.record("trace_id", telemetry::trace_id(Some(&trace)));
             handle_draft(services, message, draft, position, &trace)
                 .instrument(span)
                 .await
         }
         Err(err) => {
-            let trace = incoming.unwrap_or_else(TraceParent::new_root);
+            let trace = incoming.unwrap_or_else(telemetry::new_root);
             let recovered = recover_article_id(payload);
             warn!(
                 topic = message.topic(),
@@ -162,7 +149,7 @@ async fn handle_draft(
     message: &OwnedMessage,
     draft: DraftEvent,
     position: DraftPosition,
-    trace: &TraceParent,
+    trace: &TraceContext,
 ) -> Result<(), KafkaError> {
     let deadline = services
         .config
@@ -204,7 +191,7 @@ async fn send(
     services: &Services,
     draft: &DraftEvent,
     outputs: &Outputs,
-    trace: &TraceParent,
+    trace: &TraceContext,
 ) -> Result<(), KafkaError> {
     let topics = &services.config.kafka.topics;
     let mut queued = Vec::with_capacity(outputs.requests.len() + outputs.manifests.len());
@@ -272,7 +259,7 @@ async fn answer_failure(
     draft: &DraftEvent,
     position: DraftPosition,
     deadline: DateTime<Utc>,
-    trace: &TraceParent,
+    trace: &TraceContext,
     err: &KafkaError,
 ) -> Result<(), KafkaError> {
     let why = format!("the broker refused what its check produced: {err}");
@@ -406,7 +393,7 @@ async fn dead_letter<E: std::fmt::Display + std::fmt::Debug>(
     services: &Services,
     message: &OwnedMessage,
     error: &E,
-    trace: &TraceParent,
+    trace: &TraceContext,
 ) -> Result<(), KafkaError> {
     // The key is kept as it came, so the letter is found by it, unless it would take over half
     // the record: then it is cut (on a character boundary); the headers say where the record

@@ -26,7 +26,7 @@ use crate::join::{
     Backpressure, JoinNote, JoinSettings, JoinState, TopicPartition, TracedDecision,
 };
 use crate::kafka::offsets::store_next_offset;
-use crate::kafka::{self, TraceParent, read_traceparent};
+use crate::kafka::{self, read_trace_context};
 use chrono::{DateTime, TimeDelta, Utc};
 use futures::future::BoxFuture;
 use futures::stream::FuturesOrdered;
@@ -137,7 +137,7 @@ pub(super) async fn run(
                 let offset = message.offset();
                 let payload = message.payload().unwrap_or_default();
                 // The article's trace, set at extract: the join keeps it with the article.
-                let trace = read_traceparent(&message).map(|t| t.to_context());
+                let trace = read_trace_context(&message);
                 let now = Utc::now();
                 let decisions = if tp.topic == topics.manifests {
                     match serde_json::from_slice::<ArticleManifest>(payload) {
@@ -179,7 +179,7 @@ pub(super) async fn run(
     outcome.map_err(|err| match err {
         PipelineError::Client(e) => PipelineError::Role {
             role: Role::Join,
-            message: e.to_string(),
+            source: e.into(),
         },
         other => other,
     })
@@ -190,7 +190,7 @@ pub(super) async fn run(
 #[derive(Debug, Default)]
 struct Paused {
     applied: Backpressure,
-    assignment: Vec<(String, i32)>,
+    assignment: Vec<TopicPartition>,
 }
 
 impl Paused {
@@ -217,11 +217,11 @@ impl Paused {
     /// unpaused (or, revoked while paused, may come back paused), so after a change of
     /// assignment both inputs are set again; a pause is also asserted again on every call.
     fn on_tick<C: Consumer<K>, K: ConsumerContext>(&mut self, consumer: &C, topics: &TopicsConfig) {
-        let assignment: Vec<(String, i32)> = match consumer.assignment() {
+        let assignment: Vec<TopicPartition> = match consumer.assignment() {
             Ok(list) => list
                 .elements()
                 .iter()
-                .map(|e| (e.topic().to_owned(), e.partition()))
+                .map(|e| TopicPartition::new(e.topic(), e.partition()))
                 .collect(),
             Err(err) => {
                 warn!(error = %err, "reading the assignment failed");
@@ -277,8 +277,7 @@ fn drop_revoked(
     state: &mut JoinState,
     consumed: &mut HashMap<TopicPartition, i64>,
 ) {
-    for (topic, partition) in consumer.context().take_revoked() {
-        let tp = TopicPartition::new(topic, partition);
+    for tp in consumer.context().take_revoked() {
         let dropped = state.revoke(&tp);
         consumed.remove(&tp);
         info!(
@@ -324,13 +323,12 @@ async fn publish_all<'s>(
     {
         // What changed since the article's previous decided revision.
         history.annotate_and_record(&mut decision);
-        let trace = trace.as_ref().and_then(TraceParent::from_context);
         let trace = trace.as_ref();
         let span = tracing::info_span!(
             "decision",
             article_id = %decision.article_id,
             revision = decision.revision,
-            trace_id = %trace.map(TraceParent::trace_id).unwrap_or_default(),
+            trace_id = crate::telemetry::trace_id(trace),
         );
         crate::telemetry::adopt(&span, trace);
         let published_at = draft_published_at(&decision);

@@ -30,12 +30,12 @@ mod join_loop;
 mod verify_loop;
 
 use crate::config::Config;
-use crate::events::{DECISION_V1, Decision, fit_decision};
+use crate::events::{DECISION_V1, Decision, TraceContext, fit_decision};
 use crate::http::{DecisionBoard, Readiness};
 use crate::internal_events;
 use crate::kafka::{
     self, EmbeddedBroker, EventHeaders, EventProducer, KafkaSetupError, PendingDelivery,
-    TraceParent, is_message_fault,
+    is_message_fault,
 };
 use crate::verify::Verifier;
 use crate::verify::fetch::Fetcher;
@@ -107,14 +107,65 @@ pub enum PipelineError {
     Kafka(#[from] KafkaSetupError),
     #[error("Kafka client error")]
     Client(#[from] rdkafka::error::KafkaError),
-    #[error("building the verifier: {0}")]
-    Verifier(String),
-    #[error("role {role} stopped: {message}")]
-    Role { role: Role, message: String },
-    #[error("{task} stopped: {message}")]
-    Task { task: String, message: String },
+    /// The verifier's fetcher could not be built (its HTTP client or settings).
+    #[error("building the verifier's fetcher")]
+    Fetcher(#[source] crate::verify::fetch::FetchError),
+    /// The verifier's LLM judge could not be built (its settings or HTTP client).
+    #[error("building the verifier's LLM judge")]
+    Judge(#[source] crate::verify::llm::LlmError),
+    /// A role stopped before it was asked to.
+    #[error("role {role} stopped")]
+    Role {
+        role: Role,
+        #[source]
+        source: StopCause,
+    },
+    /// A task beside the roles (the decision board's consumer, a role's task) stopped.
+    #[error("{task} stopped")]
+    Task {
+        task: String,
+        #[source]
+        source: StopCause,
+    },
     #[error("the HTTP server failed")]
     Http(#[source] std::io::Error),
+}
+
+/// Why a role or a task stopped before its shutdown signal.
+#[derive(Debug, thiserror::Error)]
+pub enum StopCause {
+    /// Consuming failed: a message's outputs were not acknowledged, or the consumer failed.
+    #[error(transparent)]
+    Consume(Box<kafka::ConsumeError<rdkafka::error::KafkaError>>),
+    /// The Kafka client failed fatally.
+    #[error(transparent)]
+    Client(#[from] rdkafka::error::KafkaError),
+    /// The task panicked or was cancelled.
+    #[error("panicked or was cancelled")]
+    Aborted(#[source] tokio::task::JoinError),
+    /// A check was due but no check slot was free, which the verify loop rules out; it stops
+    /// rather than lose the message.
+    #[error("no free check slot")]
+    NoCheckSlot,
+}
+
+impl From<kafka::ConsumeError<rdkafka::error::KafkaError>> for StopCause {
+    fn from(err: kafka::ConsumeError<rdkafka::error::KafkaError>) -> Self {
+        StopCause::Consume(Box::new(err))
+    }
+}
+
+/// `err` and its causes, outermost first, joined by `: `: what a log line shows of an error
+/// whose causes are kept as its sources.
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut chain = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        chain.push_str(": ");
+        chain.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    chain
 }
 
 /// What the roles share.
@@ -137,7 +188,7 @@ impl Services {
         key: &str,
         schema: &str,
         event: &T,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> Result<(), rdkafka::error::KafkaError> {
         self.enqueue(topic, key, schema, event, trace)
             .await?
@@ -160,7 +211,7 @@ impl Services {
         key: &str,
         schema: &str,
         event: &T,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> Result<PendingDelivery, rdkafka::error::KafkaError> {
         // factgate's event types always serialize: string-keyed maps only, and serde_json writes
         // a non-finite float as null rather than failing.
@@ -183,7 +234,7 @@ impl Services {
         &self,
         decision: Decision,
         published_at: Option<DateTime<Utc>>,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> Result<(), rdkafka::error::KafkaError> {
         self.enqueue_decision(decision, published_at, trace)
             .await
@@ -206,7 +257,7 @@ impl Services {
         &self,
         mut decision: Decision,
         published_at: Option<DateTime<Utc>>,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> BoxFuture<'_, Result<(), rdkafka::error::KafkaError>> {
         let budget = self.config.kafka.max_payload_bytes();
         match fit_decision(&mut decision, budget) {
@@ -220,7 +271,7 @@ impl Services {
         let queued = self
             .enqueue(topic, &decision.article_id, DECISION_V1, &decision, trace)
             .await;
-        let trace = trace.copied();
+        let trace = trace.cloned();
         async move {
             let sent = match queued {
                 Ok(delivery) => delivery.acknowledged().await.map(|_| ()),
@@ -239,7 +290,7 @@ impl Services {
         mut decision: Decision,
         sent: Result<(), rdkafka::error::KafkaError>,
         published_at: Option<DateTime<Utc>>,
-        trace: Option<&TraceParent>,
+        trace: Option<&TraceContext>,
     ) -> Result<(), rdkafka::error::KafkaError> {
         let topic = &self.config.kafka.topics.decisions;
         match sent {
@@ -439,23 +490,20 @@ fn task_error(
     match joined {
         Ok((_, Ok(()))) => None,
         Ok((name, Err(err))) => {
-            error!(task = %name, error = %err, "a role stopped with an error");
+            error!(task = %name, error = %error_chain(&err), "a role stopped with an error");
             Some(err)
         }
         Err(join_error) => Some(PipelineError::Task {
             task: "a role task".to_owned(),
-            message: format!("panicked or was cancelled: {join_error}"),
+            source: StopCause::Aborted(join_error),
         }),
     }
 }
 
 fn build_verifier(config: &Config) -> Result<Verifier, PipelineError> {
-    let fetcher = Fetcher::new(config.fetch_settings())
-        .map_err(|e| PipelineError::Verifier(e.to_string()))?;
+    let fetcher = Fetcher::new(config.fetch_settings()).map_err(PipelineError::Fetcher)?;
     let llm = match config.llm_settings() {
-        Some(settings) => {
-            Some(LlmJudge::new(settings).map_err(|e| PipelineError::Verifier(e.to_string()))?)
-        }
+        Some(settings) => Some(LlmJudge::new(settings).map_err(PipelineError::Judge)?),
         None => None,
     };
     Ok(Verifier::new(fetcher, config.judge_settings(), llm))
@@ -469,6 +517,7 @@ pub(crate) async fn stopped(mut stop: watch::Receiver<bool>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rdkafka::error::{KafkaError, RDKafkaErrorCode};
     use strum::IntoEnumIterator;
 
     #[test]
@@ -482,5 +531,42 @@ mod tests {
         }
         let err = "verifier".parse::<Role>().expect_err("not a role");
         assert!(err.contains("expected extract, verify or join"), "{err}");
+    }
+
+    #[test]
+    fn a_stopped_role_keeps_its_cause_and_logs_it_in_one_line() {
+        let cause = KafkaError::MessageConsumption(RDKafkaErrorCode::Fatal);
+        let err = PipelineError::Role {
+            role: Role::Join,
+            source: cause.clone().into(),
+        };
+        assert_eq!(err.to_string(), "role join stopped");
+        let kept = std::error::Error::source(&err)
+            .and_then(|source| source.downcast_ref::<StopCause>())
+            .expect("the cause is the source");
+        assert!(
+            matches!(kept, StopCause::Client(k) if *k == cause),
+            "{kept:?}"
+        );
+        let chain = error_chain(&err);
+        assert!(
+            chain.starts_with(&format!("role join stopped: {cause}")),
+            "{chain}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_role_task_that_panicked_says_so() {
+        let joined = tokio::spawn(async { panic!("boom") }).await;
+        let err = PipelineError::Task {
+            task: "a role task".to_owned(),
+            source: StopCause::Aborted(joined.expect_err("the task panicked")),
+        };
+        let chain = error_chain(&err);
+        assert!(
+            chain.starts_with("a role task stopped: panicked or was cancelled: "),
+            "{chain}"
+        );
+        assert!(chain.contains("boom"), "the panic's message: {chain}");
     }
 }

@@ -6,11 +6,11 @@
 //! Offsets move only past requests whose result is acknowledged, and never past one still in
 //! flight (see [`crate::kafka::offsets`]).
 
-use super::{PipelineError, Role, Services, stopped};
-use crate::events::{CLAIM_RESULT_V1, ClaimResult, VerifyRequest, fit_result};
+use super::{PipelineError, Role, Services, StopCause, stopped};
+use crate::events::{CLAIM_RESULT_V1, ClaimResult, TraceContext, VerifyRequest, fit_result};
 use crate::internal_events;
 use crate::kafka::offsets::{InOrderOffsets, store_next_offset};
-use crate::kafka::{self, TraceParent, is_message_fault, read_traceparent};
+use crate::kafka::{self, is_message_fault, read_trace_context};
 use crate::roles;
 use crate::verify::Verifier;
 use chrono::Utc;
@@ -62,7 +62,7 @@ pub(super) async fn run(
                 // Panics are caught inside the task: only a cancelled task ends here, at shutdown.
                 Err(join_error) => break Err(PipelineError::Role {
                     role: Role::Verify,
-                    message: join_error.to_string(),
+                    source: StopCause::Aborted(join_error),
                 }),
             },
             received = consumer.recv(), if limit.available_permits() > 0 => {
@@ -79,7 +79,7 @@ pub(super) async fn run(
                 let Ok(permit) = Arc::clone(&limit).try_acquire_owned() else {
                     // Cannot happen: the branch runs only with a permit free, and only this loop
                     // takes permits. Fail loudly rather than lose the message silently.
-                    break Err(PipelineError::Role { role: Role::Verify, message: "no free check slot".into() });
+                    break Err(PipelineError::Role { role: Role::Verify, source: StopCause::NoCheckSlot });
                 };
                 offsets.start(message.topic(), message.partition(), message.offset());
                 let services = Arc::clone(&services);
@@ -87,7 +87,7 @@ pub(super) async fn run(
                 tasks.spawn(async move {
                     let _permit = permit;
                     let done = (message.topic().to_owned(), message.partition(), message.offset());
-                    let trace = read_traceparent(&message);
+                    let trace = read_trace_context(&message);
                     let handled = AssertUnwindSafe(handle(&services, &verifier, message.payload().unwrap_or_default(), trace.as_ref()))
                         .catch_unwind()
                         .await;
@@ -114,7 +114,7 @@ async fn handle(
     services: &Services,
     verifier: &Verifier,
     payload: &[u8],
-    trace: Option<&TraceParent>,
+    trace: Option<&TraceContext>,
 ) -> Result<(), KafkaError> {
     let request: VerifyRequest = match serde_json::from_slice(payload) {
         Ok(request) => request,
@@ -131,7 +131,7 @@ async fn handle(
         revision = request.revision,
         claim_id = %request.claim.id,
         source_host = %request.source_host,
-        trace_id = %trace.map(TraceParent::trace_id).unwrap_or_default(),
+        trace_id = crate::telemetry::trace_id(trace),
     );
     crate::telemetry::adopt(&span, trace);
     check_and_publish(services, verifier, &request, trace)
@@ -143,7 +143,7 @@ async fn check_and_publish(
     services: &Services,
     verifier: &Verifier,
     request: &VerifyRequest,
-    trace: Option<&TraceParent>,
+    trace: Option<&TraceContext>,
 ) -> Result<(), KafkaError> {
     let now = Utc::now();
     if now >= request.deadline {
@@ -151,7 +151,7 @@ async fn check_and_publish(
         return Ok(());
     }
     let budget = (request.deadline - now).to_std().unwrap_or_default();
-    let check = verifier.check(
+    let check = verifier.verify_claim(
         &request.article_id,
         request.revision,
         &request.claim,

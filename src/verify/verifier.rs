@@ -49,8 +49,10 @@ impl Verifier {
         &self.fetcher
     }
 
-    /// Checks `claim` of (`article_id`, `revision`) against `source_url`.
-    pub async fn check(
+    /// Verifies `claim` of (`article_id`, `revision`) against `source_url`: fetches the source
+    /// (through the cache) and judges the claim against it; every failure is a result, never an
+    /// error.
+    pub async fn verify_claim(
         &self,
         article_id: &str,
         revision: u64,

@@ -202,6 +202,36 @@ fn unknown_key_names_its_section_and_the_keys_it_could_be() {
 }
 
 #[test]
+fn renamed_keys_are_read_under_their_former_names() {
+    let old = Config::from_toml_str(
+        "[judge]\nfigure_tolerance_low = 0.05\nfigure_tolerance_high = 0.3\n",
+    )
+    .expect("a file written with the former names loads");
+    assert_eq!(old.judge.figure_medium_tolerance, 0.05);
+    assert_eq!(old.judge.figure_high_tolerance, 0.3);
+    let from_env = Config::load_with_env(
+        None,
+        env(&[("FACTGATE_JUDGE__FIGURE_TOLERANCE_LOW", "0.15")]),
+    )
+    .expect("the former name loads from the environment");
+    assert_eq!(from_env.judge.figure_medium_tolerance, 0.15);
+    assert_eq!(
+        from_env.judge_settings().figure_medium_tolerance,
+        0.15,
+        "the judge gets it"
+    );
+
+    let both = Config::from_toml_str(
+        "[judge]\nfigure_tolerance_low = 0.05\nfigure_medium_tolerance = 0.1\n",
+    )
+    .unwrap_err();
+    assert!(
+        both.to_string().contains("figure_medium_tolerance"),
+        "{both}"
+    );
+}
+
+#[test]
 fn environment_overrides_the_file() {
     let file =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/configs/valid/minimal.toml");

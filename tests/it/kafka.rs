@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use factgate::config::KafkaConfig;
 use factgate::events::{DRAFT_V1, MANIFEST_V1};
-use factgate::kafka::headers::{read_schema, read_traceparent};
+use factgate::kafka::headers::{read_schema, read_trace_context};
 use factgate::kafka::{
     ConsumeError, EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr,
     RoleConsumer, close_consumer, consume_at_least_once, consume_in_flight, ensure_topics,
 };
+use factgate::telemetry::SpanContextOf;
 use rdkafka::consumer::{BaseConsumer, Consumer, StreamConsumer};
 use rdkafka::message::BorrowedMessage;
 use rdkafka::producer::{FutureProducer, FutureRecord};
@@ -141,8 +142,8 @@ async fn round_trip_keeps_key_payload_and_headers_and_the_trace_is_propagated() 
         (delivered.partition, delivered.offset)
     );
     assert_eq!(read_schema(&message), Some(DRAFT_V1));
-    let incoming = read_traceparent(&message).expect("a valid traceparent arrives");
-    assert_eq!(incoming, sent.traceparent);
+    let incoming = read_trace_context(&message).expect("a valid traceparent arrives");
+    assert_eq!(incoming, sent.trace);
     let re = regex::Regex::new(r"^00-[0-9a-f]{32}-[0-9a-f]{16}-01$").expect("regex");
     assert!(re.is_match(&incoming.to_string()), "{incoming}");
 
@@ -160,9 +161,10 @@ async fn round_trip_keeps_key_payload_and_headers_and_the_trace_is_propagated() 
         .expect("subscribe");
     let message = recv(&join).await;
     assert_eq!(read_schema(&message), Some(MANIFEST_V1));
-    let propagated = read_traceparent(&message).expect("a valid traceparent arrives");
-    assert_eq!(propagated.trace_id(), incoming.trace_id());
-    assert_ne!(propagated.span_id(), incoming.span_id());
+    let propagated = read_trace_context(&message).expect("a valid traceparent arrives");
+    let (propagated_ids, incoming_ids) = (propagated.span_context(), incoming.span_context());
+    assert_eq!(propagated_ids.trace_id(), incoming_ids.trace_id());
+    assert_ne!(propagated_ids.span_id(), incoming_ids.span_id());
     assert!(re.is_match(&propagated.to_string()), "{propagated}");
 }
 
@@ -489,7 +491,7 @@ async fn an_outside_rdkafka_client_produces_and_consumes_on_the_embedded_broker(
         .expect("subscribe");
     let message = recv(&reader).await;
     assert_eq!(text(&message), ("a-1".into(), "pass".into()));
-    assert_eq!(read_traceparent(&message), Some(headers.traceparent));
+    assert_eq!(read_trace_context(&message), Some(headers.trace));
 }
 
 /// kcat stands in for the CMS and the operator. CI installs it; elsewhere the test says it
@@ -573,7 +575,7 @@ async fn kcat_produces_to_and_consumes_from_the_embedded_broker() {
     );
     assert!(out.starts_with("article-9|block|"), "{out}");
     assert!(
-        out.contains(&format!("traceparent={}", headers.traceparent)),
+        out.contains(&format!("traceparent={}", headers.trace.traceparent())),
         "{out}"
     );
     assert!(

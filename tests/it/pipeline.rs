@@ -756,9 +756,9 @@ async fn trace_ids(
         let value = serde_json::from_slice::<Value>(message.payload().unwrap_or_default())
             .unwrap_or_default();
         if value["article_id"] == article_id {
-            let trace = factgate::kafka::read_traceparent(&message)
+            let trace = factgate::kafka::read_trace_context(&message)
                 .unwrap_or_else(|| panic!("{topic}: a message without a valid traceparent"));
-            ids.push((trace.trace_id(), value));
+            ids.push((factgate::telemetry::trace_id(Some(&trace)), value));
         }
     }
     ids
@@ -773,7 +773,7 @@ async fn one_articles_work_is_one_trace_across_the_roles() {
     // A CMS that sends a trace context: factgate continues it.
     let traced = draft(Kind::Clean, "trace-cms", &origin, false);
     let headers = EventHeaders::new(DRAFT_V1, None);
-    let cms_trace = headers.traceparent.trace_id();
+    let cms_trace = factgate::telemetry::trace_id(Some(&headers.trace));
     publish_draft_with(
         &producer(&config),
         &config,
@@ -830,7 +830,7 @@ async fn one_articles_work_is_one_trace_across_the_roles() {
     // An article decided at its deadline, on no message, is still decided in its own trace.
     let late = draft(Kind::SlowSource, "trace-deadline", &origin, false);
     let late_headers = EventHeaders::new(DRAFT_V1, None);
-    let late_trace = late_headers.traceparent.trace_id();
+    let late_trace = factgate::telemetry::trace_id(Some(&late_headers.trace));
     publish_draft_with(
         &producer(&config),
         &config,

@@ -36,7 +36,9 @@
 //! - `manifest`: the article manifest extraction sends to the join.
 //! - `report`: the editor's report (docs/report.md) and its issues.
 //! - `decision`: the decision, its reasons, and the derivation of decision ids.
-//! - `position`: where a draft sits on the drafts topic, naming one publication of it.
+//! - `position`: where a draft sits on the drafts topic, naming one publication of it; a
+//!   topic-partition.
+//! - `trace`: the trace context (W3C `traceparent`, `tracestate`) an event carries, held opaque.
 //! - `fit`: events sized to fit the broker's message limit: manifests split, reports shortened.
 
 mod check;
@@ -57,13 +59,13 @@ pub use decision::{
 pub use draft::{DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id};
 pub use fit::{Oversize, fit_decision, fit_result, split_manifest};
 pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome, ManifestPart};
-pub use position::DraftPosition;
+pub use position::{DraftPosition, TopicPartition};
 pub use report::{
     ChangeCounts, CitationReplaced, ClaimStatus, ClaimVerdict, Issue, IssueChange, IssueType,
     Rechecked, Recommendation, Report, Resolution, RevisionChanges, SeverityCounts, Summary,
     SupportingSource, VerificationDetails, VerificationResults,
 };
-pub use trace::TraceContext;
+pub use trace::{MAX_TRACEPARENT_BYTES, MAX_TRACESTATE_BYTES, TraceContext};
 pub use version::{
     CLAIM_RESULT_V1, ClaimResultV1, DECISION_V1, DRAFT_V1, DecisionV1, DraftV1, MANIFEST_V1,
     ManifestV1, VERIFY_REQUEST_V1, VerifyRequestV1,

@@ -25,6 +25,24 @@ impl DraftPosition {
     }
 }
 
+/// A partition of one Kafka topic: the key of whatever is tracked per partition (offsets held by
+/// the join, offsets in flight, consumer lag, partitions revoked).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TopicPartition {
+    pub topic: String,
+    pub partition: i32,
+}
+
+impl TopicPartition {
+    /// The partition `partition` of `topic`.
+    pub fn new(topic: impl Into<String>, partition: i32) -> Self {
+        Self {
+            topic: topic.into(),
+            partition,
+        }
+    }
+}
+
 impl std::fmt::Display for DraftPosition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}@{}", self.partition, self.offset)

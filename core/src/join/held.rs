@@ -9,23 +9,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-/// A Kafka partition of one topic. Manifests and results may come from different topics, so
-/// offsets are tracked per (topic, partition).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TopicPartition {
-    pub topic: String,
-    pub partition: i32,
-}
-
-impl TopicPartition {
-    /// The partition `partition` of `topic`.
-    pub fn new(topic: impl Into<String>, partition: i32) -> Self {
-        Self {
-            topic: topic.into(),
-            partition,
-        }
-    }
-}
+/// Manifests and results may come from different topics, so offsets are tracked per (topic,
+/// partition).
+pub use crate::events::TopicPartition;
 
 /// Where a consumed message sits: its partition and offset.
 pub(crate) type Position = (TopicPartition, i64);

@@ -562,16 +562,10 @@ fn settings_follow_the_join_section() {
 #[test]
 fn every_decision_carries_its_articles_trace_even_at_the_deadline() {
     let mut join = state();
-    let late = TraceContext::new(
-        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
-        None,
-    )
-    .expect("a trace context");
-    let early = TraceContext::new(
-        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-        None,
-    )
-    .expect("a trace context");
+    let trace = |traceparent: &str| TraceContext::new(traceparent).expect("a W3C traceparent");
+    let late = trace("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    let late_result = trace("00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01");
+    let early = trace("00-0af7651916cd43dd8448eb211c80319c-b9c7c989f97918e1-01");
     // Waiting for two results at its deadline: decided on no message, in its manifest's trace.
     let decided =
         join.on_manifest_traced(&tp(0), 0, manifest("late", 1, 2), Some(late.clone()), at(1));
@@ -580,7 +574,7 @@ fn every_decision_carries_its_articles_trace_even_at_the_deadline() {
         &tp(0),
         1,
         result("late", 1, 0, Verdict::Supported),
-        Some(late.clone()),
+        Some(late_result),
         at(2),
     );
     assert!(decided.is_empty());

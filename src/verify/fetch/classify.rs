@@ -93,16 +93,19 @@ pub fn cache_ttl(outcome: &FetchOutcome, settings: &FetchSettings) -> Option<Dur
     }
 }
 
-/// A Retry-After header value: delay-seconds or an HTTP date (RFC 9110 §10.2.3). A date in the
-/// past means "now"; anything unparseable is ignored.
+/// A Retry-After header value: delay-seconds or an HTTP date (RFC 9110 §10.2.3) in any of the
+/// three formats a recipient must accept (IMF-fixdate, the obsolete RFC 850 and asctime forms;
+/// §5.6.7). A date in the past means "now"; anything unparseable is ignored.
 pub fn parse_retry_after(value: &str) -> Option<Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(Duration::from_secs(seconds));
     }
-    let date = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    let wait = date.with_timezone(&chrono::Utc) - chrono::Utc::now();
-    Some(wait.to_std().unwrap_or(Duration::ZERO))
+    let date = httpdate::parse_http_date(value).ok()?;
+    Some(
+        date.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 #[cfg(test)]
@@ -194,15 +197,30 @@ mod tests {
     #[test]
     fn retry_after_parses_seconds_and_dates() {
         assert_eq!(parse_retry_after("1"), Some(Duration::from_secs(1)));
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"),
-            Some(Duration::ZERO)
-        );
-        let future = (chrono::Utc::now() + chrono::Duration::seconds(120))
-            .format("%a, %d %b %Y %H:%M:%S GMT")
-            .to_string();
-        let wait = parse_retry_after(&future).expect("date parses");
-        assert!(wait > Duration::from_secs(100) && wait <= Duration::from_secs(120));
-        assert_eq!(parse_retry_after("soon"), None);
+        assert_eq!(parse_retry_after(" 30 "), Some(Duration::from_secs(30)));
+        // RFC 9110's own example of each format, all long past: retry now.
+        for past in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+        ] {
+            assert_eq!(parse_retry_after(past), Some(Duration::ZERO), "{past}");
+        }
+        let in_two_minutes = chrono::Utc::now() + chrono::Duration::seconds(120);
+        for format in [
+            "%a, %d %b %Y %H:%M:%S GMT",
+            "%A, %d-%b-%y %H:%M:%S GMT",
+            "%a %b %e %H:%M:%S %Y",
+        ] {
+            let future = in_two_minutes.format(format).to_string();
+            let wait = parse_retry_after(&future).expect("date parses");
+            assert!(
+                wait > Duration::from_secs(100) && wait <= Duration::from_secs(120),
+                "{future}: {wait:?}"
+            );
+        }
+        for unreadable in ["soon", "-5", "1.5", "Sun, 06 Nov 1994 08:49:37 PST", ""] {
+            assert_eq!(parse_retry_after(unreadable), None, "{unreadable:?}");
+        }
     }
 }

@@ -32,6 +32,7 @@ pub use factgate_core::quorum::{
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use crate::config::ApiKey;
 use futures::future::join_all;
 use tokio::sync::Semaphore;
 
@@ -40,35 +41,6 @@ pub use client::{ChatClient, CompletionError};
 pub use passages::Lead;
 pub use prompts::VoterRole;
 pub use quorum::{QuorumOutcome, Vote, VoteOutcome, VoterVerdict};
-
-/// An API key. Debug and Display print `[redacted]`; only [`ApiKey::expose`] gives the value,
-/// and only the client's Authorization header uses it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
-
-impl ApiKey {
-    /// Wraps a key, typically read by the caller from the environment variable config names.
-    pub fn new(key: impl Into<String>) -> Self {
-        ApiKey(key.into())
-    }
-
-    /// The key itself, for the Authorization header.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
-impl std::fmt::Display for ApiKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
 
 /// How to reach the endpoint and how to run the panel.
 #[derive(Debug, Clone)]
@@ -363,6 +335,8 @@ mod tests {
         settings.api_key = Some(ApiKey::new("sk-secret-123"));
         assert!(!format!("{settings:?}").contains("sk-secret-123"));
         assert_eq!(ApiKey::new("sk-secret-123").to_string(), "[redacted]");
+        assert_eq!(format!("{:?}", ApiKey::new("sk-secret-123")), "[redacted]");
+        assert_eq!(ApiKey::new("sk-secret-123").expose(), "sk-secret-123");
         let judge = LlmJudge::new(settings).expect("valid settings");
         assert!(!format!("{judge:?}").contains("sk-secret-123"));
     }
