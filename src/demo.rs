@@ -79,8 +79,10 @@ pub enum DemoError {
     Kafka(#[from] kafka::KafkaSetupError),
     #[error("Kafka client error")]
     Client(#[from] rdkafka::error::KafkaError),
-    #[error("configuration: {0}")]
-    Config(String),
+    #[error("the demo's configuration")]
+    Config(#[source] crate::config::ConfigError),
+    #[error("the pipeline stopped before it started")]
+    NotStarted,
     #[error("only {decided} of {expected} drafts were decided within {timeout_s} s")]
     Incomplete {
         decided: usize,
@@ -100,7 +102,7 @@ pub async fn run(
     let mut config = Config::from_toml_str(&format!(
         "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n[join]\ndeadline_ms = {DEMO_DEADLINE_MS}\n[log]\nlevel = \"warn\"\n"
     ))
-    .map_err(|e| DemoError::Config(e.to_string()))?;
+    .map_err(DemoError::Config)?;
     config.kafka.bootstrap_servers = None;
     let kafka_config = config.kafka.clone();
 
@@ -121,7 +123,7 @@ pub async fn run(
         // The pipeline stopped before starting: its error says why.
         return match pipeline.await {
             Ok(Err(err)) => Err(err.into()),
-            _ => Err(DemoError::Config("the pipeline did not start".into())),
+            _ => Err(DemoError::NotStarted),
         };
     };
     let _ = writeln!(

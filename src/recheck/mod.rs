@@ -101,10 +101,14 @@ pub enum RecheckError {
     ScopeMismatch { run_id: String, recorded: String },
     #[error("reading {topic}: nothing arrived from partitions {partitions:?} for a minute")]
     Stalled { topic: String, partitions: Vec<i32> },
-    #[error("building the verifier: {0}")]
-    Verifier(String),
-    #[error("a blocking task failed: {0}")]
-    Blocking(String),
+    #[error("building the fetcher")]
+    Fetcher(#[source] crate::verify::fetch::FetchError),
+    #[error("building the LLM judge")]
+    Judge(#[source] crate::verify::llm::LlmError),
+    #[error("a task of the run failed")]
+    Task(#[source] tokio::task::JoinError),
+    #[error("the shared decisions' lock was poisoned by a task that panicked")]
+    LockPoisoned,
     #[error(
         "interrupted with {decided} of {total} articles decided; run again with --run-id \
          {run_id} to resume"
@@ -290,7 +294,7 @@ pub async fn run(
                 match joined {
                     Ok(Ok(())) => {}
                     Ok(Err(err)) => { outcome = Err(err); break; }
-                    Err(err) => { outcome = Err(RecheckError::Blocking(err.to_string())); break; }
+                    Err(err) => { outcome = Err(RecheckError::Task(err)); break; }
                 }
             }
         }
@@ -309,7 +313,7 @@ pub async fn run(
     let decided = std::mem::take(
         &mut decided
             .lock()
-            .map_err(|_| RecheckError::Blocking("the decisions' lock was poisoned".into()))?
+            .map_err(|_| RecheckError::LockPoisoned)?
             .decisions,
     );
     if decided.len() < total {
@@ -641,9 +645,7 @@ async fn follow_decisions(
             && let Some(target) = targets.get(&decision.article_id)
             && decision.draft_position == Some(target.position)
         {
-            let mut decided = decided
-                .lock()
-                .map_err(|_| RecheckError::Blocking("the decisions' lock was poisoned".into()))?;
+            let mut decided = decided.lock().map_err(|_| RecheckError::LockPoisoned)?;
             let blocks = decision.outcome == Outcome::Block;
             let replaced = decided
                 .decisions

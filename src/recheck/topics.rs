@@ -76,7 +76,7 @@ pub async fn watermarks(
         Ok(Some(marks))
     })
     .await
-    .map_err(|e| RecheckError::Blocking(e.to_string()))?
+    .map_err(RecheckError::Task)?
 }
 
 /// How long a read past the reported end waits for another record before taking the end as
@@ -200,7 +200,7 @@ where
         Ok((state, ends))
     })
     .await
-    .map_err(|e| RecheckError::Blocking(e.to_string()))?
+    .map_err(RecheckError::Task)?
 }
 
 /// The offset `consumer` reads `partition` of `topic` from next, when known.

@@ -105,7 +105,7 @@ pub(super) async fn run(
                 match joined {
                     Ok(Ok(())) => continue,
                     Ok(Err(err)) => break Err(err),
-                    Err(err) => break Err(RecheckError::Blocking(err.to_string())),
+                    Err(err) => break Err(RecheckError::Task(err)),
                 }
             }
             message = consumer.recv() => message,
@@ -132,7 +132,7 @@ pub(super) async fn run(
             let article = article.clone();
             tokio::task::spawn_blocking(move || prepare(&work, &article, &payload))
                 .await
-                .map_err(|e| RecheckError::Blocking(e.to_string()))?
+                .map_err(RecheckError::Task)?
         };
         let needed = match &prepared {
             Prepared::Extracted { checks, .. } => (*checks).min(work.max_in_flight_checks),
@@ -179,12 +179,11 @@ fn is_decided(decided: &Mutex<Decided>, article: &str) -> bool {
 
 fn build_verifier(config: &Config) -> Result<Verifier, RecheckError> {
     let fetcher = crate::verify::fetch::Fetcher::new(config.fetch_settings())
-        .map_err(|e| RecheckError::Verifier(e.to_string()))?;
+        .map_err(RecheckError::Fetcher)?;
     let llm = match config.llm_settings() {
-        Some(settings) => Some(
-            crate::verify::llm::LlmJudge::new(settings)
-                .map_err(|e| RecheckError::Verifier(e.to_string()))?,
-        ),
+        Some(settings) => {
+            Some(crate::verify::llm::LlmJudge::new(settings).map_err(RecheckError::Judge)?)
+        }
         None => None,
     };
     Ok(Verifier::new(fetcher, config.judge_settings(), llm))
