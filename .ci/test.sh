@@ -168,10 +168,16 @@ test_limit=40m
 # after them, in a process of their own; the other run skips them, so the two share no test.
 timeout "$test_limit" cargo test --locked --test it -- llm_server:: >"$llm_results" 2>&1 &
 llm_pid=$!
-others=(--workspace --lib --bins --examples --benches --tests)
+others=(--workspace --lib --bins --examples --tests)
 status=0
 timeout "$test_limit" cargo test --locked --no-fail-fast "${others[@]}" -- --skip llm_server:: 2>&1 |
   tee "$results" ||
+  status=$?
+# The criterion benches, once each in test mode; their harness takes no test filter (and
+# `--benches` would run the library's unit tests a second time).
+benches=()
+for b in benches/*.rs; do benches+=(--bench "$(basename "$b" .rs)"); done
+timeout "$test_limit" cargo test --locked --no-fail-fast "${benches[@]}" 2>&1 | tee -a "$results" ||
   status=$?
 llm_status=0
 wait "$llm_pid" || llm_status=$?

@@ -1,4 +1,4 @@
-//! Fits the confidence table (`src/verify/judge/calibration.json`) on labelled WiCE data and
+//! Fits the confidence table (`core/src/judge/calibration.json`) on labelled WiCE data and
 //! reports how well calibrated the raw support score and the confidence are.
 //!
 //! Usage: `cargo run --release --example calibrate -- /work/shared/data/wice/dev.jsonl [--isotonic] [--write]`
@@ -16,7 +16,7 @@
 //! applied to the other, and the expected calibration error (ECE, 10 equal-width bins) of these
 //! held-out confidences is printed, over several seeds. The in-sample ECE of the table fitted on
 //! every claim is printed too, and is optimistic. With `--write` the table fitted on every claim
-//! is written to `src/verify/judge/calibration.json`.
+//! is written to `core/src/judge/calibration.json`.
 
 #[path = "support/wice.rs"]
 mod wice;
@@ -34,7 +34,7 @@ const PRIOR_WEIGHT: f64 = 2.0;
 const BINS: usize = 10;
 /// Seeds of the repeated two-fold split.
 const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
-const TABLE_PATH: &str = "src/verify/judge/calibration.json";
+const TABLE_PATH: &str = "core/src/judge/calibration.json";
 const COMMAND: &str =
     "cargo run --release --example calibrate -- /work/shared/data/wice/dev.jsonl --write";
 

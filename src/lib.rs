@@ -12,33 +12,32 @@
 //! ```
 //!
 //! # Layout
-//! - [`model`]: the domain types every stage shares: claims, figures, citations, severities.
-//! - [`events`]: the versioned event contracts (draft, verification request, claim result,
-//!   manifest, decision) whose JSON Schemas live in `schemas/`.
+//! The decisions are factgate-core's, re-exported here at the same paths: [`model`], [`text`]
+//! (text analysis for drafts and sources), [`events`] (the contracts), [`fetched`] (what a fetch
+//! gave), [`extract`], [`judge`], [`quorum`] (the LLM quorum's pure parts), [`decide`], [`join`]
+//! and [`roles`] (what each role decides). That crate has no async runtime, Kafka or HTTP
+//! client. This crate does the I/O around it, in layers, lowest first (each uses only those
+//! before it; `tests/it/layering.rs` holds it so):
 //! - [`config`]: configuration from `config/factgate.toml` and `FACTGATE_…` overrides, validated.
-//! - [`extract`]: turns a draft body (Markdown, HTML, text) into claims mapped to citations, and
-//!   judges at once what needs no fetch. Pure: no I/O.
-//! - [`markup`]: bounded HTML and Markdown parsing shared by drafts and sources: a linear
-//!   nesting-depth scan before any tree is built, and a parse that stops when its time is up.
-//! - [`decide`]: the policy (strictness) and the report: pass or block, and why.
+//! - [`metrics`]: the Prometheus metric families and their label values.
+//! - `internal_events`: one function per thing that happens, logging it and counting it.
+//! - [`parse_pool`]: CPU-heavy parsing on blocking threads, one per core, stopped when its caller
+//!   gives up.
+//! - [`verify`]: fetches cited sources safely and runs one check: the judge, and the LLM quorum
+//!   when configured.
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
 //! - [`inputs`]: what `factgate check` reads: files, directories, globs, standard input; bodies
 //!   and draft events.
-//! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF.
+//! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF, HTML.
 //! - [`progress`]: `factgate check`'s progress lines on stderr.
-//! - [`http`]: health, readiness, decisions and metrics over HTTP.
-//! - [`metrics`]: the Prometheus metric families and their label values.
-//! - `internal_events`: one function per thing that happens, logging it and counting it.
-//! - [`verify`]: fetches cited sources safely and judges each claim against its source.
-//! - [`pipeline`]: the stream processor: the extract, verify and join roles on Kafka.
+//! - [`telemetry`]: logs and traces: the subscriber, OTLP export, and the W3C trace context.
+//! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
+//!   trace and schema headers, at-least-once consumption.
+//! - [`http`]: health, readiness, decisions, the editors' pages and metrics over HTTP.
+//! - [`pipeline`]: the stream processor: the extract, verify and join roles' I/O loops on Kafka.
 //! - [`recheck`]: `factgate recheck`: an archive checked again as one bounded, resumable run
 //!   isolated by its run id, with progress, a summary and a diff against the live decisions.
 //! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
-//! - [`join`]: gathers each article's manifest and results into one decision. Pure: no I/O.
-//! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
-//!   trace and schema headers, at-least-once consumption.
-//! - [`telemetry`]: logs and traces: the subscriber, OTLP export, and spans parented on the
-//!   `traceparent` header.
 
 pub use factgate_core::{
     decide, events, extract, fetched, join, judge, model, quorum, roles, text,

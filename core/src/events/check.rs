@@ -171,7 +171,7 @@ pub struct ClaimResult {
     /// ranks claims but is not a probability; see `confidence`.
     pub support: f64,
     /// The calibrated probability in [0, 1] that the source supports the claim, mapped from
-    /// `support` by the table fitted on labelled data (`verify::judge::calibration`). Absent
+    /// `support` by the table fitted on labelled data (`judge::calibration`). Absent
     /// when the source was not judged (not fetched or not read), and from results written
     /// before it was computed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
