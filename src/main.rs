@@ -465,9 +465,12 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     if !format.streams() {
         let views: Vec<CheckedArticle<'_>> = done.iter().map(Done::view).collect();
+        let unreadable: Vec<String> = errors.iter().map(ToString::to_string).collect();
         let report = match (format, args.output.as_deref()) {
-            (Format::Html, Some(index)) if views.len() > 1 => write_html_pages(index, &views)?,
-            _ => render::render(format, &views),
+            (Format::Html, Some(index)) if views.len() > 1 => {
+                write_html_pages(index, &views, &unreadable)?
+            }
+            _ => render::render_with_unreadable(format, &views, &unreadable),
         };
         sink.write_all(report.as_bytes())
             .context("writing the report")?;
@@ -490,6 +493,7 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
 fn write_html_pages(
     index: &std::path::Path,
     views: &[CheckedArticle<'_>],
+    unreadable: &[String],
 ) -> anyhow::Result<String> {
     let stem = index
         .file_stem()
@@ -531,7 +535,7 @@ fn write_html_pages(
             .with_context(|| format!("writing {}", path.display()))?;
         hrefs.push(format!("{stem}/{name}"));
     }
-    Ok(render::html::index_page(views, &hrefs))
+    Ok(render::html::index_page(views, &hrefs, unreadable))
 }
 
 fn run_pipeline(

@@ -12,10 +12,10 @@ use super::{CheckedArticle, reason_names, text::decision_text};
 use crate::events::Outcome;
 
 /// The JUnit report of every article, as one XML document.
-pub fn render(articles: &[CheckedArticle<'_>]) -> String {
+pub fn render(articles: &[CheckedArticle<'_>], unreadable: &[String]) -> String {
     let mut writer = Writer::new_with_indent(Cursor::new(Vec::new()), b' ', 2);
     // Writing to memory cannot fail.
-    let _ = write_report(&mut writer, articles);
+    let _ = write_report(&mut writer, articles, unreadable);
     let mut xml = String::from_utf8_lossy(&writer.into_inner().into_inner()).into_owned();
     xml.push('\n');
     xml
@@ -24,8 +24,10 @@ pub fn render(articles: &[CheckedArticle<'_>]) -> String {
 fn write_report(
     writer: &mut Writer<Cursor<Vec<u8>>>,
     articles: &[CheckedArticle<'_>],
+    unreadable: &[String],
 ) -> std::io::Result<()> {
-    let tests = articles.len().to_string();
+    let tests = (articles.len() + unreadable.len()).to_string();
+    let errors = unreadable.len().to_string();
     let failures = articles
         .iter()
         .filter(|a| a.decision.outcome == Outcome::Block)
@@ -38,19 +40,34 @@ fn write_report(
         .with_attribute(("name", "factgate"))
         .with_attribute(("tests", tests.as_str()))
         .with_attribute(("failures", failures.as_str()))
-        .with_attribute(("errors", "0"))
+        .with_attribute(("errors", errors.as_str()))
         .with_attribute(("time", time.as_str()))
         .write_inner_content(|w| {
             w.create_element("testsuite")
                 .with_attribute(("name", "factgate check"))
                 .with_attribute(("tests", tests.as_str()))
                 .with_attribute(("failures", failures.as_str()))
-                .with_attribute(("errors", "0"))
+                .with_attribute(("errors", errors.as_str()))
                 .with_attribute(("skipped", "0"))
                 .with_attribute(("time", time.as_str()))
                 .write_inner_content(|w| {
                     for article in articles {
                         write_case(w, article)?;
+                    }
+                    // An input that could not be read is an error, not a pass: CI shows it.
+                    for message in unreadable {
+                        let message = xml_text(message);
+                        w.create_element("testcase")
+                            .with_attribute(("classname", "factgate"))
+                            .with_attribute(("name", message.as_str()))
+                            .with_attribute(("time", "0.000"))
+                            .write_inner_content(|w| {
+                                w.create_element("error")
+                                    .with_attribute(("message", message.as_str()))
+                                    .with_attribute(("type", "unreadable_input"))
+                                    .write_empty()?;
+                                Ok(())
+                            })?;
                     }
                     Ok(())
                 })?;

@@ -8,16 +8,21 @@ use super::{CheckedArticle, outcome_word, reason_names, serde_name, severity_wor
 use crate::events::Outcome;
 
 /// The report of every article, as one Markdown document.
-pub fn render(articles: &[CheckedArticle<'_>]) -> String {
+pub fn render(articles: &[CheckedArticle<'_>], unreadable: &[String]) -> String {
     let mut out = String::new();
     let blocked = articles
         .iter()
         .filter(|a| a.decision.outcome == Outcome::Block)
         .count();
     // Writing to a String cannot fail.
+    let unread = match unreadable.len() {
+        0 => String::new(),
+        1 => "; 1 input could not be read".to_owned(),
+        n => format!("; {n} inputs could not be read"),
+    };
     let _ = writeln!(
         out,
-        "# factgate: {} of {} {} blocked\n",
+        "# factgate: {} of {} {} blocked{unread}\n",
         blocked,
         articles.len(),
         if articles.len() == 1 {
@@ -26,6 +31,13 @@ pub fn render(articles: &[CheckedArticle<'_>]) -> String {
             "articles"
         }
     );
+    if !unreadable.is_empty() {
+        let _ = writeln!(out, "## Inputs that could not be read (not checked)\n");
+        for message in unreadable {
+            let _ = writeln!(out, "- {}", cell(message));
+        }
+        let _ = writeln!(out);
+    }
     let _ = writeln!(
         out,
         "| article | outcome | reasons | claims | issues (high / medium / low) | accuracy |"

@@ -107,6 +107,18 @@ pub struct CheckedArticle<'a> {
 /// The report of `articles` in `format`. For a format that [streams](Format::streams), the
 /// reports of the articles one after another.
 pub fn render(format: Format, articles: &[CheckedArticle<'_>]) -> String {
+    render_with_unreadable(format, articles, &[])
+}
+
+/// [`render`], with the inputs that could not be read at all (`unreadable`: one message each,
+/// e.g. "cannot read a.md: No such file"): the Markdown and HTML summaries count and list them,
+/// so a run where inputs failed never reads as "0 of 0 blocked", and JUnit reports each as an
+/// error. Text, JSON Lines and SARIF carry decisions only; the messages are on stderr.
+pub fn render_with_unreadable(
+    format: Format,
+    articles: &[CheckedArticle<'_>],
+    unreadable: &[String],
+) -> String {
     match format {
         Format::Text => articles
             .iter()
@@ -114,12 +126,12 @@ pub fn render(format: Format, articles: &[CheckedArticle<'_>]) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         Format::Json => articles.iter().map(json::decision_line).collect(),
-        Format::Markdown => markdown::render(articles),
-        Format::Junit => junit::render(articles),
+        Format::Markdown => markdown::render(articles, unreadable),
+        Format::Junit => junit::render(articles, unreadable),
         Format::Sarif => sarif::render(articles),
         Format::Html => match articles {
             [one] => html::article_page(one, None),
-            several => html::index_page(several, &html_page_names(several)),
+            several => html::index_page(several, &html_page_names(several), unreadable),
         },
     }
 }

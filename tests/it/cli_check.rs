@@ -799,3 +799,50 @@ async fn previous_report_says_what_changed_since_the_earlier_check() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.json"));
 }
+
+#[tokio::test]
+async fn reports_count_and_list_the_inputs_that_could_not_be_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = write(
+        dir.path(),
+        "a.md",
+        "Our pilot with 500 students showed 73% improvement.\n",
+    );
+    let missing = dir.path().join("missing.md").to_string_lossy().into_owned();
+
+    // Markdown (a CI step summary): never "0 of 0 blocked" when inputs failed.
+    let out = factgate(
+        args(&["check", &missing, "--format", "markdown"]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("# factgate: 0 of 0 articles blocked; 1 input could not be read"),
+        "{text}"
+    );
+    assert!(text.contains("## Inputs that could not be read"), "{text}");
+    assert!(text.contains("missing.md"), "{text}");
+
+    // JUnit: the unreadable input is an error case beside the checked article's.
+    let out = factgate(
+        args(&["check", &a, &missing, "--format", "junit"]),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert!(xml.contains("tests=\"2\""), "{xml}");
+    assert!(xml.contains("errors=\"1\""), "{xml}");
+    assert!(xml.contains("type=\"unreadable_input\""), "{xml}");
+    assert!(xml.contains("missing.md"), "{xml}");
+
+    // HTML with nothing readable: the page says why nothing was checked.
+    let out = factgate(args(&["check", &missing, "--format", "html"]), dir.path()).await;
+    assert_eq!(out.status.code(), Some(2));
+    let html = String::from_utf8_lossy(&out.stdout);
+    assert!(html.contains("1 input could not be read"), "{html}");
+    assert!(html.contains("Inputs that could not be read"), "{html}");
+    assert!(html.contains("missing.md"), "{html}");
+}

@@ -22,7 +22,11 @@ struct IndexRow {
 }
 
 /// The index of several checked articles, each linked to its page at `hrefs[i]`.
-pub fn index_page(articles: &[CheckedArticle<'_>], hrefs: &[String]) -> String {
+pub fn index_page(
+    articles: &[CheckedArticle<'_>],
+    hrefs: &[String],
+    unreadable: &[String],
+) -> String {
     let rows: Vec<IndexRow> = articles
         .iter()
         .zip(hrefs)
@@ -52,6 +56,7 @@ pub fn index_page(articles: &[CheckedArticle<'_>], hrefs: &[String]) -> String {
             "css": CSS,
             "rows": rows,
             "blocked": blocked,
+            "unreadable": unreadable,
             "generated_at": Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
         }),
     )
