@@ -133,17 +133,39 @@ pub fn plan_draft(
         },
         Err(oversize) => DraftPlan {
             requests: Vec::new(),
-            manifests: vec![ArticleManifest {
-                extraction: ExtractionOutcome::Failed {
-                    reason: ExtractionFailure::LimitExceeded,
-                    message: oversize.to_string(),
-                },
-                claims: Vec::new(),
-                pending: Vec::new(),
-                ..manifest
-            }],
+            manifests: vec![failed_manifest(
+                draft,
+                position,
+                deadline,
+                ExtractionFailure::LimitExceeded,
+                oversize.to_string(),
+            )],
             shape: Shape::Refused(oversize),
         },
+    }
+}
+
+/// The manifest of a draft none of whose claims will be checked: its extraction failed for
+/// `reason` (`message` says why), nothing is pending, and the join blocks it at once.
+pub fn failed_manifest(
+    draft: &DraftEvent,
+    position: DraftPosition,
+    deadline: DateTime<Utc>,
+    reason: ExtractionFailure,
+    message: String,
+) -> ArticleManifest {
+    ArticleManifest {
+        schema_version: Default::default(),
+        article_id: draft.article_id.clone(),
+        revision: draft.revision,
+        published_at: draft.published_at,
+        deadline,
+        content_digest: draft.content_digest(),
+        extraction: ExtractionOutcome::Failed { reason, message },
+        claims: Vec::new(),
+        pending: Vec::new(),
+        draft_position: Some(position),
+        part: None,
     }
 }
 
@@ -332,5 +354,63 @@ mod tests {
         let issue = result.issue.expect("an issue");
         assert_eq!(issue.severity, Severity::High);
         assert!(issue.problem.contains("the worker stopped"));
+    }
+
+    #[test]
+    fn a_draft_plan_requests_each_check_and_a_plan_over_the_budget_blocks_whole() {
+        let draft =
+            DraftEvent::from_json(include_str!("../../schemas/examples/draft.v1.json").as_bytes())
+                .expect("the example draft");
+        let position = DraftPosition {
+            partition: 0,
+            offset: 7,
+        };
+        let extraction = crate::extract::extract(&draft.body, draft.body_format).expect("reads");
+        let keys = check_keys(&extraction);
+        assert!(!keys.is_empty(), "the example cites its sources");
+        let deadline = Utc::now();
+        let plan = plan_draft(
+            &draft,
+            position,
+            deadline,
+            ExtractionOutcome::Ok {
+                paragraphs: 1,
+                sentences: 1,
+            },
+            Some(extraction.clone()),
+            1 << 20,
+        );
+        assert_eq!(plan.shape, Shape::Whole);
+        assert_eq!(plan.requests.len(), keys.len());
+        assert_eq!(plan.manifests.len(), 1);
+        assert_eq!(plan.manifests[0].pending, keys);
+        assert_eq!(plan.manifests[0].draft_position, Some(position));
+
+        // A budget no request fits: nothing is requested, and the manifest blocks the draft.
+        let plan = plan_draft(
+            &draft,
+            position,
+            deadline,
+            ExtractionOutcome::Ok {
+                paragraphs: 1,
+                sentences: 1,
+            },
+            Some(extraction),
+            64,
+        );
+        assert!(matches!(plan.shape, Shape::Refused(_)), "{:?}", plan.shape);
+        assert!(plan.requests.is_empty());
+        let [manifest] = plan.manifests.as_slice() else {
+            panic!("one manifest: {:?}", plan.manifests);
+        };
+        assert!(manifest.pending.is_empty() && manifest.claims.is_empty());
+        assert!(matches!(
+            manifest.extraction,
+            ExtractionOutcome::Failed {
+                reason: ExtractionFailure::LimitExceeded,
+                ..
+            }
+        ));
+        assert_eq!(manifest.content_digest, draft.content_digest());
     }
 }

@@ -271,22 +271,13 @@ async fn answer_failure(
         trace,
     )
     .await?;
-    let manifest = ArticleManifest {
-        schema_version: Default::default(),
-        article_id: draft.article_id.clone(),
-        revision: draft.revision,
-        published_at: draft.published_at,
+    let manifest = roles::failed_manifest(
+        draft,
+        position,
         deadline,
-        content_digest: draft.content_digest(),
-        extraction: ExtractionOutcome::Failed {
-            reason: ExtractionFailure::InternalError,
-            message: why.clone(),
-        },
-        claims: Vec::new(),
-        pending: Vec::new(),
-        draft_position: Some(position),
-        part: None,
-    };
+        ExtractionFailure::InternalError,
+        why.clone(),
+    );
     let topic = &services.config.kafka.topics.manifests;
     match services
         .publish(
