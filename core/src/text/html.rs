@@ -12,7 +12,8 @@
 pub enum ElementClass {
     /// Never visible prose: metadata, scripts, styles, embedded objects, controls, navigation.
     Hidden,
-    /// The furniture around a document's main content: `<header>`, `<footer>`, `<aside>`.
+    /// The furniture around a document's main content: `<header>`, `<footer>`, `<aside>`,
+    /// `<dialog>`.
     Chrome,
     /// Code: `<pre>` blocks and inline `<code>`.
     Code,
@@ -25,11 +26,13 @@ pub enum ElementClass {
 /// Elements whose content no reader sees as prose.
 const HIDDEN: &[&str] = &[
     "head", "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed",
-    "button", "select", "form", "dialog", "nav",
+    "button", "select", "form", "nav",
 ];
 
-/// Elements around the main content.
-const CHROME: &[&str] = &["header", "footer", "aside"];
+/// Elements around the main content. `<dialog>` is here, not hidden: on a fetched page it is a
+/// cookie or sign-up banner, but a draft's open dialog shows its text, so a draft's claims in
+/// one are read and checked.
+const CHROME: &[&str] = &["header", "footer", "aside", "dialog"];
 
 /// Elements that break text into blocks.
 const BLOCKS: &[&str] = &[
@@ -100,6 +103,7 @@ mod tests {
         }
         assert_eq!(class("script"), ElementClass::Hidden);
         assert_eq!(class("aside"), ElementClass::Chrome);
+        assert_eq!(class("dialog"), ElementClass::Chrome);
         assert_eq!(class("pre"), ElementClass::Code);
         assert_eq!(class("li"), ElementClass::Block);
         assert_eq!(class("a"), ElementClass::Inline);

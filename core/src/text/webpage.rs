@@ -409,7 +409,8 @@ mod tests {
             <header>Site header</header><nav>Home | About</nav>\
             <h1>Prices</h1><p>The plan costs $9/month.</p><p>It launched in 2021.<br>Line two</p>\
             <script>var x = 'hidden';</script><div hidden>secret</div>\
-            <ul><li>one</li><li>two</li></ul><footer>Copyright</footer></body></html>";
+            <ul><li>one</li><li>two</li></ul><footer>Copyright</footer>\
+            <dialog open><p>We use cookies.</p></dialog></body></html>";
         let page = html_to_text(html);
         assert_eq!(page.title.as_deref(), Some("The Report"));
         assert_eq!(

@@ -359,3 +359,19 @@ fn ordered_list_in_references_numbers_by_position_and_start() {
         Some("https://example.com/5")
     );
 }
+
+#[test]
+fn a_drafts_dialog_and_header_are_read_as_its_own_text() {
+    // An open dialog shows its text; what a draft shows is checked (a page's dialogs are
+    // banners and are dropped, see `webpage`).
+    let html = "<header><p>Fares rose 4% in 2024.</p></header>\
+        <dialog open><p>Ridership fell 3% in 2023.</p></dialog><pre>x = 12%</pre>";
+    let doc = parse(html, BodyFormat::Html);
+    let texts: Vec<&str> = doc.blocks.iter().map(|b| b.text.trim()).collect();
+    assert!(texts.contains(&"Fares rose 4% in 2024."), "{texts:?}");
+    assert!(texts.contains(&"Ridership fell 3% in 2023."), "{texts:?}");
+    assert!(
+        !texts.iter().any(|t| t.contains("x = 12%")),
+        "code is not prose: {texts:?}"
+    );
+}
