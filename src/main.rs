@@ -19,6 +19,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// jemalloc returns freed pages to the system where glibc's per-thread arenas keep them: pages
+/// are indexed on one thread and evicted on another (see README "Performance").
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// factgate gates newsroom publishing on fact checks.
 #[derive(Debug, Parser)]
 #[command(name = "factgate", version, about)]
