@@ -24,6 +24,13 @@ pub const STATISTICS_INTERVAL_MS: u32 = 10_000;
 pub const AUTO_COMMIT_INTERVAL_MS: u32 = 1_000;
 /// How long the producer waits to batch records: low, since a decision is awaited by a person.
 pub const LINGER_MS: u32 = 5;
+/// The most a consumer prefetches, in KiB (librdkafka's default is 64 MiB per consumer). A role
+/// holds at most 64 drafts (extract) or 512 requests (verify) in hand, so a larger queue hides
+/// no more broker latency; it only holds memory while a role waits on slow sources.
+pub const QUEUED_MAX_MESSAGES_KBYTES: u32 = 8 * 1024;
+/// The messages per partition a consumer tries to keep prefetched (librdkafka's default is
+/// 100,000): a few seconds of work at the pipeline's rate.
+pub const QUEUED_MIN_MESSAGES: u32 = 5_000;
 
 /// The settings every client shares: brokers, client id, extra properties.
 pub fn base_config(config: &KafkaConfig, bootstrap: &str) -> ClientConfig {
@@ -88,6 +95,18 @@ pub fn consumer(
         &STATISTICS_INTERVAL_MS.to_string(),
     );
     set_default(&mut client, config, "enable.partition.eof", "false");
+    set_default(
+        &mut client,
+        config,
+        "queued.max.messages.kbytes",
+        &QUEUED_MAX_MESSAGES_KBYTES.to_string(),
+    );
+    set_default(
+        &mut client,
+        config,
+        "queued.min.messages",
+        &QUEUED_MIN_MESSAGES.to_string(),
+    );
     let group = group_id(config, role);
     client
         .set("group.id", &group)
