@@ -54,6 +54,8 @@ pub const BOARD_CAPACITY: usize = 100_000;
 
 /// How long a consumer's fetch may wait for records on the embedded broker.
 pub const EMBEDDED_FETCH_WAIT_MS: u32 = 5;
+/// The producer's compression on the embedded broker, whose topics live in factgate's memory.
+pub const EMBEDDED_COMPRESSION: &str = "lz4";
 
 /// One of the stream processor's roles. Its name (on the command line, in group ids, logs and
 /// metric labels) is the variant's, in snake case.
@@ -386,7 +388,19 @@ pub async fn run(
             .entry("fetch.wait.max.ms".to_owned())
             .or_insert_with(|| EMBEDDED_FETCH_WAIT_MS.to_string());
     }
-    let producer = EventProducer::new(&config.kafka, &bootstrap)?;
+    let producer = if embedded.is_some() {
+        // The embedded broker keeps every topic in this process's memory: records compressed by
+        // the producer are kept compressed (JSON events shrink about fourfold with LZ4, cheap to
+        // pack and unpack). A producer property only, so the consumers warn of nothing.
+        let mut kafka = config.kafka.clone();
+        kafka
+            .properties
+            .entry("compression.type".to_owned())
+            .or_insert_with(|| EMBEDDED_COMPRESSION.to_owned());
+        EventProducer::new(&kafka, &bootstrap)?
+    } else {
+        EventProducer::new(&config.kafka, &bootstrap)?
+    };
     let readiness = Arc::new(Readiness::default());
     readiness.set_broker_reachable(true);
     let board = DecisionBoard::with_body_budget(BOARD_CAPACITY, config.http.page_body_bytes)
