@@ -3,6 +3,8 @@
 //! result with its reason, which blocks. A request past its deadline is not fetched: the join has
 //! blocked its article already.
 //!
+//! Up to [`VERIFY_CONCURRENCY`] checks are worked at once; a check's result is queued and its
+//! slot handed on, and up to [`VERIFY_IN_FLIGHT`] requests may wait for their acknowledgement.
 //! Offsets move only past requests whose result is acknowledged, and never past one still in
 //! flight (see [`crate::kafka::offsets`]).
 
@@ -20,12 +22,17 @@ use rdkafka::consumer::Consumer;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tracing::{Instrument, warn};
 
-/// Checks in flight at once in one verify role.
+/// Checks being worked at once in one verify role (fetching or judging).
 pub const VERIFY_CONCURRENCY: usize = 32;
+/// Requests read and not yet done at once: checks being worked, and checks whose result waits
+/// for the broker's acknowledgement. A check gives its slot to the next request as soon as its
+/// result is queued, so the broker's round trip (and the producer's `linger.ms`) does not hold
+/// back judging; this bounds the requests held in memory and the offsets waiting behind them.
+pub const VERIFY_IN_FLIGHT: usize = 512;
 
 /// Where a finished check's message was.
 type Done = (String, i32, i64);
@@ -65,7 +72,7 @@ pub(super) async fn run(
                     source: StopCause::Aborted(join_error),
                 }),
             },
-            received = consumer.recv(), if limit.available_permits() > 0 => {
+            received = consumer.recv(), if limit.available_permits() > 0 && tasks.len() < VERIFY_IN_FLIGHT => {
                 let message = match received {
                     Ok(message) => message.detach(),
                     Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
@@ -85,10 +92,9 @@ pub(super) async fn run(
                 let services = Arc::clone(&services);
                 let verifier = verifier.clone();
                 tasks.spawn(async move {
-                    let _permit = permit;
                     let done = (message.topic().to_owned(), message.partition(), message.offset());
                     let trace = read_trace_context(&message);
-                    let handled = AssertUnwindSafe(handle(&services, &verifier, message.payload().unwrap_or_default(), trace.as_ref()))
+                    let handled = AssertUnwindSafe(handle(&services, &verifier, message.payload().unwrap_or_default(), trace.as_ref(), permit))
                         .catch_unwind()
                         .await;
                     match handled {
@@ -109,12 +115,14 @@ pub(super) async fn run(
     outcome
 }
 
-/// Checks one request and publishes its result.
+/// Checks one request and publishes its result. `slot` is the request's share of
+/// [`VERIFY_CONCURRENCY`], given back once its result is queued.
 async fn handle(
     services: &Services,
     verifier: &Verifier,
     payload: &[u8],
     trace: Option<&TraceContext>,
+    slot: OwnedSemaphorePermit,
 ) -> Result<(), KafkaError> {
     let request: VerifyRequest = match serde_json::from_slice(payload) {
         Ok(request) => request,
@@ -134,7 +142,7 @@ async fn handle(
         trace_id = crate::telemetry::trace_id(trace),
     );
     crate::telemetry::adopt(&span, trace);
-    check_and_publish(services, verifier, &request, trace)
+    check_and_publish(services, verifier, &request, trace, slot)
         .instrument(span)
         .await
 }
@@ -144,6 +152,7 @@ async fn check_and_publish(
     verifier: &Verifier,
     request: &VerifyRequest,
     trace: Option<&TraceContext>,
+    slot: OwnedSemaphorePermit,
 ) -> Result<(), KafkaError> {
     let now = Utc::now();
     if now >= request.deadline {
@@ -172,15 +181,23 @@ async fn check_and_publish(
         Err(oversize) => result = internal_failure(request, &oversize.to_string()),
     }
     let topics = &services.config.kafka.topics;
-    let sent = services
-        .publish(
+    let sent = match services
+        .enqueue(
             &topics.verified,
             &request.article_id,
             CLAIM_RESULT_V1,
             &result,
             trace,
         )
-        .await;
+        .await
+    {
+        Ok(delivery) => {
+            // The check is done: its slot goes to the next request while the broker acknowledges.
+            drop(slot);
+            delivery.acknowledged().await.map(|_| ())
+        }
+        Err(err) => Err(err),
+    };
     match sent {
         Ok(()) => {}
         Err(err) if is_message_fault(&err) => {
