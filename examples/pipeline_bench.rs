@@ -40,6 +40,11 @@ use rdkafka::consumer::{Consumer, StreamConsumer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
+/// The allocator of the `factgate` binary, so the figures are the binary's.
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Checks in flight in process (b): the verify role's.
 const CHECKS_IN_FLIGHT: usize = 32;
 /// Drafts in flight in process (b): the extract role's.
@@ -376,15 +381,15 @@ fn status_mb(key: &str) -> f64 {
 }
 
 fn config(args: &Args) -> Config {
-    let mut config = Config::from_toml_str(&format!(
+    let text = format!(
         "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n\
          per_host_requests_per_second = 1000000.0\nper_host_burst = 1000000\n\
          global_requests_per_second = 1000000.0\nper_host_concurrency = 64\n\
          [join]\ndeadline_ms = 900000\nmax_in_flight_articles = {}\n",
         args.in_flight
             .max(factgate::config::DEFAULT_MAX_IN_FLIGHT_ARTICLES)
-    ))
-    .expect("bench configuration is valid");
+    ) + &std::env::var("BENCH_TOML").unwrap_or_default();
+    let mut config = Config::from_toml_str(&text).expect("bench configuration is valid");
     config.kafka.bootstrap_servers = None;
     config
 }
@@ -737,6 +742,18 @@ async fn memory(
     }
     max_seen = max_seen.max(gauge.get());
     let held_rss = status_mb("VmRSS:");
+    if std::env::var_os("BENCH_EXIT_WHEN_HELD").is_some() {
+        eprintln!(
+            "held: {held_rss:.0} MB: {}",
+            std::fs::read_to_string("/proc/self/status")
+                .unwrap_or_default()
+                .lines()
+                .filter(|l| l.starts_with("Rss"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        std::process::exit(0);
+    }
     let _ = open.send(true);
     read_decisions(&reader, &published).await;
     let cache_mb = factgate::metrics::metrics().cache_bytes.get() as f64 / 1048576.0;
