@@ -199,9 +199,12 @@ fn tokenize(text: &str, stem_id: &mut dyn FnMut(&str) -> TokenId) -> (Vec<Tok>, 
         j = j.min(chars.len());
         let end = chars.get(j).map_or(text.len(), |(b, _)| *b);
         let raw = &text[start..end];
-        let lower = match kind {
-            TokKind::Number => raw.replace(',', ""),
-            _ => raw.to_lowercase().replace('\u{2019}', "'"),
+        // Most tokens are lower-case ASCII already: no copy for them.
+        let lower: std::borrow::Cow<'_, str> = match kind {
+            TokKind::Number if raw.contains(',') => raw.replace(',', "").into(),
+            TokKind::Number => raw.into(),
+            _ if raw.is_ascii() && !raw.bytes().any(|b| b.is_ascii_uppercase()) => raw.into(),
+            _ => raw.to_lowercase().replace('\u{2019}', "'").into(),
         };
         let stem = match kind {
             TokKind::Word => stem_id(&retrieve::stem(&lower)),
@@ -296,6 +299,9 @@ pub struct Text {
     directions: Box<[(Axis, bool)]>,
     /// The distinct stems of its content words, ascending.
     content_stems: Box<[TokenId]>,
+    /// Its predicates (content words that carry no direction) that a negation reaches,
+    /// ascending: what the negation rule compares, read once for a page's sentence.
+    negated_predicates: Box<[u32]>,
 }
 
 /// Words that end a clause before them when what follows states something of its own.
@@ -342,6 +348,7 @@ impl Text {
             direction_at: Box::default(),
             directions: Box::default(),
             content_stems: Box::default(),
+            negated_predicates: Box::default(),
         }
     }
 
@@ -384,6 +391,7 @@ impl Text {
             direction_at: Box::default(),
             directions: Box::default(),
             content_stems: content_stems.into_boxed_slice(),
+            negated_predicates: Box::default(),
         };
         let figure_at: HashSet<usize> = t.figures.iter().map(|(_, i)| *i).collect();
         let (mut at, mut directions) = (Vec::new(), Vec::new());
@@ -403,7 +411,21 @@ impl Text {
                 t.directions[n].1 = !t.directions[n].1;
             }
         }
+        t.negated_predicates = t
+            .predicates()
+            .filter(|&(_, negated)| negated)
+            .map(|(i, _)| to_u32(i))
+            .collect();
         t
+    }
+
+    /// Its predicates, content words that carry no direction (those are the direction rule's),
+    /// and whether a negation reaches each.
+    fn predicates(&self) -> impl Iterator<Item = (usize, bool)> + '_ {
+        (0..self.toks.len())
+            .filter(|&i| self.toks[i].is_word() && self.toks[i].is_content())
+            .filter(|&i| !self.has_direction(i))
+            .map(|i| (i, self.negated(i)))
     }
 
     /// The text as written.
@@ -609,6 +631,7 @@ impl Text {
             + heap_allocation(self.direction_at.len() * 4)
             + heap_allocation(self.directions.len() * std::mem::size_of::<(Axis, bool)>())
             + heap_allocation(self.content_stems.len() * 4)
+            + heap_allocation(self.negated_predicates.len() * 4)
     }
 }
 
@@ -944,6 +967,19 @@ impl<'a> Alignment<'a> {
         }
         let mut out = Vec::new();
         for (k, s) in self.sentences.iter().enumerate() {
+            // The words the alignment can match are among those both texts have: a sentence
+            // that shares too few of them is not followed, whatever the alignment finds.
+            let shared = Stems::of(
+                s.toks
+                    .iter()
+                    .filter(|t| !t.is_mark() && self.claim_stems.contains(t.stem))
+                    .map(|t| t.stem)
+                    .collect(),
+            );
+            if shared.len() < MIN_FOLLOWED_WORDS || self.weight_of(&shared) < MIN_ALIGNMENT * total
+            {
+                continue;
+            }
             let pairs = substitute::align(claim, s);
             let matched = Stems::of(
                 pairs
@@ -1245,14 +1281,7 @@ impl<'a> Alignment<'a> {
         let claim = &self.claim;
         let mut out = Vec::new();
         // Claim words and whether they are negated; direction words are the direction rule's.
-        let predicates = |t: &Text| -> Vec<(usize, bool)> {
-            (0..t.toks.len())
-                .filter(|&i| t.toks[i].is_word() && t.toks[i].is_content())
-                .filter(|&i| !t.has_direction(i))
-                .map(|i| (i, t.negated(i)))
-                .collect()
-        };
-        let claim_predicates = predicates(claim);
+        let claim_predicates: Vec<(usize, bool)> = claim.predicates().collect();
         let claim_negated: Vec<usize> = claim_predicates
             .iter()
             .filter(|p| p.1)
@@ -1260,11 +1289,7 @@ impl<'a> Alignment<'a> {
             .collect();
         let mut source_negated: Vec<(usize, usize)> = Vec::new();
         for (k, s) in self.sentences.iter().enumerate() {
-            for (j, neg) in predicates(s) {
-                if neg {
-                    source_negated.push((k, j));
-                }
-            }
+            source_negated.extend(s.negated_predicates.iter().map(|&j| (k, j as usize)));
         }
         if claim_negated.is_empty() && source_negated.is_empty() {
             return out;
@@ -2187,7 +2212,7 @@ fn is_reporting_verb(word: &str) -> bool {
 /// to a reporting verb.
 fn speakers(t: &Text) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(name) = cues::analyze(t.text()).attributed_to
+    if let Some(name) = cues::attributed_to(t.text())
         && name.chars().next().is_some_and(char::is_uppercase)
     {
         out.push(name);
