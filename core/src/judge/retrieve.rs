@@ -199,6 +199,19 @@ impl SourceIndex {
         sentences + self.vocabulary.heap_bytes() + self.idf.capacity() * 8
     }
 
+    /// A table from token id to a place in `ids` (those of the page's sentences): `u32::MAX`
+    /// for a token not in `ids`. One lookup per token of the page, where a search of `ids`
+    /// would take several.
+    pub(crate) fn places(&self, ids: &[TokenId]) -> Vec<u32> {
+        let mut places = vec![u32::MAX; self.idf.len()];
+        for (j, &id) in ids.iter().enumerate() {
+            if let Some(p) = places.get_mut(id as usize) {
+                *p = u32::try_from(j).unwrap_or(u32::MAX);
+            }
+        }
+        places
+    }
+
     /// The best `max` passages for `query` among windows of 1 to [`MAX_WINDOW`] sentences,
     /// best first, without overlap.
     pub fn retrieve(&self, text: &str, query: &[String], max: usize) -> Vec<Passage> {
@@ -211,11 +224,13 @@ impl SourceIndex {
         ids.sort_unstable();
         ids.dedup();
         let q = ids.len();
-        // Per sentence, how often it uses each query token.
+        // Per sentence, how often it uses each query token: each token of the page looked up
+        // by its id in a table of the query's places.
+        let places = self.places(&ids);
         let mut counts = vec![0u32; n * q];
         for (i, s) in self.sentences.iter().enumerate() {
-            for t in &s.tokens {
-                if let Ok(j) = ids.binary_search(t) {
+            for &t in &s.tokens {
+                if let Some(j) = place(&places, t) {
                     counts[i * q + j] += 1;
                 }
             }
@@ -233,6 +248,10 @@ impl SourceIndex {
                 for (f, c) in tf.iter_mut().zip(&counts[added * q..(added + 1) * q]) {
                     *f += c;
                 }
+                // A window without a query token scores nothing and is not a passage.
+                if tf.iter().all(|&f| f == 0) {
+                    continue;
+                }
                 let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len as f64 / avg_len.max(1.0));
                 let score: f64 = ids
                     .iter()
@@ -248,15 +267,20 @@ impl SourceIndex {
                 }
             }
         }
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        // Best first (by score, then the earlier window, then the order scored), each not
+        // overlapping those taken before it: as many passes as passages wanted, not a sort of
+        // every window.
         let mut taken: Vec<Passage> = Vec::new();
-        for (score, first, last) in scored {
-            if taken.len() >= max {
+        while taken.len() < max {
+            let best = scored
+                .iter()
+                .filter(|&&(_, first, last)| {
+                    !taken.iter().any(|p| first < p.last && p.first < last)
+                })
+                .min_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let Some(&(score, first, last)) = best else {
                 break;
-            }
-            if taken.iter().any(|p| first < p.last && p.first < last) {
-                continue;
-            }
+            };
             let (a, b) = (&self.sentences[first], &self.sentences[last - 1]);
             taken.push(Passage {
                 first,
@@ -269,6 +293,14 @@ impl SourceIndex {
         }
         taken
     }
+}
+
+/// The place [`SourceIndex::places`] gives token `id`, if any.
+pub(crate) fn place(places: &[u32], id: TokenId) -> Option<usize> {
+    places
+        .get(id as usize)
+        .filter(|&&p| p != u32::MAX)
+        .map(|&p| p as usize)
 }
 
 /// Distinct words by id, in order of first use: their text end to end in one string, and a
