@@ -129,8 +129,14 @@ pub fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Cover
         }
         window = window.max(weight_in(&bits));
     }
+    // The best few sentences (the most weight, then the earliest), picked rather than sorted.
     let mut by_sentence: Vec<(f64, usize)> = (0..n).map(|i| (weight_in(held_by(i)), i)).collect();
-    by_sentence.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let order = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    let top = TOP_SENTENCES.min(n);
+    if top > 0 && top < n {
+        by_sentence.select_nth_unstable_by(top - 1, order);
+    }
+    by_sentence[..top].sort_by(order);
     let mut pooled = vec![0u64; words];
     for &(_, i) in by_sentence.iter().take(TOP_SENTENCES) {
         for (b, h) in pooled.iter_mut().zip(held_by(i)) {
