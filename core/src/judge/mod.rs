@@ -533,7 +533,7 @@ pub fn judge_page_with(
     let mut misquote = None;
     if !claim.quotes.is_empty() {
         for q in &claim.quotes {
-            match quotes::check(q, page.quote_words()) {
+            match page.check_quote(q) {
                 quotes::QuoteCheck::Found => {}
                 quotes::QuoteCheck::TitleMissing => j.reasons.push(format!(
                     "the source does not name \u{201C}{q}\u{201D} in full"

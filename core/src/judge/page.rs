@@ -9,18 +9,22 @@
 //! `crate::verify::fetch::cache`), weighed by [`PageIndex::heap_bytes`] in the same byte budget,
 //! so a claim citing a cached page only reads its own words.
 
-use super::retrieve::FoldHashSet;
+use std::sync::Arc;
 
 use super::Source;
 use super::align::{self, Text};
 use super::quotes;
-use super::retrieve::{SourceIndex, heap_allocation};
+use super::retrieve::{SourceIndex, TokenId, heap_allocation};
 use super::review::{self, ClaimReview};
 
 /// A page as the judge reads it; see the module documentation.
+///
+/// Words are kept as ids of one vocabulary, the index's: the tokens its sentences are ranked
+/// by, the stems the alignment compares, the words the quote check reads and the prefixes of
+/// names, each stored once. The sentences read for alignment share the page's text.
 #[derive(Debug, Clone)]
 pub struct PageIndex {
-    text: String,
+    text: Arc<str>,
     index: SourceIndex,
     /// The page's own `ClaimReview`s, then the rating it states in words, if any.
     reviews: Vec<ClaimReview>,
@@ -28,8 +32,9 @@ pub struct PageIndex {
     sentences: Vec<Text>,
     /// The days of a month the page writes, for the date rule.
     days: Vec<(u8, u8, String)>,
-    /// The first four letters, lower-cased, of every capitalized word of the page.
-    name_prefixes: FoldHashSet<Box<str>>,
+    /// The first four letters, lower-cased, of every capitalized word of the page, as ids,
+    /// ascending.
+    name_prefixes: Vec<TokenId>,
     /// The page's words as the quote check reads them.
     quote_words: Vec<quotes::Token>,
     heap_bytes: usize,
@@ -44,34 +49,46 @@ impl PageIndex {
     /// The index of a fetched page: its visible text and the fact-check ratings it carries.
     pub fn of(source: Source<'_>) -> PageIndex {
         let text = source.text;
-        let index = SourceIndex::new(text);
-        let sentences = index
+        let shared: Arc<str> = Arc::from(text);
+        let mut index = SourceIndex::new(text);
+        let ranges: Vec<_> = index
             .sentences
             .iter()
-            .map(|s| Text::new(text.get(s.byte_start..s.byte_end).unwrap_or("")))
+            .map(|s| s.byte_start..s.byte_end)
             .collect();
+        let mut sentences: Vec<Text> = ranges
+            .into_iter()
+            .map(|r| Text::part(&shared, r, &mut |stem| index.intern(stem)))
+            .collect();
+        sentences.shrink_to_fit();
         let reviews = source
             .reviews
             .iter()
             .cloned()
             .chain(review::review_in_text(text))
             .collect();
-        let name_prefixes = text
+        let mut name_prefixes: Vec<TokenId> = text
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| w.starts_with(char::is_uppercase))
             .filter_map(|w| {
                 let prefix: String = w.to_lowercase().chars().take(4).collect();
-                (prefix.chars().count() == 4).then(|| prefix.into_boxed_str())
+                (prefix.chars().count() == 4).then(|| index.intern(&prefix))
             })
             .collect();
+        name_prefixes.sort_unstable();
+        name_prefixes.dedup();
+        name_prefixes.shrink_to_fit();
+        let mut quote_words = quotes::tokens(text, &mut |w| index.intern(w));
+        quote_words.shrink_to_fit();
+        index.shrink_to_fit();
         let mut page = PageIndex {
-            text: text.to_owned(),
+            text: shared,
             index,
             reviews,
             sentences,
             days: align::page_days(text),
             name_prefixes,
-            quote_words: quotes::tokens(text),
+            quote_words,
             heap_bytes: 0,
         };
         page.heap_bytes = page.measure();
@@ -105,12 +122,19 @@ impl PageIndex {
 
     /// Whether a capitalized word of the page starts with `prefix`: four letters, lower-case.
     pub fn names_prefix(&self, prefix: &str) -> bool {
-        self.name_prefixes.contains(prefix)
+        self.index
+            .word_id(prefix)
+            .is_some_and(|id| self.name_prefixes.binary_search(&id).is_ok())
     }
 
     /// The page's words as the quote check reads them.
     pub fn quote_words(&self) -> &[quotes::Token] {
         &self.quote_words
+    }
+
+    /// Whether `quote` is in the page, by the rule of [`quotes`].
+    pub fn check_quote(&self, quote: &str) -> quotes::QuoteCheck {
+        quotes::check(quote, &self.quote_words, &|w| self.index.word_id(w))
     }
 
     /// Approximate bytes the index holds on the heap, its copy of the text included: what a
@@ -138,7 +162,7 @@ impl PageIndex {
                     .sum::<usize>()
                 })
                 .sum::<usize>();
-        let sentences = self.sentences.capacity() * std::mem::size_of::<Text>()
+        let sentences = heap_allocation(self.sentences.capacity() * std::mem::size_of::<Text>())
             + self.sentences.iter().map(Text::heap_bytes).sum::<usize>();
         let days = self.days.capacity() * std::mem::size_of::<(u8, u8, String)>()
             + self
@@ -146,19 +170,11 @@ impl PageIndex {
                 .iter()
                 .map(|(_, _, s)| heap_allocation(s.capacity()))
                 .sum::<usize>();
-        let names = self.name_prefixes.capacity() * (std::mem::size_of::<Box<str>>() + 1)
-            + self
-                .name_prefixes
-                .iter()
-                .map(|p| heap_allocation(p.len()))
-                .sum::<usize>();
-        let quote_words = self.quote_words.capacity() * std::mem::size_of::<quotes::Token>()
-            + self
-                .quote_words
-                .iter()
-                .map(|w| heap_allocation(w.text.capacity()))
-                .sum::<usize>();
-        heap_allocation(self.text.capacity())
+        let names = heap_allocation(self.name_prefixes.capacity() * 4);
+        let quote_words =
+            heap_allocation(self.quote_words.capacity() * std::mem::size_of::<quotes::Token>());
+        // The text behind its reference counts.
+        heap_allocation(self.text.len() + 16)
             + self.index.heap_bytes()
             + reviews
             + sentences
@@ -255,6 +271,10 @@ mod tests {
         assert!(compared > 200, "only {compared} judgments compared");
     }
 
+    /// The cache weighs a page by its index: the weight must count what the index holds (more
+    /// than the text it copies, growing with the page) and stay a small multiple of the text,
+    /// words kept as ids rather than strings (about 19 times this Markdown, markup and all;
+    /// it was 60 times with a string per word).
     #[test]
     fn the_index_weighs_more_than_its_text_and_grows_with_the_page() {
         let article = include_str!("../../../tests/fixtures/articles/bench-1500-words.md");
@@ -262,5 +282,11 @@ mod tests {
         let long = PageIndex::new(article);
         assert!(long.heap_bytes() > article.len(), "{}", long.heap_bytes());
         assert!(long.heap_bytes() > 20 * short.heap_bytes());
+        assert!(
+            long.heap_bytes() < 25 * article.len(),
+            "{} bytes for {} of text",
+            long.heap_bytes(),
+            article.len()
+        );
     }
 }

@@ -31,32 +31,42 @@
 //! Heaven" for "Maiden Heaven: A Tribute to Iron Maiden"). [`check`] reports a title it does not
 //! find as [`QuoteCheck::TitleMissing`], which the judge weighs as a missing name.
 
+use super::retrieve::TokenId;
+
 /// How many words an elision may stand for, at most: a quote cut to a few sentences is still one
 /// passage, but pieces pages apart are not one quotation.
 pub const MAX_ELISION_GAP: usize = 60;
 /// One edit is allowed per this many words of a quote piece (rounded down).
 const WORDS_PER_EDIT: usize = 8;
 
-/// One word of a quote or a source.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One word of a quote or a source. A page keeps one per word, so the word itself is an id
+/// (of the page's vocabulary, as [`tokens`] is given it) with its first letter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {
-    /// The word, lowercased.
-    pub text: String,
+    /// The word, lowercased, by id: the same word has the same id.
+    pub id: TokenId,
+    /// The first letter of the word, lowercased.
+    pub first: char,
     /// Written as a single capital letter: an initial that may stand for a longer word.
     pub initial: bool,
     /// A number or a negation: never substituted, dropped or inserted by a near match.
     pub protected: bool,
 }
 
+/// The id of a word no source has: a quote's word that the page lacks matches none of its
+/// words.
+pub const UNKNOWN_WORD: TokenId = TokenId::MAX;
+
 impl Token {
-    fn new(raw: &str) -> Token {
+    fn new(raw: &str, id_of: &mut dyn FnMut(&str) -> TokenId) -> Token {
         let mut chars = raw.chars();
         let initial = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase());
         let text = raw.to_lowercase();
         let protected =
             text.chars().any(|c| c.is_numeric()) || crate::text::lexicon::is_negation(&text);
         Token {
-            text,
+            id: id_of(&text),
+            first: text.chars().next().unwrap_or_default(),
             initial,
             protected,
         }
@@ -64,13 +74,11 @@ impl Token {
 
     /// Whether the two words count as the same word (rule 3 for initials).
     fn matches(&self, other: &Token) -> bool {
-        if self.text == other.text {
+        if self.id == other.id && self.id != UNKNOWN_WORD {
             return true;
         }
         let abbreviates = |short: &Token, long: &Token| {
-            short.initial
-                && !long.protected
-                && long.text.chars().next() == short.text.chars().next()
+            short.initial && !long.protected && long.first == short.first
         };
         abbreviates(self, other) || abbreviates(other, self)
     }
@@ -81,7 +89,9 @@ fn is_apostrophe(c: char) -> bool {
 }
 
 /// The word tokens of `text` (rule 1).
-pub fn tokens(text: &str) -> Vec<Token> {
+/// Each word's id is `id_of`'s: a source's words are numbered as they come, a quote's looked up
+/// in the source's numbering ([`UNKNOWN_WORD`] for a word it lacks).
+pub fn tokens(text: &str, id_of: &mut dyn FnMut(&str) -> TokenId) -> Vec<Token> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut word = String::new();
@@ -103,25 +113,25 @@ pub fn tokens(text: &str) -> Vec<Token> {
         } else if inside_number {
             word.push(c);
         } else if !word.is_empty() {
-            out.push(Token::new(&word));
+            out.push(Token::new(&word, id_of));
             word.clear();
         }
     }
     if !word.is_empty() {
-        out.push(Token::new(&word));
+        out.push(Token::new(&word, id_of));
     }
     out
 }
 
 /// The pieces of a quote between its elisions (rule 2), each as tokens; empty pieces dropped.
-fn pieces(quote: &str) -> Vec<Vec<Token>> {
+fn pieces(quote: &str, id_of: &mut dyn FnMut(&str) -> TokenId) -> Vec<Vec<Token>> {
     let mut pieces = Vec::new();
     let mut rest = quote;
     while let Some((at, len)) = find_elision(rest) {
-        pieces.push(tokens(&rest[..at]));
+        pieces.push(tokens(&rest[..at], id_of));
         rest = &rest[at + len..];
     }
-    pieces.push(tokens(rest));
+    pieces.push(tokens(rest, id_of));
     pieces.retain(|p| !p.is_empty());
     pieces
 }
@@ -230,9 +240,10 @@ fn budget(piece: &[Token]) -> u32 {
 }
 
 /// Whether `quote` appears in the source whose [`tokens`] are `source`, by the rule of this
-/// module. A quote with no words is found.
-pub fn quote_found(quote: &str, source: &[Token]) -> bool {
-    let pieces = pieces(quote);
+/// module; `id_of` gives the id the source's words have (None for a word it lacks). A quote
+/// with no words is found.
+pub fn quote_found(quote: &str, source: &[Token], id_of: &dyn Fn(&str) -> Option<TokenId>) -> bool {
+    let pieces = pieces(quote, &mut |w| id_of(w).unwrap_or(UNKNOWN_WORD));
     let Some((first, rest)) = pieces.split_first() else {
         return true;
     };
@@ -300,8 +311,8 @@ pub enum QuoteCheck {
 }
 
 /// Checks `quote` against the source whose [`tokens`] are `source`.
-pub fn check(quote: &str, source: &[Token]) -> QuoteCheck {
-    if quote_found(quote, source) {
+pub fn check(quote: &str, source: &[Token], id_of: &dyn Fn(&str) -> Option<TokenId>) -> QuoteCheck {
+    if quote_found(quote, source, id_of) {
         QuoteCheck::Found
     } else if is_title(quote) {
         QuoteCheck::TitleMissing
@@ -313,9 +324,12 @@ pub fn check(quote: &str, source: &[Token]) -> QuoteCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::retrieve::Vocabulary;
 
     fn found(quote: &str, source: &str) -> bool {
-        quote_found(quote, &tokens(source))
+        let mut words = Vocabulary::default();
+        let source = tokens(source, &mut |w| words.intern(w));
+        quote_found(quote, &source, &|w| words.get(w))
     }
 
     #[test]
@@ -485,14 +499,19 @@ mod tests {
         ] {
             assert!(!is_title(quotation), "{quotation}");
         }
-        let source = tokens("Kerrang! magazine's latest collection \"Maiden Heaven\" features");
+        let mut words = Vocabulary::default();
+        let source = tokens(
+            "Kerrang! magazine's latest collection \"Maiden Heaven\" features",
+            &mut |w| words.intern(w),
+        );
+        let id_of = |w: &str| words.get(w);
         assert_eq!(
-            check("Maiden Heaven: A Tribute to Iron Maiden", &source),
+            check("Maiden Heaven: A Tribute to Iron Maiden", &source, &id_of),
             QuoteCheck::TitleMissing
         );
-        assert_eq!(check("Maiden Heaven", &source), QuoteCheck::Found);
+        assert_eq!(check("Maiden Heaven", &source, &id_of), QuoteCheck::Found);
         assert_eq!(
-            check("a tribute to a band we love", &source),
+            check("a tribute to a band we love", &source, &id_of),
             QuoteCheck::Missing
         );
     }

@@ -56,9 +56,12 @@ pub struct Passage {
 #[derive(Debug, Clone)]
 pub struct SourceIndex {
     pub sentences: Vec<Sentence>,
-    /// Each distinct token of the page and its id (ids count up in order of first use).
-    vocabulary: FoldHashMap<Box<str>, TokenId>,
-    /// Per token id: inverse document frequency over the sentences.
+    /// Each distinct token of the page and its id (ids count up in order of first use): first
+    /// the tokens of the sentences, then the words the alignment adds
+    /// ([`SourceIndex::intern`]), which no sentence holds as a token.
+    vocabulary: Vocabulary,
+    /// Per token id of the sentences: inverse document frequency over the sentences. Ids past
+    /// its end are the alignment's words.
     idf: Vec<f64>,
     /// The weight of a token the page never uses.
     idf_absent: f64,
@@ -70,7 +73,7 @@ impl SourceIndex {
     /// Splits `text` into sentences (Unicode sentence boundaries; a line break ends one too).
     pub fn new(text: &str) -> SourceIndex {
         let mut sentences = Vec::new();
-        let mut vocabulary: FoldHashMap<Box<str>, TokenId> = FoldHashMap::default();
+        let mut vocabulary = Vocabulary::default();
         let mut doc_freq: Vec<u32> = Vec::new();
         let mut chars_before = 0;
         let mut last_byte = 0;
@@ -79,9 +82,8 @@ impl SourceIndex {
             last_byte = byte_start;
             let mut tokens = Vec::new();
             scan(piece, |_, token| {
-                let next = TokenId::try_from(vocabulary.len()).unwrap_or(TokenId::MAX);
-                let id = *vocabulary.entry(token.into_boxed_str()).or_insert(next);
-                if id == next {
+                let id = vocabulary.intern(&token);
+                if id as usize == doc_freq.len() {
                     doc_freq.push(0);
                 }
                 tokens.push(id);
@@ -127,9 +129,39 @@ impl SourceIndex {
         }
     }
 
-    /// The id of `token` on this page, if the page uses it.
+    /// The id of `token` on this page, if a sentence of the page uses it.
     pub fn id(&self, token: &str) -> Option<TokenId> {
-        self.vocabulary.get(token).copied()
+        self.vocabulary
+            .get(token)
+            .filter(|&id| (id as usize) < self.idf.len())
+    }
+
+    /// The id of `word` in the page's vocabulary: a token of its sentences or a word the
+    /// alignment added ([`SourceIndex::intern`]).
+    pub fn word_id(&self, word: &str) -> Option<TokenId> {
+        self.vocabulary.get(word)
+    }
+
+    /// The word of vocabulary id `id`.
+    pub fn word(&self, id: TokenId) -> &str {
+        self.vocabulary.word(id)
+    }
+
+    /// How many words the vocabulary holds: ids from here on are no word of the page.
+    pub fn vocabulary_len(&self) -> usize {
+        self.vocabulary.len()
+    }
+
+    /// The id of `word`, added to the vocabulary if new: a word the alignment compares (a stem
+    /// of a stop word, a word with an apostrophe) that no sentence holds as a token. It weighs
+    /// as a token the page never uses and [`SourceIndex::contains`] does not hold it.
+    pub(crate) fn intern(&mut self, word: &str) -> TokenId {
+        self.vocabulary.intern(word)
+    }
+
+    /// Releases the vocabulary's spare capacity once the page is read.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.vocabulary.shrink_to_fit();
     }
 
     /// Inverse document frequency of a token over the source's sentences (BM25 form, > 0).
@@ -143,9 +175,17 @@ impl SourceIndex {
         self.idf[id as usize]
     }
 
+    /// [`SourceIndex::idf`] of a vocabulary id, or of any id past it (a word the page lacks).
+    pub fn idf_of_word(&self, id: TokenId) -> f64 {
+        self.idf
+            .get(id as usize)
+            .copied()
+            .unwrap_or(self.idf_absent)
+    }
+
     /// Whether any sentence of the source holds `token`.
     pub fn contains(&self, token: &str) -> bool {
-        self.vocabulary.contains_key(token)
+        self.id(token).is_some()
     }
 
     /// Approximate bytes the index holds on the heap, for the page cache's budget.
@@ -156,15 +196,20 @@ impl SourceIndex {
                 .iter()
                 .map(|s| (s.tokens.capacity() + s.distinct.capacity()) * 4)
                 .sum::<usize>();
-        // A hash table holds a control byte per slot; each boxed token is its own allocation.
-        let slot = std::mem::size_of::<(Box<str>, TokenId)>() + 1;
-        let vocabulary = self.vocabulary.capacity() * slot
-            + self
-                .vocabulary
-                .keys()
-                .map(|k| heap_allocation(k.len()))
-                .sum::<usize>();
-        sentences + vocabulary + self.idf.capacity() * 8
+        sentences + self.vocabulary.heap_bytes() + self.idf.capacity() * 8
+    }
+
+    /// A table from token id to a place in `ids` (those of the page's sentences): `u32::MAX`
+    /// for a token not in `ids`. One lookup per token of the page, where a search of `ids`
+    /// would take several.
+    pub(crate) fn places(&self, ids: &[TokenId]) -> Vec<u32> {
+        let mut places = vec![u32::MAX; self.idf.len()];
+        for (j, &id) in ids.iter().enumerate() {
+            if let Some(p) = places.get_mut(id as usize) {
+                *p = u32::try_from(j).unwrap_or(u32::MAX);
+            }
+        }
+        places
     }
 
     /// The best `max` passages for `query` among windows of 1 to [`MAX_WINDOW`] sentences,
@@ -179,11 +224,13 @@ impl SourceIndex {
         ids.sort_unstable();
         ids.dedup();
         let q = ids.len();
-        // Per sentence, how often it uses each query token.
+        // Per sentence, how often it uses each query token: each token of the page looked up
+        // by its id in a table of the query's places.
+        let places = self.places(&ids);
         let mut counts = vec![0u32; n * q];
         for (i, s) in self.sentences.iter().enumerate() {
-            for t in &s.tokens {
-                if let Ok(j) = ids.binary_search(t) {
+            for &t in &s.tokens {
+                if let Some(j) = place(&places, t) {
                     counts[i * q + j] += 1;
                 }
             }
@@ -201,6 +248,10 @@ impl SourceIndex {
                 for (f, c) in tf.iter_mut().zip(&counts[added * q..(added + 1) * q]) {
                     *f += c;
                 }
+                // A window without a query token scores nothing and is not a passage.
+                if tf.iter().all(|&f| f == 0) {
+                    continue;
+                }
                 let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len as f64 / avg_len.max(1.0));
                 let score: f64 = ids
                     .iter()
@@ -216,15 +267,20 @@ impl SourceIndex {
                 }
             }
         }
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        // Best first (by score, then the earlier window, then the order scored), each not
+        // overlapping those taken before it: as many passes as passages wanted, not a sort of
+        // every window.
         let mut taken: Vec<Passage> = Vec::new();
-        for (score, first, last) in scored {
-            if taken.len() >= max {
+        while taken.len() < max {
+            let best = scored
+                .iter()
+                .filter(|&&(_, first, last)| {
+                    !taken.iter().any(|p| first < p.last && p.first < last)
+                })
+                .min_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let Some(&(score, first, last)) = best else {
                 break;
-            }
-            if taken.iter().any(|p| first < p.last && p.first < last) {
-                continue;
-            }
+            };
             let (a, b) = (&self.sentences[first], &self.sentences[last - 1]);
             taken.push(Passage {
                 first,
@@ -237,6 +293,118 @@ impl SourceIndex {
         }
         taken
     }
+}
+
+/// The place [`SourceIndex::places`] gives token `id`, if any.
+pub(crate) fn place(places: &[u32], id: TokenId) -> Option<usize> {
+    places
+        .get(id as usize)
+        .filter(|&&p| p != u32::MAX)
+        .map(|&p| p as usize)
+}
+
+/// Distinct words by id, in order of first use: their text end to end in one string, and a
+/// hash table of ids. A page's vocabulary has a thousand words or so, mostly short: one
+/// allocation for all of them and four bytes a slot, where a map of boxed strings would spend
+/// an allocation per word and a pointer and length per slot.
+#[derive(Clone, Default)]
+pub struct Vocabulary {
+    /// Every word, end to end.
+    text: String,
+    /// Per id, where its word ends in `text` (it starts where the previous one ends).
+    ends: Vec<u32>,
+    /// The ids, hashed by their word.
+    table: hashbrown::HashTable<TokenId>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl std::fmt::Debug for Vocabulary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries((0..self.ends.len()).map(|id| self.word(id as TokenId)))
+            .finish()
+    }
+}
+
+impl Vocabulary {
+    fn hash(&self, word: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one(word)
+    }
+
+    /// The id of `word`, if the vocabulary holds it.
+    pub fn get(&self, word: &str) -> Option<TokenId> {
+        self.table
+            .find(self.hash(word), |&id| self.word(id) == word)
+            .copied()
+    }
+
+    /// The id of `word`, added if new.
+    pub fn intern(&mut self, word: &str) -> TokenId {
+        if let Some(id) = self.get(word) {
+            return id;
+        }
+        let id = TokenId::try_from(self.ends.len()).unwrap_or(TokenId::MAX);
+        self.text.push_str(word);
+        self.ends
+            .push(u32::try_from(self.text.len()).unwrap_or(u32::MAX));
+        let hash = self.hash(word);
+        let Vocabulary {
+            text,
+            ends,
+            table,
+            hasher,
+        } = self;
+        table.insert_unique(hash, id, |&other| {
+            use std::hash::BuildHasher;
+            hasher.hash_one(word_of(text, ends, other))
+        });
+        id
+    }
+
+    /// The word of `id` (empty for an id the vocabulary does not hold).
+    pub fn word(&self, id: TokenId) -> &str {
+        word_of(&self.text, &self.ends, id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        let Vocabulary {
+            text,
+            ends,
+            table,
+            hasher,
+        } = self;
+        table.shrink_to_fit(|&id| {
+            use std::hash::BuildHasher;
+            hasher.hash_one(word_of(text, ends, id))
+        });
+    }
+
+    /// Approximate bytes on the heap: the words, their ends, and the table's slots (an id and
+    /// a control byte each).
+    pub fn heap_bytes(&self) -> usize {
+        heap_allocation(self.text.capacity())
+            + heap_allocation(self.ends.capacity() * 4)
+            + heap_allocation(self.table.capacity() * (std::mem::size_of::<TokenId>() + 1))
+    }
+}
+
+fn word_of<'t>(text: &'t str, ends: &[u32], id: TokenId) -> &'t str {
+    let id = id as usize;
+    let (Some(&end), start) = (ends.get(id), id.checked_sub(1).map_or(0, |p| ends[p])) else {
+        return "";
+    };
+    text.get(start as usize..end as usize).unwrap_or("")
 }
 
 /// Bytes the allocator hands out for a request of `len` bytes, roughly: at least 16, in steps of

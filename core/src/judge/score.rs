@@ -10,7 +10,7 @@
 //! names of the claim the page lacks. The weights were tuned on the WiCE dev split
 //! (examples/wice_quality.rs).
 
-use super::retrieve::{MAX_WINDOW, SourceIndex, Term, TokenId, is_number};
+use super::retrieve::{MAX_WINDOW, SourceIndex, Term, TokenId, is_number, place};
 use std::collections::HashSet;
 
 /// Weight of the best window's coverage; the rest goes to the best sentences' coverage.
@@ -86,48 +86,57 @@ pub fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Cover
     }
     // Which of the claim's distinct tokens each sentence holds, as bits in `weighted`'s order.
     let words = weighted.len().div_ceil(64);
-    let mut by_id: Vec<(TokenId, usize)> = distinct
+    // Each claim token's place in `weighted`, by id: one lookup per token of a sentence.
+    let ids: Vec<TokenId> = distinct
         .iter()
-        .enumerate()
-        .filter_map(|(j, t)| Some((index.id(&t.token)?, j)))
+        .map(|t| index.id(&t.token).unwrap_or(TokenId::MAX))
         .collect();
-    by_id.sort_unstable();
+    let places = index.places(&ids);
     let n = index.sentences.len();
     let mut held = vec![0u64; n * words];
     for (i, s) in index.sentences.iter().enumerate() {
         let bits = &mut held[i * words..(i + 1) * words];
-        for &(id, j) in &by_id {
-            if s.distinct.binary_search(&id).is_ok() {
+        for &id in &s.distinct {
+            if let Some(j) = place(&places, id) {
                 bits[j / 64] |= 1 << (j % 64);
             }
         }
     }
     let held_by = |i: usize| &held[i * words..(i + 1) * words];
     // The weighted share of the claim a set of bits holds, summed in the claim's order.
+    // Only the set bits are visited, in order: most sentences hold few of the claim's words.
     let weight_in = |bits: &[u64]| -> f64 {
-        weighted
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| bits[j / 64] & (1 << (j % 64)) != 0)
-            .map(|(_, (_, w))| w)
-            .sum::<f64>()
-            / total
+        // The sum of nothing as `Iterator::sum` gives it, so that an empty set weighs the same.
+        let mut sum: f64 = std::iter::empty::<f64>().sum();
+        for (word, &b) in bits.iter().enumerate() {
+            let mut b = b;
+            while b != 0 {
+                let j = word * 64 + b.trailing_zeros() as usize;
+                sum += weighted[j].1;
+                b &= b - 1;
+            }
+        }
+        sum / total
     };
-    let union = |range: std::ops::Range<usize>| -> Vec<u64> {
-        let mut bits = vec![0u64; words];
-        for i in range {
+    let mut bits = vec![0u64; words];
+    let mut window = 0.0f64;
+    for first in 0..n {
+        bits.fill(0);
+        for i in first..(first + MAX_WINDOW).min(n) {
             for (b, h) in bits.iter_mut().zip(held_by(i)) {
                 *b |= h;
             }
         }
-        bits
-    };
-    let mut window = 0.0f64;
-    for first in 0..n {
-        window = window.max(weight_in(&union(first..(first + MAX_WINDOW).min(n))));
+        window = window.max(weight_in(&bits));
     }
+    // The best few sentences (the most weight, then the earliest), picked rather than sorted.
     let mut by_sentence: Vec<(f64, usize)> = (0..n).map(|i| (weight_in(held_by(i)), i)).collect();
-    by_sentence.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let order = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    let top = TOP_SENTENCES.min(n);
+    if top > 0 && top < n {
+        by_sentence.select_nth_unstable_by(top - 1, order);
+    }
+    by_sentence[..top].sort_by(order);
     let mut pooled = vec![0u64; words];
     for &(_, i) in by_sentence.iter().take(TOP_SENTENCES) {
         for (b, h) in pooled.iter_mut().zip(held_by(i)) {

@@ -47,7 +47,7 @@ pub enum SlotKind {
 /// The words of a text that take part in the alignment: words and numbers, by stem.
 fn words(t: &Text) -> Vec<usize> {
     (0..t.toks.len())
-        .filter(|&i| matches!(t.toks[i].kind, TokKind::Word | TokKind::Number))
+        .filter(|&i| matches!(t.kind(i), Some(TokKind::Word | TokKind::Number)))
         .collect()
 }
 
@@ -146,7 +146,9 @@ pub fn substitutions(claim: &Text, source: &Text, pairs: &[(usize, usize)]) -> V
 
 fn span(t: &Text, slot: &[usize]) -> String {
     match (slot.first(), slot.last()) {
-        (Some(&f), Some(&l)) => t.text[t.toks[f].start..t.toks[l].end].to_owned(),
+        (Some(&f), Some(&l)) => {
+            t.text()[t.toks[f].start as usize..t.toks[l].end as usize].to_owned()
+        }
         _ => String::new(),
     }
 }
@@ -155,24 +157,24 @@ fn span(t: &Text, slot: &[usize]) -> String {
 fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<SlotKind> {
     let is_name = |t: &Text, i: usize| {
         let tok = &t.toks[i];
-        tok.kind == TokKind::Word && tok.capital && i > 0 && tok.lower.chars().count() > 1
+        t.kind_of(tok) == TokKind::Word && tok.capital() && i > 0 && t.lower(i).chars().count() > 1
     };
-    let is_number = |t: &Text, i: usize| t.toks[i].kind == TokKind::Number;
+    let is_number = |t: &Text, i: usize| t.kind(i) == Some(TokKind::Number);
     let is_year = |t: &Text, i: usize| {
-        let w = &t.toks[i].lower;
+        let w = t.lower(i);
         w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1800..=2100).contains(&y))
     };
     let negation =
-        |t: &Text, slot: &[usize]| slot.iter().any(|&i| lexicon::is_negation(&t.toks[i].lower));
+        |t: &Text, slot: &[usize]| slot.iter().any(|&i| lexicon::is_negation(t.lower(i)));
     // A negation added or dropped between the same words.
     if negation(claim, c) != negation(source, s) {
         let rest_c = c
             .iter()
-            .filter(|&&i| !lexicon::is_negation(&claim.toks[i].lower))
+            .filter(|&&i| !lexicon::is_negation(claim.lower(i)))
             .count();
         let rest_s = s
             .iter()
-            .filter(|&&i| !lexicon::is_negation(&source.toks[i].lower))
+            .filter(|&&i| !lexicon::is_negation(source.lower(i)))
             .count();
         if rest_c == 0 && rest_s == 0 {
             return Some(SlotKind::Negation);
@@ -185,12 +187,12 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
     let years_c: Vec<&str> = c
         .iter()
         .filter(|&&i| is_year(claim, i))
-        .map(|&i| claim.toks[i].lower.as_str())
+        .map(|&i| claim.lower(i))
         .collect();
     let years_s: Vec<&str> = s
         .iter()
         .filter(|&&i| is_year(source, i))
-        .map(|&i| source.toks[i].lower.as_str())
+        .map(|&i| source.lower(i))
         .collect();
     if !years_c.is_empty() && !years_s.is_empty() && years_c.iter().all(|y| !years_s.contains(y)) {
         return Some(SlotKind::Year);
@@ -198,12 +200,12 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
     let numbers_c: Vec<&str> = c
         .iter()
         .filter(|&&i| is_number(claim, i) && !is_year(claim, i))
-        .map(|&i| claim.toks[i].lower.as_str())
+        .map(|&i| claim.lower(i))
         .collect();
     let numbers_s: Vec<&str> = s
         .iter()
         .filter(|&&i| is_number(source, i) && !is_year(source, i))
-        .map(|&i| source.toks[i].lower.as_str())
+        .map(|&i| source.lower(i))
         .collect();
     if !numbers_c.is_empty()
         && !numbers_s.is_empty()
@@ -216,12 +218,12 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
     let names_c: Vec<&str> = c
         .iter()
         .filter(|&&i| is_name(claim, i))
-        .map(|&i| claim.toks[i].lower.as_str())
+        .map(|&i| claim.lower(i))
         .collect();
     let names_s: Vec<&str> = s
         .iter()
         .filter(|&&i| is_name(source, i))
-        .map(|&i| source.toks[i].lower.as_str())
+        .map(|&i| source.lower(i))
         .collect();
     let differ = |a: &str, b: &str| !(a == b || same_spelling(a, b));
     if !names_c.is_empty()
@@ -229,7 +231,7 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
         && names_c.iter().all(|a| names_s.iter().all(|b| differ(a, b)))
         && names_c
             .iter()
-            .all(|a| !source.toks.iter().any(|t| !differ(a, &t.lower)))
+            .all(|a| !source.lowers().any(|w| !differ(a, w)))
     {
         return Some(SlotKind::Name);
     }
@@ -262,7 +264,9 @@ mod tests {
     use super::*;
 
     fn subs(claim: &str, source: &str) -> Vec<(SlotKind, String, String)> {
-        let (c, s) = (Text::new(claim), Text::new(source));
+        let mut words = crate::judge::retrieve::Vocabulary::default();
+        let c = Text::new(claim, &mut |w| words.intern(w));
+        let s = Text::new(source, &mut |w| words.intern(w));
         substitutions(&c, &s, &align(&c, &s))
             .into_iter()
             .map(|x| (x.kind, x.claim, x.source))

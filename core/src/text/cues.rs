@@ -139,6 +139,12 @@ pub fn analyze(sentence: &str) -> SentenceFeatures {
     }
 }
 
+/// Who `sentence` attributes its statement to: [`SentenceFeatures::attributed_to`] of
+/// [`analyze`], without reading the rest of its features.
+pub fn attributed_to(sentence: &str) -> Option<String> {
+    attribution(sentence, &Cues::of(sentence)).1
+}
+
 /// The issue a check-worthy claim raises when it cites nothing.
 pub fn prejudge(features: &SentenceFeatures) -> Prejudgment {
     let (kind, severity, problem, recommendation) = if features.has(ClaimKind::FirstPersonData) {

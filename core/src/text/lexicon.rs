@@ -516,19 +516,33 @@ pub const QUANTIFIERS: &[(&str, Quantity)] = &[
     ("nobody", Quantity::None),
 ];
 
-/// The quantifier that starts at word `i` of `words` (lower-case), with how many words it spans.
+/// [`QUANTIFIERS`] by their first word: the rest of each phrase and its quantity, in the
+/// table's order.
+static QUANTIFIERS_BY_FIRST_WORD: LazyLock<HashMap<&'static str, Vec<(&'static str, Quantity)>>> =
+    LazyLock::new(|| {
+        let mut by_first: HashMap<&'static str, Vec<(&'static str, Quantity)>> = HashMap::new();
+        for &(phrase, q) in QUANTIFIERS {
+            let (first, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
+            by_first.entry(first).or_default().push((rest, q));
+        }
+        by_first
+    });
+
+/// The quantifier that starts at word `i` of `words` (lower-case), with how many words it spans:
+/// the first phrase of [`QUANTIFIERS`] that starts there. Most words start none, so the phrases
+/// are looked up by their first word (this runs for every word of a claim and of the sentence
+/// it is compared with).
 pub fn quantifier(words: &[&str], i: usize) -> Option<(Quantity, usize)> {
     let first = *words.get(i)?;
-    QUANTIFIERS.iter().find_map(|&(phrase, q)| {
-        // Most phrases are one word, and most words start none: compare the first word first.
-        let mut parts = phrase.split(' ');
-        if parts.next() != Some(first) {
-            return None;
-        }
-        let n = 1 + parts.clone().count();
-        (i + n <= words.len() && parts.zip(&words[i + 1..i + n]).all(|(p, w)| p == *w))
-            .then_some((q, n))
-    })
+    QUANTIFIERS_BY_FIRST_WORD
+        .get(first)?
+        .iter()
+        .find_map(|&(rest, q)| {
+            let parts = rest.split(' ').filter(|_| !rest.is_empty());
+            let n = 1 + parts.clone().count();
+            (i + n <= words.len() && parts.zip(&words[i + 1..i + n]).all(|(p, w)| p == *w))
+                .then_some((q, n))
+        })
 }
 
 /// Phrases that claim a record, lower-case: a specific a claim may add that its source does not
