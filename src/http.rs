@@ -57,6 +57,8 @@ pub struct DecisionBoard {
 #[derive(Debug, Clone)]
 struct Slot {
     state: RevisionState,
+    /// What a held decision weighs toward [`BOARD_DECISION_BYTES`]: its size as JSON.
+    bytes: usize,
     position: Option<DraftPosition>,
     digest: Option<String>,
 }
@@ -81,9 +83,18 @@ pub struct HeldBody {
     pub format: BodyFormat,
 }
 
+/// Bytes of decisions (as JSON) the board holds; past them the oldest articles are forgotten,
+/// as past its article count. A report runs to a few KiB, so the count alone (100,000 articles)
+/// could hold hundreds of MiB; 32 MiB keeps some ten thousand decisions. A forgotten article's
+/// decision stays on the decisions topic.
+pub const BOARD_DECISION_BYTES: usize = 32 << 20;
+
 #[derive(Debug)]
 struct Board {
     capacity: usize,
+    /// Bytes of the decisions held, and the most to hold.
+    decision_bytes: usize,
+    decision_budget: usize,
     articles: HashMap<String, BTreeMap<u64, Slot>>,
     /// Articles in the order first seen, oldest first, for eviction.
     order: VecDeque<String>,
@@ -109,6 +120,8 @@ impl DecisionBoard {
         DecisionBoard {
             inner: Arc::new(Mutex::new(Board {
                 capacity: capacity.max(1),
+                decision_bytes: 0,
+                decision_budget: BOARD_DECISION_BYTES,
                 articles: HashMap::new(),
                 order: VecDeque::new(),
                 labels: HashMap::new(),
@@ -119,6 +132,12 @@ impl DecisionBoard {
                 limits: ExtractLimits::default(),
             })),
         }
+    }
+
+    /// The board, holding decisions up to `bytes` (as JSON) rather than [`BOARD_DECISION_BYTES`].
+    pub fn with_decision_budget(self, bytes: usize) -> DecisionBoard {
+        self.with(|b| b.decision_budget = bytes);
+        self
     }
 
     /// The board, holding only bodies within `limits` (the configuration's `extract` limits):
@@ -238,6 +257,7 @@ impl DecisionBoard {
             let revisions = b.entry(article_id);
             let pending = Slot {
                 state: RevisionState::Pending,
+                bytes: 0,
                 position,
                 digest: digest.clone(),
             };
@@ -250,7 +270,8 @@ impl DecisionBoard {
                 _ => false,
             };
             if new_content && later_or_unknown(position, slot.position) {
-                *slot = pending;
+                let freed = std::mem::replace(slot, pending).bytes;
+                b.decision_bytes -= freed;
             }
         });
     }
@@ -285,12 +306,16 @@ impl DecisionBoard {
                     return;
                 }
             }
+            let bytes = serde_json::to_vec(&decision).map_or(0, |json| json.len());
             let slot = Slot {
                 position: decision.draft_position,
                 digest: decision.content_digest.clone(),
                 state: RevisionState::Decided(Box::new(decision)),
+                bytes,
             };
-            revisions.insert(revision, slot);
+            let freed = revisions.insert(revision, slot).map_or(0, |old| old.bytes);
+            b.decision_bytes = b.decision_bytes - freed + bytes;
+            b.forget_past_decision_budget();
         });
     }
 
@@ -347,26 +372,37 @@ impl Board {
 
     fn entry(&mut self, article_id: &str) -> &mut BTreeMap<u64, Slot> {
         if !self.articles.contains_key(article_id) {
-            while self.articles.len() >= self.capacity {
-                match self.order.pop_front() {
-                    Some(oldest) => {
-                        if let Some(revisions) = self.articles.remove(&oldest) {
-                            for revision in revisions.keys() {
-                                if let Some(held) = self.bodies.remove(&(oldest.clone(), *revision))
-                                {
-                                    self.body_bytes -= held.body.len();
-                                }
-                            }
-                        }
-                        self.labels.remove(&oldest);
-                        self.body_order.retain(|(id, _)| *id != oldest);
-                    }
-                    None => break,
-                }
-            }
+            while self.articles.len() >= self.capacity && self.forget_oldest() {}
             self.order.push_back(article_id.to_owned());
         }
         self.articles.entry(article_id.to_owned()).or_default()
+    }
+
+    /// Forgets the oldest articles while the decisions held weigh more than their budget; the
+    /// newest article is kept whatever it weighs.
+    fn forget_past_decision_budget(&mut self) {
+        while self.decision_bytes > self.decision_budget
+            && self.order.len() > 1
+            && self.forget_oldest()
+        {}
+    }
+
+    /// Forgets the oldest article, its decisions, labels and bodies; false when none is left.
+    fn forget_oldest(&mut self) -> bool {
+        let Some(oldest) = self.order.pop_front() else {
+            return false;
+        };
+        if let Some(revisions) = self.articles.remove(&oldest) {
+            for (revision, slot) in &revisions {
+                self.decision_bytes -= slot.bytes;
+                if let Some(held) = self.bodies.remove(&(oldest.clone(), *revision)) {
+                    self.body_bytes -= held.body.len();
+                }
+            }
+        }
+        self.labels.remove(&oldest);
+        self.body_order.retain(|(id, _)| *id != oldest);
+        true
     }
 }
 
@@ -906,6 +942,23 @@ mod tests {
         assert!(board.lookup("a", None).is_none());
         assert!(board.lookup("b", None).is_some());
         assert!(board.lookup("c", None).is_some());
+    }
+
+    #[test]
+    fn the_board_forgets_the_oldest_articles_past_its_decision_bytes() {
+        let size = serde_json::to_vec(&decision("a", 1)).expect("json").len();
+        let board = DecisionBoard::new(100).with_decision_budget(2 * size + size / 2);
+        for article in ["a", "b"] {
+            board.record(decision(article, 1));
+        }
+        assert!(board.lookup("a", None).is_some(), "two decisions fit");
+        board.record(decision("c", 1));
+        assert!(board.lookup("a", None).is_none(), "the oldest is forgotten");
+        assert!(board.lookup("b", None).is_some());
+        assert!(board.lookup("c", None).is_some());
+        // A decision replacing another on the same revision weighs once.
+        board.record(decision("c", 1));
+        assert!(board.lookup("b", None).is_some());
     }
 
     /// Serves the router on a loopback port with short timeouts; returns its address.
