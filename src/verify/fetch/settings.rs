@@ -88,7 +88,7 @@ impl Default for FetchSettings {
             backoff_base: Duration::from_millis(500),
             backoff_max: Duration::from_secs(10),
             retry_after_max: Duration::from_secs(30),
-            cache_capacity_bytes: 256 * 1024 * 1024,
+            cache_capacity_bytes: crate::config::DEFAULT_CACHE_CAPACITY_BYTES,
             cache_ttl_ok: Duration::from_secs(6 * 3600),
             cache_ttl_not_found: Duration::from_secs(600),
             max_entry_bytes: 4 * 1024 * 1024,
