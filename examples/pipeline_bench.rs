@@ -550,6 +550,10 @@ fn decisions_reader(bootstrap: &str, topic: &str, group: &str) -> StreamConsumer
     reader
 }
 
+/// Decisions read and their payload bytes, for the mean size of a decision.
+static DECISION_BYTES: AtomicU64 = AtomicU64::new(0);
+static DECISIONS_READ: AtomicU64 = AtomicU64::new(0);
+
 /// Reads decisions until every id in `want` has one; returns each id's `decided_at`.
 async fn read_decisions(
     reader: &StreamConsumer,
@@ -564,6 +568,8 @@ async fn read_decisions(
         let Ok(v) = serde_json::from_slice::<Value>(m.payload().unwrap_or_default()) else {
             continue;
         };
+        DECISION_BYTES.fetch_add(m.payload().map_or(0, <[u8]>::len) as u64, Ordering::Relaxed);
+        DECISIONS_READ.fetch_add(1, Ordering::Relaxed);
         let id = v["article_id"].as_str().unwrap_or_default().to_owned();
         if want.contains_key(&id) {
             let at = v["decided_at"]
@@ -764,6 +770,13 @@ async fn memory(
     m.insert("peak_rss_mb".into(), status_mb("VmHWM:").into());
     m.insert("cache_mb".into(), cache_mb.into());
     m.insert("cache_capacity_mb".into(), capacity_mb.into());
+    m.insert(
+        "decision_kb".into(),
+        (DECISION_BYTES.load(Ordering::Relaxed) as f64
+            / DECISIONS_READ.load(Ordering::Relaxed).max(1) as f64
+            / 1024.0)
+            .into(),
+    );
     m.insert("wall_s".into(), started.elapsed().as_secs_f64().into());
     let _ = stop.send(true);
     let _ = handle.await;
