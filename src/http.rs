@@ -307,6 +307,7 @@ impl DecisionBoard {
                 }
             }
             let bytes = serde_json::to_vec(&decision).map_or(0, |json| json.len());
+            let article_id = decision.article_id.clone();
             let slot = Slot {
                 position: decision.draft_position,
                 digest: decision.content_digest.clone(),
@@ -315,7 +316,7 @@ impl DecisionBoard {
             };
             let freed = revisions.insert(revision, slot).map_or(0, |old| old.bytes);
             b.decision_bytes = b.decision_bytes - freed + bytes;
-            b.forget_past_decision_budget();
+            b.forget_past_decision_budget(&article_id);
         });
     }
 
@@ -378,13 +379,16 @@ impl Board {
         self.articles.entry(article_id.to_owned()).or_default()
     }
 
-    /// Forgets the oldest articles while the decisions held weigh more than their budget; the
-    /// newest article is kept whatever it weighs.
-    fn forget_past_decision_budget(&mut self) {
-        while self.decision_bytes > self.decision_budget
-            && self.order.len() > 1
-            && self.forget_oldest()
-        {}
+    /// Forgets the oldest articles while the decisions held weigh more than their budget, never
+    /// `decided`, the article whose decision was just recorded (whatever it weighs): it moves
+    /// behind the others instead, as the article decided last.
+    fn forget_past_decision_budget(&mut self, decided: &str) {
+        while self.decision_bytes > self.decision_budget && self.order.len() > 1 {
+            if self.order.front().is_some_and(|oldest| oldest == decided) {
+                self.order.rotate_left(1);
+            }
+            self.forget_oldest();
+        }
     }
 
     /// Forgets the oldest article, its decisions, labels and bodies; false when none is left.
@@ -956,8 +960,49 @@ mod tests {
         assert!(board.lookup("a", None).is_none(), "the oldest is forgotten");
         assert!(board.lookup("b", None).is_some());
         assert!(board.lookup("c", None).is_some());
-        // A decision replacing another on the same revision weighs once.
-        board.record(decision("c", 1));
+        // A decision replacing another (a later publication of the revision) weighs once.
+        let at = |offset| {
+            let mut d = decision("d", 1);
+            d.draft_position = Some(DraftPosition {
+                partition: 0,
+                offset,
+            });
+            d
+        };
+        board.record(at(5));
+        assert!(
+            board.lookup("b", None).is_none(),
+            "b, now the oldest, makes room for d"
+        );
+        board.record(at(6));
+        let shown = board.lookup("d", Some(1));
+        assert!(
+            matches!(&shown, Some((1, RevisionState::Decided(d))) if d.draft_position.is_some_and(|p| p.offset == 6)),
+            "the later publication's decision is shown: {shown:?}"
+        );
+        assert!(board.lookup("c", None).is_some(), "d weighs once");
+    }
+
+    #[test]
+    fn the_decision_just_recorded_is_never_the_one_forgotten() {
+        let size = serde_json::to_vec(&decision("a", 1)).expect("json").len();
+        let board = DecisionBoard::new(100).with_decision_budget(2 * size + size / 2);
+        // The oldest article on the board is still pending when the others are decided.
+        board.note_draft("slow", 1);
+        for article in ["a", "b"] {
+            board.record(decision(article, 1));
+        }
+        board.record(decision("slow", 1));
+        assert!(
+            board
+                .lookup("slow", None)
+                .is_some_and(|(_, state)| matches!(state, RevisionState::Decided(_))),
+            "the decision just made is shown"
+        );
+        assert!(
+            board.lookup("a", None).is_none(),
+            "the oldest other article goes instead"
+        );
         assert!(board.lookup("b", None).is_some());
     }
 
