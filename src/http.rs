@@ -21,7 +21,7 @@
 
 mod ui;
 
-use crate::events::{Decision, DraftEvent, DraftPosition};
+use crate::events::{Decision, DecisionReason, DraftEvent, DraftPosition, Outcome};
 use crate::extract::ExtractLimits;
 use crate::kafka::ConsumerHealth;
 use crate::model::BodyFormat;
@@ -32,6 +32,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -56,11 +57,76 @@ pub struct DecisionBoard {
 /// topic, content digest) that state is about, when known.
 #[derive(Debug, Clone)]
 struct Slot {
-    state: RevisionState,
+    state: HeldState,
     /// What a held decision weighs toward [`BOARD_DECISION_BYTES`]: its size as JSON.
     bytes: usize,
     position: Option<DraftPosition>,
     digest: Option<String>,
+}
+
+/// What the board holds of one revision: pending, or decided.
+#[derive(Debug, Clone)]
+enum HeldState {
+    Pending,
+    Decided(HeldDecision),
+}
+
+/// A decision as the board holds it: the decision as JSON (what its budget counts, parsed again
+/// when a page or the API asks for it), and beside it what the desk's figures read of every
+/// decision.
+#[derive(Debug, Clone)]
+struct HeldDecision {
+    summary: DecisionSummary,
+    json: Box<[u8]>,
+}
+
+/// What the desk reads of every decision held, without parsing it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct DecisionSummary {
+    pub(crate) outcome: Outcome,
+    pub(crate) decided_at: DateTime<Utc>,
+    pub(crate) reasons: Box<[DecisionReason]>,
+}
+
+impl HeldDecision {
+    fn of(decision: &Decision) -> Option<HeldDecision> {
+        let json = serde_json::to_vec(decision).ok()?.into_boxed_slice();
+        Some(HeldDecision {
+            summary: DecisionSummary {
+                outcome: decision.outcome,
+                decided_at: decision.decided_at,
+                reasons: decision.reasons.clone().into_boxed_slice(),
+            },
+            json,
+        })
+    }
+
+    /// The decision again. It was serialized by [`HeldDecision::of`], so it reads back.
+    fn decision(&self) -> Option<Decision> {
+        match serde_json::from_slice(&self.json) {
+            Ok(decision) => Some(decision),
+            Err(err) => {
+                tracing::error!(error = %err, "a decision held on the board does not read back");
+                None
+            }
+        }
+    }
+}
+
+impl HeldState {
+    fn summary(&self) -> Option<&DecisionSummary> {
+        match self {
+            HeldState::Decided(held) => Some(&held.summary),
+            HeldState::Pending => None,
+        }
+    }
+
+    fn revision_state(&self) -> Option<RevisionState> {
+        Some(match self {
+            HeldState::Pending => RevisionState::Pending,
+            HeldState::Decided(held) => RevisionState::Decided(Box::new(held.decision()?)),
+        })
+    }
 }
 
 /// The default of `http.page_body_bytes` (see [`crate::config::DEFAULT_PAGE_BODY_BYTES`]).
@@ -83,11 +149,11 @@ pub struct HeldBody {
     pub format: BodyFormat,
 }
 
-/// Bytes of decisions (as JSON) the board holds; past them the oldest articles are forgotten,
-/// as past its article count. A report runs to a few KiB, so the count alone (100,000 articles)
-/// could hold hundreds of MiB; 32 MiB keeps some ten thousand decisions. A forgotten article's
-/// decision stays on the decisions topic.
-pub const BOARD_DECISION_BYTES: usize = 32 << 20;
+/// The default of `http.decision_bytes`: bytes of decisions (as JSON) the board holds; past them
+/// the oldest articles are forgotten, as past its article count. A report runs to a few KiB, so
+/// the count alone (100,000 articles) could hold hundreds of MiB. A forgotten article's decision
+/// stays on the decisions topic.
+pub const BOARD_DECISION_BYTES: usize = crate::config::DEFAULT_DECISION_BYTES;
 
 #[derive(Debug)]
 struct Board {
@@ -95,7 +161,9 @@ struct Board {
     /// Bytes of the decisions held, and the most to hold.
     decision_bytes: usize,
     decision_budget: usize,
-    articles: HashMap<String, BTreeMap<u64, Slot>>,
+    /// Slots are boxed: most articles have one revision, and a map's first node has room for
+    /// eleven values, so inline slots would weigh about 1 KiB per article.
+    articles: HashMap<String, BTreeMap<u64, Box<Slot>>>,
     /// Articles in the order first seen, oldest first, for eviction.
     order: VecDeque<String>,
     labels: HashMap<String, ArticleLabels>,
@@ -207,23 +275,23 @@ impl DecisionBoard {
                 .range(..revision)
                 .rev()
                 .find_map(|(_, slot)| match &slot.state {
-                    RevisionState::Decided(d) => Some((**d).clone()),
-                    RevisionState::Pending => None,
+                    HeldState::Decided(held) => held.decision(),
+                    HeldState::Pending => None,
                 })
         })
     }
 
-    /// Calls `f` with every article's revisions (oldest first) and labels, under the board's
-    /// lock: keep it short.
+    /// Calls `f` with every article's revisions (oldest first; `None` while pending) and labels,
+    /// under the board's lock: keep it short.
     pub(crate) fn for_each(
         &self,
-        mut f: impl FnMut(&str, &[(u64, &RevisionState)], Option<&ArticleLabels>),
+        mut f: impl FnMut(&str, &[(u64, Option<&DecisionSummary>)], Option<&ArticleLabels>),
     ) {
         self.with(|b| {
             for (id, revisions) in &b.articles {
-                let states: Vec<(u64, &RevisionState)> = revisions
+                let states: Vec<(u64, Option<&DecisionSummary>)> = revisions
                     .iter()
-                    .map(|(revision, slot)| (*revision, &slot.state))
+                    .map(|(revision, slot)| (*revision, slot.state.summary()))
                     .collect();
                 f(id, &states, b.labels.get(id));
             }
@@ -256,13 +324,13 @@ impl DecisionBoard {
         self.with(|b| {
             let revisions = b.entry(article_id);
             let pending = Slot {
-                state: RevisionState::Pending,
+                state: HeldState::Pending,
                 bytes: 0,
                 position,
                 digest: digest.clone(),
             };
             let Some(slot) = revisions.get_mut(&revision) else {
-                revisions.insert(revision, pending);
+                revisions.insert(revision, Box::new(pending));
                 return;
             };
             let new_content = match (&slot.digest, &digest) {
@@ -270,7 +338,7 @@ impl DecisionBoard {
                 _ => false,
             };
             if new_content && later_or_unknown(position, slot.position) {
-                let freed = std::mem::replace(slot, pending).bytes;
+                let freed = std::mem::replace(&mut **slot, pending).bytes;
                 b.decision_bytes -= freed;
             }
         });
@@ -293,11 +361,11 @@ impl DecisionBoard {
             };
             if let Some(slot) = revisions.get(&revision) {
                 let known = match &slot.state {
-                    RevisionState::Decided(known) => Known::Decided {
-                        outcome: known.outcome,
+                    HeldState::Decided(known) => Known::Decided {
+                        outcome: known.summary.outcome,
                         position: slot.position,
                     },
-                    RevisionState::Pending => Known::Pending {
+                    HeldState::Pending => Known::Pending {
                         position: slot.position,
                         digest: slot.digest.as_deref(),
                     },
@@ -306,15 +374,20 @@ impl DecisionBoard {
                     return;
                 }
             }
-            let bytes = serde_json::to_vec(&decision).map_or(0, |json| json.len());
-            let article_id = decision.article_id.clone();
+            let Some(held) = HeldDecision::of(&decision) else {
+                return;
+            };
+            let bytes = held.json.len();
             let slot = Slot {
                 position: decision.draft_position,
-                digest: decision.content_digest.clone(),
-                state: RevisionState::Decided(Box::new(decision)),
+                digest: decision.content_digest,
+                state: HeldState::Decided(held),
                 bytes,
             };
-            let freed = revisions.insert(revision, slot).map_or(0, |old| old.bytes);
+            let article_id = decision.article_id;
+            let freed = revisions
+                .insert(revision, Box::new(slot))
+                .map_or(0, |old| old.bytes);
             b.decision_bytes = b.decision_bytes - freed + bytes;
             b.forget_past_decision_budget(&article_id);
         });
@@ -328,7 +401,7 @@ impl DecisionBoard {
                 Some(r) => (r, revisions.get(&r)?),
                 None => revisions.iter().next_back().map(|(r, s)| (*r, s))?,
             };
-            Some((rev, slot.state.clone()))
+            Some((rev, slot.state.revision_state()?))
         })
     }
 }
@@ -371,7 +444,7 @@ impl Board {
         );
     }
 
-    fn entry(&mut self, article_id: &str) -> &mut BTreeMap<u64, Slot> {
+    fn entry(&mut self, article_id: &str) -> &mut BTreeMap<u64, Box<Slot>> {
         if !self.articles.contains_key(article_id) {
             while self.articles.len() >= self.capacity && self.forget_oldest() {}
             self.order.push_back(article_id.to_owned());
@@ -1006,6 +1079,47 @@ mod tests {
         assert!(board.lookup("b", None).is_some());
     }
 
+    #[test]
+    fn a_decision_held_as_json_reads_back_as_recorded() {
+        let board = DecisionBoard::new(10);
+        let first = decision("a", 1);
+        let mut second = decision("a", 2);
+        second.outcome = Outcome::Pass;
+        second.reasons.clear();
+        board.record(first.clone());
+        board.record(second.clone());
+        assert_eq!(
+            board.lookup("a", Some(1)),
+            Some((1, RevisionState::Decided(Box::new(first.clone()))))
+        );
+        assert_eq!(
+            board.lookup("a", None),
+            Some((2, RevisionState::Decided(Box::new(second.clone()))))
+        );
+        assert_eq!(board.previous_decision("a", 2), Some(first.clone()));
+        // The desk reads each decision's outcome, time and reasons without parsing it.
+        let mut seen = Vec::new();
+        board.for_each(|id, revisions, _| {
+            for (revision, summary) in revisions {
+                let s = summary.expect("both decided");
+                seen.push((id.to_owned(), *revision, s.outcome, s.reasons.to_vec()));
+            }
+        });
+        assert_eq!(
+            seen,
+            vec![
+                ("a".to_owned(), 1, Outcome::Block, first.reasons.clone()),
+                ("a".to_owned(), 2, Outcome::Pass, vec![]),
+            ]
+        );
+        // What the budget counts is what is held: the decisions as JSON.
+        let json = |d: &Decision| serde_json::to_vec(d).expect("json").len();
+        assert_eq!(
+            board.with(|b| b.decision_bytes),
+            json(&first) + json(&second)
+        );
+    }
+
     /// Serves the router on a loopback port with short timeouts; returns its address.
     async fn serve_with_timeouts(header_read_ms: u64, idle_ms: u64) -> std::net::SocketAddr {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -1017,6 +1131,7 @@ mod tests {
             header_read_timeout_ms: header_read_ms,
             idle_timeout_ms: idle_ms,
             page_body_bytes: BOARD_BODY_BYTES,
+            decision_bytes: BOARD_DECISION_BYTES,
         };
         let app = router(DecisionBoard::new(1), Arc::new(Readiness::default()));
         tokio::spawn(async move { serve(listener, app, &config, std::future::pending()).await });

@@ -182,6 +182,9 @@ pub struct HttpConfig {
     /// Bytes of draft bodies kept so decision pages can show the article text; the oldest go
     /// first. 0 keeps none (pages then list the claims alone).
     pub page_body_bytes: usize,
+    /// Bytes of decisions (as JSON) kept for `GET /v1/decisions/{id}` and the pages; past them
+    /// the articles seen longest ago are forgotten (their decisions stay on the decisions topic).
+    pub decision_bytes: usize,
 }
 
 /// The default of `http.page_body_bytes`: bytes of draft bodies the board keeps so pages can
@@ -190,6 +193,11 @@ pub struct HttpConfig {
 /// one body can be large.
 pub const DEFAULT_PAGE_BODY_BYTES: usize = 64 << 20;
 
+/// The default of `http.decision_bytes`: 16 MiB keeps the decisions of about 6,000 articles
+/// (a report of three claims is about 3 KiB as JSON), days of a newsroom's output, within the
+/// memory the defaults are sized for (README, Performance).
+pub const DEFAULT_DECISION_BYTES: usize = 16 << 20;
+
 impl Default for HttpConfig {
     fn default() -> Self {
         Self {
@@ -197,6 +205,7 @@ impl Default for HttpConfig {
             header_read_timeout_ms: DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS,
             idle_timeout_ms: DEFAULT_HTTP_IDLE_TIMEOUT_MS,
             page_body_bytes: DEFAULT_PAGE_BODY_BYTES,
+            decision_bytes: DEFAULT_DECISION_BYTES,
         }
     }
 }
@@ -215,6 +224,7 @@ impl HttpConfig {
     pub(crate) fn validate(&self, validation: &mut Validation) {
         validation.nonzero("http.header_read_timeout_ms", self.header_read_timeout_ms);
         validation.nonzero("http.idle_timeout_ms", self.idle_timeout_ms);
+        validation.nonzero("http.decision_bytes", self.decision_bytes as u64);
     }
 }
 

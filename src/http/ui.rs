@@ -11,7 +11,7 @@ use chrono::Utc;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Deserialize;
 
-use super::{AppState, DecisionBoard, RevisionQuery, RevisionState};
+use super::{AppState, DecisionBoard, DecisionSummary, RevisionQuery, RevisionState};
 use crate::events::{Decision, DecisionReason, Outcome};
 use crate::render::html::{self, DecisionPage, Desk, DeskEntry};
 
@@ -250,22 +250,22 @@ fn snapshot(board: &DecisionBoard, outcome: Option<Outcome>, section: Option<&st
             sections.insert(s.to_owned());
         }
         let pending_revision = match revisions.last() {
-            Some(&(revision, RevisionState::Pending)) => Some(revision),
+            Some(&(revision, None)) => Some(revision),
             _ => None,
         };
         if pending_revision.is_some() {
             pending += 1;
         }
-        let mut newest: Option<(u64, &Decision)> = None;
-        for &(revision, state) in revisions {
-            let RevisionState::Decided(d) = state else {
+        let mut newest: Option<(u64, &DecisionSummary)> = None;
+        for &(revision, summary) in revisions {
+            let Some(d) = summary else {
                 continue;
             };
             if d.decided_at.date_naive() == today {
                 match d.outcome {
                     Outcome::Block => {
                         blocked_today += 1;
-                        for reason in &d.reasons {
+                        for reason in d.reasons.iter() {
                             *reasons.entry(*reason).or_default() += 1;
                         }
                     }

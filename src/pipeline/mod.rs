@@ -402,6 +402,7 @@ pub async fn run(
     let readiness = Arc::new(Readiness::default());
     readiness.set_broker_reachable(true);
     let board = DecisionBoard::with_body_budget(BOARD_CAPACITY, config.http.page_body_bytes)
+        .with_decision_budget(config.http.decision_bytes)
         .with_extract_limits(config.extract.limits());
     let roles: BTreeSet<Role> = roles.iter().copied().collect();
     for role in &roles {

@@ -65,8 +65,9 @@ impl Decided {
 struct Revisions {
     /// Every revision at or below this counts as decided.
     floor: Option<u64>,
-    /// Decided revisions above the floor.
-    recent: BTreeMap<u64, Decided>,
+    /// Decided revisions above the floor, boxed: most articles have one, and a map's first node
+    /// has room for eleven values, so inline values would weigh about 1 KiB per article.
+    recent: BTreeMap<u64, Box<Decided>>,
     /// This article's place in the least-recently-decided order.
     seq: u64,
     /// The partition its manifests were read from: forgotten when it is revoked.
@@ -86,7 +87,7 @@ impl Revisions {
         if self.floor.is_some_and(|f| revision <= f) {
             return;
         }
-        self.recent.insert(revision, decided);
+        self.recent.insert(revision, Box::new(decided));
         while self.recent.len() > RECENT_REVISIONS {
             // Why: keeps memory per article constant; see the module docs.
             self.floor = self.recent.pop_first().map(|(r, _)| r);
@@ -125,12 +126,20 @@ impl DecidedMemory {
     /// What (`article_id`, `revision`) was decided on, when it is remembered exactly (not only
     /// through the floor).
     pub(crate) fn get(&self, article_id: &str, revision: u64) -> Option<&Decided> {
-        self.articles.get(article_id)?.recent.get(&revision)
+        self.articles
+            .get(article_id)?
+            .recent
+            .get(&revision)
+            .map(|d| &**d)
     }
 
     /// [`DecidedMemory::get`], to record an acknowledged repeat.
     pub(crate) fn get_mut(&mut self, article_id: &str, revision: u64) -> Option<&mut Decided> {
-        self.articles.get_mut(article_id)?.recent.get_mut(&revision)
+        self.articles
+            .get_mut(article_id)?
+            .recent
+            .get_mut(&revision)
+            .map(|d| &mut **d)
     }
 
     /// The highest decided revision of `article_id`, if any is remembered.
