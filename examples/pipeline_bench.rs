@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -44,6 +44,14 @@ use tokio::sync::watch;
 #[cfg(target_os = "linux")]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's options, read when it starts (`_RJEM_MALLOC_CONF` in the environment overrides
+/// them): a background thread returns pages freed for a second to the system (muzzy pages at
+/// once), so RSS follows what is held after a burst; jemalloc's default keeps them ten seconds.
+#[cfg(target_os = "linux")]
+#[unsafe(export_name = "_rjem_malloc_conf")]
+#[used]
+static JEMALLOC_CONF: &[u8; 60] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
 /// Checks in flight in process (b): the verify role's.
 const CHECKS_IN_FLIGHT: usize = 32;
@@ -163,6 +171,22 @@ fn orchestrate(args: &Args) {
             m["articles"],
             m["wall_s"].as_f64().unwrap_or(0.0),
         );
+        let mb = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
+        for (when, v) in [
+            ("held", &m["held_mb"]),
+            ("at peak", &m["at_peak_mb"]),
+            ("at end", &m["at_end_mb"]),
+        ] {
+            println!(
+                "  {when:8} RSS {:4.0} MB: allocator resident {:4.0}, active {:4.0}, allocated {:4.0}, metadata {:3.0}; page cache {:3.0}",
+                mb(v, "rss"),
+                mb(v, "resident"),
+                mb(v, "active"),
+                mb(v, "allocated"),
+                mb(v, "metadata"),
+                mb(v, "cache"),
+            );
+        }
     }
 }
 
@@ -378,6 +402,59 @@ fn status_mb(key: &str) -> f64 {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// jemalloc's own counters in MB, read after advancing its epoch: `allocated` is what the
+/// program holds, `active` the pages those allocations occupy, `resident` what the allocator
+/// keeps in memory (free pages included), `metadata` its own bookkeeping.
+#[cfg(target_os = "linux")]
+fn allocator_mb() -> serde_json::Map<String, Value> {
+    use tikv_jemalloc_ctl::{epoch, stats};
+    let mut m = serde_json::Map::new();
+    if epoch::advance().is_err() {
+        return m;
+    }
+    let mb = |r: tikv_jemalloc_ctl::Result<usize>| r.map_or(0.0, |b| b as f64 / 1048576.0);
+    m.insert("allocated".into(), mb(stats::allocated::read()).into());
+    m.insert("active".into(), mb(stats::active::read()).into());
+    m.insert("resident".into(), mb(stats::resident::read()).into());
+    m.insert("metadata".into(), mb(stats::metadata::read()).into());
+    m.insert("retained".into(), mb(stats::retained::read()).into());
+    let background = tikv_jemalloc_ctl::background_thread::read().unwrap_or(false);
+    m.insert("background_thread".into(), background.into());
+    m
+}
+
+#[cfg(not(target_os = "linux"))]
+fn allocator_mb() -> serde_json::Map<String, Value> {
+    serde_json::Map::new()
+}
+
+/// Samples RSS every 20 ms until `stop`, and keeps the allocator's counters and the page
+/// cache's weight at the highest RSS seen: what the peak is made of.
+fn sample_peak(stop: Arc<AtomicBool>) -> std::thread::JoinHandle<serde_json::Map<String, Value>> {
+    std::thread::spawn(move || {
+        let mut peak = 0.0;
+        let mut at_peak = serde_json::Map::new();
+        while !stop.load(Ordering::Relaxed) {
+            let rss = status_mb("VmRSS:");
+            if rss > peak {
+                peak = rss;
+                at_peak = allocator_mb();
+                at_peak.insert("rss".into(), rss.into());
+                at_peak.insert(
+                    "cache".into(),
+                    (factgate::metrics::metrics().cache_bytes.get() as f64 / 1048576.0).into(),
+                );
+                at_peak.insert(
+                    "join_in_flight".into(),
+                    factgate::metrics::metrics().join_in_flight.get().into(),
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        at_peak
+    })
 }
 
 fn config(args: &Args) -> Config {
@@ -734,6 +811,8 @@ async fn memory(
     let (bootstrap, stop, handle) = start_pipeline(config).await;
     let producer = EventProducer::new(&kafka, &bootstrap).expect("producer");
     let reader = decisions_reader(&bootstrap, &topics.decisions, "bench-memory");
+    let sampling = Arc::new(AtomicBool::new(false));
+    let sampler = sample_peak(sampling.clone());
     let started = Instant::now();
     let drafts: Vec<(String, Value)> = (0..args.in_flight)
         .map(|i| draft(&args, "mem", i, origin, true))
@@ -760,14 +839,23 @@ async fn memory(
         );
         std::process::exit(0);
     }
+    let mut held_allocator = allocator_mb();
+    held_allocator.insert("rss".into(), held_rss.into());
     let _ = open.send(true);
     read_decisions(&reader, &published).await;
+    sampling.store(true, Ordering::Relaxed);
+    let at_peak = sampler.join().unwrap_or_default();
+    let mut at_end = allocator_mb();
+    at_end.insert("rss".into(), status_mb("VmRSS:").into());
     let cache_mb = factgate::metrics::metrics().cache_bytes.get() as f64 / 1048576.0;
     let mut m = serde_json::Map::new();
     m.insert("articles".into(), published.len().into());
     m.insert("join_in_flight_max".into(), max_seen.into());
     m.insert("held_rss_mb".into(), held_rss.into());
     m.insert("peak_rss_mb".into(), status_mb("VmHWM:").into());
+    m.insert("held_mb".into(), held_allocator.into());
+    m.insert("at_peak_mb".into(), at_peak.into());
+    m.insert("at_end_mb".into(), at_end.into());
     m.insert("cache_mb".into(), cache_mb.into());
     m.insert("cache_capacity_mb".into(), capacity_mb.into());
     m.insert(
