@@ -422,12 +422,20 @@ fn allocator_mb() -> serde_json::Map<String, Value> {
     m.insert("retained".into(), mb(stats::retained::read()).into());
     let background = tikv_jemalloc_ctl::background_thread::read().unwrap_or(false);
     m.insert("background_thread".into(), background.into());
+    m.insert("cache".into(), cache_mb().into());
     m
+}
+
+/// What the page cache holds, in MB.
+fn cache_mb() -> f64 {
+    factgate::metrics::metrics().cache_bytes.get() as f64 / 1048576.0
 }
 
 #[cfg(not(target_os = "linux"))]
 fn allocator_mb() -> serde_json::Map<String, Value> {
-    serde_json::Map::new()
+    let mut m = serde_json::Map::new();
+    m.insert("cache".into(), cache_mb().into());
+    m
 }
 
 /// Samples RSS every 20 ms until `stop`, and keeps the allocator's counters and the page
@@ -442,10 +450,6 @@ fn sample_peak(stop: Arc<AtomicBool>) -> std::thread::JoinHandle<serde_json::Map
                 peak = rss;
                 at_peak = allocator_mb();
                 at_peak.insert("rss".into(), rss.into());
-                at_peak.insert(
-                    "cache".into(),
-                    (factgate::metrics::metrics().cache_bytes.get() as f64 / 1048576.0).into(),
-                );
                 at_peak.insert(
                     "join_in_flight".into(),
                     factgate::metrics::metrics().join_in_flight.get().into(),
@@ -847,7 +851,7 @@ async fn memory(
     let at_peak = sampler.join().unwrap_or_default();
     let mut at_end = allocator_mb();
     at_end.insert("rss".into(), status_mb("VmRSS:").into());
-    let cache_mb = factgate::metrics::metrics().cache_bytes.get() as f64 / 1048576.0;
+    let cache_mb = cache_mb();
     let mut m = serde_json::Map::new();
     m.insert("articles".into(), published.len().into());
     m.insert("join_in_flight_max".into(), max_seen.into());
