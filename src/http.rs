@@ -71,13 +71,13 @@ enum HeldState {
     Decided(HeldDecision),
 }
 
-/// A decision as the board holds it: the decision as JSON (what its budget counts, parsed again
-/// when a page or the API asks for it), and beside it what the desk's figures read of every
-/// decision.
+/// A decision as the board holds it: the decision as JSON (what its budget counts, parsed again,
+/// outside the board's lock, when a page or the API asks for it), and beside it what the desk's
+/// figures read of every decision.
 #[derive(Debug, Clone)]
 struct HeldDecision {
     summary: DecisionSummary,
-    json: Box<[u8]>,
+    json: Arc<[u8]>,
 }
 
 /// What the desk reads of every decision held, without parsing it.
@@ -90,7 +90,7 @@ pub(crate) struct DecisionSummary {
 
 impl HeldDecision {
     fn of(decision: &Decision) -> Option<HeldDecision> {
-        let json = serde_json::to_vec(decision).ok()?.into_boxed_slice();
+        let json = Arc::from(serde_json::to_vec(decision).ok()?);
         Some(HeldDecision {
             summary: DecisionSummary {
                 outcome: decision.outcome,
@@ -275,10 +275,11 @@ impl DecisionBoard {
                 .range(..revision)
                 .rev()
                 .find_map(|(_, slot)| match &slot.state {
-                    HeldState::Decided(held) => held.decision(),
+                    HeldState::Decided(held) => Some(held.clone()),
                     HeldState::Pending => None,
                 })
-        })
+        })?
+        .decision()
     }
 
     /// Calls `f` with every article's revisions (oldest first; `None` while pending) and labels,
@@ -395,14 +396,15 @@ impl DecisionBoard {
 
     /// The state of `revision` of `article_id`, or of its newest revision when `None`.
     pub fn lookup(&self, article_id: &str, revision: Option<u64>) -> Option<(u64, RevisionState)> {
-        self.with(|b| {
+        let (rev, state) = self.with(|b| {
             let revisions = b.articles.get(article_id)?;
             let (rev, slot) = match revision {
                 Some(r) => (r, revisions.get(&r)?),
                 None => revisions.iter().next_back().map(|(r, s)| (*r, s))?,
             };
-            Some((rev, slot.state.revision_state()?))
-        })
+            Some((rev, slot.state.clone()))
+        })?;
+        Some((rev, state.revision_state()?))
     }
 }
 
