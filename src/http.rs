@@ -58,8 +58,6 @@ pub struct DecisionBoard {
 #[derive(Debug, Clone)]
 struct Slot {
     state: HeldState,
-    /// What a held decision weighs toward [`BOARD_DECISION_BYTES`]: its size as JSON.
-    bytes: usize,
     position: Option<DraftPosition>,
     digest: Option<String>,
 }
@@ -89,16 +87,16 @@ pub(crate) struct DecisionSummary {
 }
 
 impl HeldDecision {
-    fn of(decision: &Decision) -> Option<HeldDecision> {
-        let json = Arc::from(serde_json::to_vec(decision).ok()?);
-        Some(HeldDecision {
+    fn of(decision: &Decision) -> HeldDecision {
+        let json = serde_json::to_vec(decision).expect("factgate events serialize to JSON");
+        HeldDecision {
             summary: DecisionSummary {
                 outcome: decision.outcome,
                 decided_at: decision.decided_at,
                 reasons: decision.reasons.clone().into_boxed_slice(),
             },
-            json,
-        })
+            json: Arc::from(json),
+        }
     }
 
     /// The decision again. It was serialized by [`HeldDecision::of`], so it reads back.
@@ -109,6 +107,16 @@ impl HeldDecision {
                 tracing::error!(error = %err, "a decision held on the board does not read back");
                 None
             }
+        }
+    }
+}
+
+impl Slot {
+    /// What the slot weighs toward [`BOARD_DECISION_BYTES`]: its decision's size as JSON.
+    fn bytes(&self) -> usize {
+        match &self.state {
+            HeldState::Decided(held) => held.json.len(),
+            HeldState::Pending => 0,
         }
     }
 }
@@ -326,7 +334,6 @@ impl DecisionBoard {
             let revisions = b.entry(article_id);
             let pending = Slot {
                 state: HeldState::Pending,
-                bytes: 0,
                 position,
                 digest: digest.clone(),
             };
@@ -339,7 +346,7 @@ impl DecisionBoard {
                 _ => false,
             };
             if new_content && later_or_unknown(position, slot.position) {
-                let freed = std::mem::replace(&mut **slot, pending).bytes;
+                let freed = std::mem::replace(&mut **slot, pending).bytes();
                 b.decision_bytes -= freed;
             }
         });
@@ -375,20 +382,17 @@ impl DecisionBoard {
                     return;
                 }
             }
-            let Some(held) = HeldDecision::of(&decision) else {
-                return;
-            };
-            let bytes = held.json.len();
+            let held = HeldDecision::of(&decision);
             let slot = Slot {
                 position: decision.draft_position,
                 digest: decision.content_digest,
                 state: HeldState::Decided(held),
-                bytes,
             };
+            let bytes = slot.bytes();
             let article_id = decision.article_id;
             let freed = revisions
                 .insert(revision, Box::new(slot))
-                .map_or(0, |old| old.bytes);
+                .map_or(0, |old| old.bytes());
             b.decision_bytes = b.decision_bytes - freed + bytes;
             b.forget_past_decision_budget(&article_id);
         });
@@ -473,7 +477,7 @@ impl Board {
         };
         if let Some(revisions) = self.articles.remove(&oldest) {
             for (revision, slot) in &revisions {
-                self.decision_bytes -= slot.bytes;
+                self.decision_bytes -= slot.bytes();
                 if let Some(held) = self.bodies.remove(&(oldest.clone(), *revision)) {
                     self.body_bytes -= held.body.len();
                 }
