@@ -40,18 +40,7 @@ use rdkafka::consumer::{Consumer, StreamConsumer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-/// The allocator of the `factgate` binary, so the figures are the binary's.
-#[cfg(target_os = "linux")]
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
-/// jemalloc's options, read when it starts (`_RJEM_MALLOC_CONF` in the environment overrides
-/// them): a background thread returns pages freed for a second to the system (muzzy pages at
-/// once), so RSS follows what is held after a burst; jemalloc's default keeps them ten seconds.
-#[cfg(target_os = "linux")]
-#[unsafe(export_name = "_rjem_malloc_conf")]
-#[used]
-static JEMALLOC_CONF: &[u8; 60] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
+factgate::use_jemalloc!();
 
 /// Checks in flight in process (b): the verify role's.
 const CHECKS_IN_FLIGHT: usize = 32;

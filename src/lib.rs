@@ -58,3 +58,30 @@ pub mod recheck;
 pub mod render;
 pub mod telemetry;
 pub mod verify;
+
+#[cfg(target_os = "linux")]
+#[doc(hidden)]
+pub use tikv_jemallocator;
+
+/// Makes jemalloc the allocator of the binary that invokes it (the `factgate` binary, and the
+/// pipeline bench so its figures are the binary's), started with factgate's options.
+///
+/// - jemalloc returns freed pages to the system where glibc's per-thread arenas keep them: pages
+///   are indexed on one thread and evicted on another (see README "Performance").
+/// - Its options are read when it starts (`_RJEM_MALLOC_CONF` in the environment overrides
+///   them): a background thread returns pages freed for a second to the system (muzzy pages at
+///   once), so RSS follows what is held after a burst; jemalloc's default keeps them ten seconds.
+#[macro_export]
+macro_rules! use_jemalloc {
+    () => {
+        #[cfg(target_os = "linux")]
+        #[global_allocator]
+        static ALLOCATOR: $crate::tikv_jemallocator::Jemalloc = $crate::tikv_jemallocator::Jemalloc;
+
+        #[cfg(target_os = "linux")]
+        #[unsafe(export_name = "_rjem_malloc_conf")]
+        #[used]
+        static JEMALLOC_CONF: &[u8; 60] =
+            b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
+    };
+}

@@ -19,19 +19,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// jemalloc returns freed pages to the system where glibc's per-thread arenas keep them: pages
-/// are indexed on one thread and evicted on another (see README "Performance").
-#[cfg(target_os = "linux")]
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
-/// jemalloc's options, read when it starts (`_RJEM_MALLOC_CONF` in the environment overrides
-/// them): a background thread returns pages freed for a second to the system (muzzy pages at
-/// once), so RSS follows what is held after a burst; jemalloc's default keeps them ten seconds.
-#[cfg(target_os = "linux")]
-#[unsafe(export_name = "_rjem_malloc_conf")]
-#[used]
-static JEMALLOC_CONF: &[u8; 60] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
+factgate::use_jemalloc!();
 
 /// factgate gates newsroom publishing on fact checks.
 #[derive(Debug, Parser)]
