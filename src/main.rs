@@ -554,23 +554,29 @@ fn run_pipeline(
     let outcome = runtime.block_on(async {
         let listen = config.http.listen;
         factgate::pipeline::run(config, roles, serve_http, shutdown_signal(), |running| {
+            let mut banner = String::new();
             if running.embedded.is_some() {
-                println!(
-                    "embedded Kafka broker: bootstrap.servers={}",
+                banner += &format!(
+                    "embedded Kafka broker: bootstrap.servers={}\n",
                     running.bootstrap
                 );
-                println!(
-                    "the embedded broker keeps everything in memory: drafts in flight are lost when \
-                     this process stops; for production set kafka.bootstrap_servers to a Kafka cluster"
-                );
+                banner += "the embedded broker keeps everything in memory: drafts in flight are lost when \
+                     this process stops; for production set kafka.bootstrap_servers to a Kafka cluster\n";
             } else {
-                println!("Kafka brokers: {}", running.bootstrap);
+                banner += &format!("Kafka brokers: {}\n", running.bootstrap);
             }
             if serve_http {
-                println!("HTTP endpoint: http://{listen}/v1/decisions/{{article_id}}");
+                banner += &format!("HTTP endpoint: http://{listen}/v1/decisions/{{article_id}}\n");
             }
             let names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
-            println!("roles: {}", names.join(","));
+            banner += &format!("roles: {}\n", names.join(","));
+            // The banner is for whoever started the process; a stdout closed by the reader (a
+            // supervisor that stopped reading, a pipe to `head`) must not stop a running gate.
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            if let Err(err) = stdout.write_all(banner.as_bytes()).and_then(|()| stdout.flush()) {
+                tracing::warn!(error = %err, "could not print the startup banner to stdout");
+            }
         })
         .await
         .context("the stream processor stopped")

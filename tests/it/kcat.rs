@@ -68,11 +68,11 @@ fn bootstrap_address(factgate: &mut Child) -> String {
     let stdout = factgate.stdout.take().expect("factgate stdout is piped");
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
+        // Reads to the end even once the address is found: factgate's stdout stays open, as a
+        // terminal's would.
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
+            let _ = tx.send(line);
         }
     });
     let until = Instant::now() + STARTUP;
@@ -198,5 +198,53 @@ fn kcat_publishes_a_draft_to_factgate_run_and_reads_its_decision() {
     assert!(
         factgate.0.try_wait().expect("status").is_none(),
         "factgate exited on its own"
+    );
+}
+
+/// An operator's supervisor may stop reading factgate's stdout (or pipe it to `head`): the gate
+/// keeps running and says on stderr that its banner could not be printed.
+#[test]
+fn factgate_run_keeps_running_when_its_stdout_is_closed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config_path = dir.path().join("factgate.toml");
+    std::fs::write(&config_path, "[log]\nlevel = \"warn\"\n").expect("config written");
+    let child = Command::new(env!("CARGO_BIN_EXE_factgate"))
+        .args(["run", "--no-http", "--config"])
+        .arg(&config_path)
+        .env_remove("FACTGATE_KAFKA__BOOTSTRAP_SERVERS")
+        .env_remove("FACTGATE_CONFIG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("factgate starts");
+    let mut factgate = Factgate(child);
+    // Closed before factgate prints anything: its first write to stdout fails.
+    drop(factgate.0.stdout.take());
+    let stderr = factgate.0.stderr.take().expect("stderr is piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let until = Instant::now() + STARTUP;
+    let mut printed = Vec::new();
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) if line.contains("could not print the startup banner") => break,
+            Ok(line) => printed.push(line),
+            Err(_) => panic!(
+                "factgate said nothing of its closed stdout within {STARTUP:?}; stderr: {printed:?}; status: {:?}",
+                factgate.0.try_wait()
+            ),
+        }
+    }
+    // Past the banner, the gate is serving; give a panic time to show.
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        factgate.0.try_wait().expect("status").is_none(),
+        "factgate exited after its stdout was closed; stderr: {printed:?}"
     );
 }
