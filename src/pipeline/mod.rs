@@ -377,17 +377,6 @@ pub async fn run(
     on_started: impl FnOnce(&Running),
 ) -> Result<(), PipelineError> {
     let (bootstrap, embedded) = connect(&config).await?;
-    if embedded.is_some() {
-        // The embedded broker answers a fetch that finds nothing only after the whole
-        // `fetch.wait.max.ms` (librdkafka's default 500 ms), even when records arrive meanwhile,
-        // unlike a real broker; each of the three hops would add that to a decision. It is
-        // in-process, so asking more often costs little.
-        config
-            .kafka
-            .properties
-            .entry("fetch.wait.max.ms".to_owned())
-            .or_insert_with(|| EMBEDDED_FETCH_WAIT_MS.to_string());
-    }
     let mut producer_kafka = config.kafka.clone();
     if embedded.is_some() {
         // The embedded broker keeps every topic in this process's memory: records compressed by
@@ -397,6 +386,16 @@ pub async fn run(
             .properties
             .entry("compression.type".to_owned())
             .or_insert_with(|| EMBEDDED_COMPRESSION.to_owned());
+        // The embedded broker answers a fetch that finds nothing only after the whole
+        // `fetch.wait.max.ms` (librdkafka's default 500 ms), even when records arrive meanwhile,
+        // unlike a real broker; each of the three hops would add that to a decision. It is
+        // in-process, so asking more often costs little. A consumer property only, set past the
+        // producer's copy so it warns of nothing.
+        config
+            .kafka
+            .properties
+            .entry("fetch.wait.max.ms".to_owned())
+            .or_insert_with(|| EMBEDDED_FETCH_WAIT_MS.to_string());
     }
     let producer = EventProducer::new(&producer_kafka, &bootstrap)?;
     let readiness = Arc::new(Readiness::default());
