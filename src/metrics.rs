@@ -18,6 +18,7 @@
 //! | `factgate_decisions_total{outcome}`, `factgate_decision_reasons_total{reason}`, `factgate_decision_latency_seconds{outcome}` | the pipeline, as it publishes a decision |
 //! | `factgate_join_in_flight_articles`, `factgate_join_paused{input}` | the join role |
 //! | `factgate_consumer_lag_messages{role,group,topic,partition}` | each role consumer's statistics callback |
+//! | `factgate_consumer_offset_resets_total{role,group,topic}` | a role consumer's log, when the broker no longer had its next record |
 //! | `factgate_build_info{version}` | set once, to 1, when the registry is created |
 //! | `process_*` (CPU seconds, resident and virtual memory, file descriptors, threads, start time; Linux) | the prometheus crate's process collector, read at each scrape |
 //! | `factgate_limits_exceeded_total{limit}`, `factgate_outputs_shortened_total{event}` | extract (limits, split manifests), the pipeline (shortened decisions), verify (cut results) |
@@ -110,6 +111,9 @@ pub struct Metrics {
     pub llm_claim_duration: Histogram,
     /// `factgate_consumer_lag_messages{role,group,topic,partition}`.
     pub consumer_lag: IntGaugeVec,
+    /// `factgate_consumer_offset_resets_total{role,group,topic}`: records a role never read,
+    /// because the broker deleted them first ([`crate::internal_events::offset_reset`]).
+    pub offset_resets: IntCounterVec,
     /// `factgate_build_info{version}`: always 1; says which version answers the scrape, and is
     /// the series `FactgateDown` knows a factgate instance by, whatever its scrape job is called.
     pub build_info: IntGaugeVec,
@@ -318,6 +322,12 @@ impl Metrics {
                 "factgate_consumer_lag_messages",
                 "Consumer lag from librdkafka statistics, by role, consumer group, topic and partition.",
                 &["role", "group", "topic", "partition"],
+            ),
+            offset_resets: counter_vec(
+                &registry,
+                "factgate_consumer_offset_resets_total",
+                "Times a role's consumer found its next record gone from the broker (deleted by retention) and went on from the oldest one kept: the records in between were never read.",
+                &["role", "group", "topic"],
             ),
             build_info: gauge_vec(
                 &registry,
@@ -629,6 +639,11 @@ mod tests {
             MetricType::GAUGE,
             &["role", "group", "topic", "partition"],
         ),
+        (
+            "factgate_consumer_offset_resets_total",
+            MetricType::COUNTER,
+            &["role", "group", "topic"],
+        ),
         ("factgate_build_info", MetricType::GAUGE, &["version"]),
         (
             "factgate_limits_exceeded_total",
@@ -688,6 +703,9 @@ mod tests {
         m.consumer_lag
             .with_label_values(&["verify", "factgate-verify", "claims.verify", "0"])
             .set(7);
+        m.offset_resets
+            .with_label_values(&["verify", "factgate-verify", "claims.verify"])
+            .inc();
         m.limit_exceeded(Limit::Links);
         m.output_shortened(ShortenedOutput::Decision);
         m.message_failed(FailingRole::Extract);

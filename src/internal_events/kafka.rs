@@ -1,10 +1,10 @@
-//! Kafka consumers: lag from librdkafka's statistics.
+//! Kafka consumers: lag from librdkafka's statistics, and records the broker deleted unread.
 
 use std::collections::BTreeMap;
 
 use crate::events::TopicPartition;
 
-use tracing::debug;
+use tracing::{debug, error};
 
 use crate::metrics::metrics;
 
@@ -34,5 +34,28 @@ pub fn consumer_lag_reported(
         partitions = latest.len(),
         total_lag = latest.values().sum::<i64>(),
         "consumer lag reported"
+    );
+}
+
+/// A consumer of `role` asked for its next record on `topic` [`partition`] and the broker no
+/// longer had it (its retention deleted it, or the log was truncated): librdkafka went on from the
+/// offset `auto.offset.reset` names, and every record in between is lost to this role. A draft lost
+/// that way gets no decision; a verification lost that way blocks its article at the join deadline.
+/// Counted in `factgate_consumer_offset_resets_total` and logged as an error with librdkafka's
+/// own account (`detail`: the offsets, the broker, the reason).
+pub fn offset_reset(role: &str, group: &str, topic: &str, partition: i32, detail: &str) {
+    metrics()
+        .offset_resets
+        .with_label_values(&[role, group, topic])
+        .inc();
+    error!(
+        role,
+        group,
+        topic,
+        partition,
+        detail,
+        "records were deleted by the broker before this role read them and are lost: keep consumers \
+         within the topic's retention (the embedded broker keeps only the last 5 MiB of each \
+         partition)"
     );
 }

@@ -7,11 +7,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rdkafka::config::ClientConfig;
+use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::{BaseConsumer, ConsumerContext, Rebalance, StreamConsumer};
 use rdkafka::error::{KafkaError, KafkaResult};
 use rdkafka::producer::FutureProducer;
 use rdkafka::{ClientContext, Statistics, TopicPartitionList};
-use tracing::{debug, info, warn};
+use tracing::{debug, error, info, warn};
 
 use super::KafkaSetupError;
 use crate::config::{KafkaConfig, REDACTED, is_secret_property};
@@ -107,6 +108,11 @@ pub fn consumer(
         "queued.min.messages",
         &QUEUED_MIN_MESSAGES.to_string(),
     );
+    // librdkafka reports records it skipped only in a warning ([`records_skipped`]); `rdkafka`
+    // sets its log level from the `log` crate's, which may be below that.
+    if (client.log_level as i32) < (RDKafkaLogLevel::Warning as i32) {
+        client.set_log_level(RDKafkaLogLevel::Warning);
+    }
     let group = group_id(config, role);
     client
         .set("group.id", &group)
@@ -218,6 +224,20 @@ impl RoleContext {
 }
 
 impl ClientContext for RoleContext {
+    fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
+        if let Some((topic, partition)) = records_skipped(level, fac, log_message) {
+            crate::internal_events::offset_reset(
+                &self.role,
+                &self.group,
+                topic,
+                partition,
+                log_message,
+            );
+            return;
+        }
+        forward_log(level, fac, log_message);
+    }
+
     fn error(&self, error: KafkaError, reason: &str) {
         if error.rdkafka_error_code() == Some(rdkafka::types::RDKafkaErrorCode::AllBrokersDown) {
             self.health.broker_up.store(false, Ordering::Relaxed);
@@ -243,6 +263,42 @@ impl ClientContext for RoleContext {
         let mut held = self.lag.lock().unwrap_or_else(|e| e.into_inner());
         publish_lag(&self.role, &self.group, &held, &lag);
         *held = lag;
+    }
+}
+
+/// The (topic, partition) of a librdkafka log line saying a consumer's position was reset because
+/// of an error: the broker no longer has the record (`Broker: Offset out of range` once retention
+/// deleted it) or the log was truncated. librdkafka logs these as warnings, and a reset without an
+/// error (a new group starting at `auto.offset.reset`) only at debug level, so the level tells
+/// them apart. The line reads `[thrd:…]: {topic} [{partition}]: offset reset (at …) to …: {reason}:
+/// {error}`.
+fn records_skipped<'a>(
+    level: RDKafkaLogLevel,
+    fac: &str,
+    message: &'a str,
+) -> Option<(&'a str, i32)> {
+    if fac != "OFFSET" || level as i32 > RDKafkaLogLevel::Warning as i32 {
+        return None;
+    }
+    let (partition_of, _) = message.split_once("]: offset reset (")?;
+    let (before, partition) = partition_of.rsplit_once(" [")?;
+    // What precedes the topic is librdkafka's `[thrd:…]: `; a topic name has no spaces.
+    let topic = before.rsplit(' ').next()?;
+    Some((topic, partition.parse().ok()?))
+}
+
+/// librdkafka's log line, as `rdkafka` logs it by default: target `librdkafka`, its level kept.
+fn forward_log(level: RDKafkaLogLevel, fac: &str, message: &str) {
+    match level {
+        RDKafkaLogLevel::Emerg
+        | RDKafkaLogLevel::Alert
+        | RDKafkaLogLevel::Critical
+        | RDKafkaLogLevel::Error => error!(target: "librdkafka", "librdkafka: {fac} {message}"),
+        RDKafkaLogLevel::Warning => warn!(target: "librdkafka", "librdkafka: {fac} {message}"),
+        RDKafkaLogLevel::Notice | RDKafkaLogLevel::Info => {
+            info!(target: "librdkafka", "librdkafka: {fac} {message}");
+        }
+        RDKafkaLogLevel::Debug => debug!(target: "librdkafka", "librdkafka: {fac} {message}"),
     }
 }
 
@@ -299,6 +355,32 @@ impl ConsumerContext for RoleContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_reset_for_an_error_reads_as_records_skipped() {
+        // As librdkafka 2.12 logs it when the broker deleted the next record.
+        let lost = "[thrd:main]: drafts.published [3]: offset reset (at offset 0 (leader epoch -1), \
+                    broker 1) to cached BEGINNING offset offset 192 (leader epoch -1): fetch failed \
+                    due to requested offset not available on the broker: Broker: Offset out of range";
+        assert_eq!(
+            records_skipped(RDKafkaLogLevel::Warning, "OFFSET", lost),
+            Some(("drafts.published", 3))
+        );
+        // A new group starting at auto.offset.reset: logged at debug level, nothing lost.
+        assert_eq!(
+            records_skipped(RDKafkaLogLevel::Debug, "OFFSET", lost),
+            None
+        );
+        assert_eq!(
+            records_skipped(RDKafkaLogLevel::Warning, "FETCH", lost),
+            None
+        );
+        let other = "[thrd:main]: claims.verify [0]: stored offset 5 is past the end";
+        assert_eq!(
+            records_skipped(RDKafkaLogLevel::Warning, "OFFSET", other),
+            None
+        );
+    }
 
     #[test]
     fn lag_reports_set_the_gauge_and_drop_revoked_partitions() {

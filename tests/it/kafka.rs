@@ -631,3 +631,42 @@ async fn consumption_survives_fetch_and_offset_commit_errors_and_commits_what_wa
         .expect("committed offsets");
     assert_eq!(offsets.elements()[0].offset(), rdkafka::Offset::Offset(5));
 }
+
+/// The embedded broker keeps only the last 5 MiB of a partition (librdkafka's mock cluster
+/// deletes older records as new ones arrive). A role whose next record is gone skips to the oldest
+/// one kept: that loss is counted and logged, not passed over in silence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_role_whose_next_records_the_broker_deleted_counts_the_loss() {
+    let (config, broker) = start(1);
+    let bootstrap = broker.bootstrap_servers().to_owned();
+    let topic = config.topics.drafts.clone();
+    let producer = EventProducer::new(&config, &bootstrap).expect("producer");
+    let headers = EventHeaders::new(DRAFT_V1, None);
+    // 8 MiB in 20 KiB records: the first records are deleted before anyone reads them.
+    let record = vec![b'x'; 20 * 1024];
+    let sent = 400;
+    let deliveries = (0..sent).map(|_| producer.produce(&topic, "article-1", &record, &headers));
+    for delivered in futures::future::join_all(deliveries).await {
+        delivered.expect("delivered");
+    }
+
+    let role = "offset-reset-test-role";
+    let consumer = factgate::kafka::consumer(&config, &bootstrap, role).expect("consumer");
+    let mut from_start = rdkafka::TopicPartitionList::new();
+    from_start
+        .add_partition_offset(&topic, 0, rdkafka::Offset::Offset(0))
+        .expect("partition added");
+    consumer.assign(&from_start).expect("assigned");
+    let first = recv(&consumer).await;
+    let skipped = first.offset();
+    assert!(
+        skipped > 0 && skipped < i64::from(sent),
+        "the oldest record kept is past the first one sent: {skipped}"
+    );
+
+    let series = format!(
+        "factgate_consumer_offset_resets_total{{group=\"factgate-{role}\",role=\"{role}\",topic=\"{topic}\"}} 1"
+    );
+    let text = factgate::metrics::render();
+    assert!(text.contains(&series), "no {series} in:\n{text}");
+}
