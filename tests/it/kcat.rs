@@ -63,14 +63,33 @@ fn start_origin() -> String {
     format!("http://127.0.0.1:{port}/survey.html")
 }
 
-/// Waits for the `bootstrap.servers=` line of factgate's stdout.
-fn bootstrap_address(factgate: &mut Child) -> String {
-    let stdout = factgate.stdout.take().expect("factgate stdout is piped");
+/// `factgate run --no-http` with the configuration at `config`, stdout piped and stderr as given.
+/// No FACTGATE_… override from the caller's environment may point it at a broker.
+fn start_factgate(config: &std::path::Path, stderr: Stdio) -> Factgate {
+    let child = Command::new(env!("CARGO_BIN_EXE_factgate"))
+        .args(["run", "--no-http", "--config"])
+        .arg(config)
+        .env_remove("FACTGATE_KAFKA__BOOTSTRAP_SERVERS")
+        .env_remove("FACTGATE_CONFIG")
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("factgate starts");
+    Factgate(child)
+}
+
+/// Reads `stream` line by line until `find` returns something, within [`STARTUP`]; returns it
+/// with the lines read before. Reads to the end on its own thread even once the line is found:
+/// factgate's output stays open, as a terminal's would.
+fn wait_for_line<T>(
+    factgate: &mut Child,
+    stream: impl std::io::Read + Send + 'static,
+    what: &str,
+    find: impl Fn(&str) -> Option<T>,
+) -> (T, Vec<String>) {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        // Reads to the end even once the address is found: factgate's stdout stays open, as a
-        // terminal's would.
-        for line in BufReader::new(stdout).lines() {
+        for line in BufReader::new(stream).lines() {
             let Ok(line) = line else { break };
             let _ = tx.send(line);
         }
@@ -80,18 +99,26 @@ fn bootstrap_address(factgate: &mut Child) -> String {
     loop {
         let left = until.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok(line) => {
-                if let Some((_, address)) = line.split_once("bootstrap.servers=") {
-                    return address.trim().to_owned();
-                }
-                printed.push(line);
-            }
+            Ok(line) => match find(&line) {
+                Some(found) => return (found, printed),
+                None => printed.push(line),
+            },
             Err(_) => panic!(
-                "factgate printed no bootstrap.servers= line within {STARTUP:?}; it printed: {printed:?}; status: {:?}",
+                "factgate printed no {what} within {STARTUP:?}; it printed: {printed:?}; status: {:?}",
                 factgate.try_wait()
             ),
         }
     }
+}
+
+/// Waits for the `bootstrap.servers=` line of factgate's stdout.
+fn bootstrap_address(factgate: &mut Child) -> String {
+    let stdout = factgate.stdout.take().expect("factgate stdout is piped");
+    let (address, _) = wait_for_line(factgate, stdout, "bootstrap.servers= line", |line| {
+        line.split_once("bootstrap.servers=")
+            .map(|(_, address)| address.trim().to_owned())
+    });
+    address
 }
 
 #[test]
@@ -106,17 +133,7 @@ fn kcat_publishes_a_draft_to_factgate_run_and_reads_its_decision() {
     )
     .expect("config written");
 
-    let child = Command::new(env!("CARGO_BIN_EXE_factgate"))
-        .args(["run", "--no-http", "--config"])
-        .arg(&config_path)
-        // No FACTGATE_… override from the caller's environment may point it at a broker.
-        .env_remove("FACTGATE_KAFKA__BOOTSTRAP_SERVERS")
-        .env_remove("FACTGATE_CONFIG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("factgate starts");
-    let mut factgate = Factgate(child);
+    let mut factgate = start_factgate(&config_path, Stdio::inherit());
     let bootstrap = bootstrap_address(&mut factgate.0);
     assert!(
         bootstrap.split(',').all(|b| b.starts_with("127.0.0.1:")),
@@ -208,39 +225,19 @@ fn factgate_run_keeps_running_when_its_stdout_is_closed() {
     let dir = tempfile::tempdir().expect("temp dir");
     let config_path = dir.path().join("factgate.toml");
     std::fs::write(&config_path, "[log]\nlevel = \"warn\"\n").expect("config written");
-    let child = Command::new(env!("CARGO_BIN_EXE_factgate"))
-        .args(["run", "--no-http", "--config"])
-        .arg(&config_path)
-        .env_remove("FACTGATE_KAFKA__BOOTSTRAP_SERVERS")
-        .env_remove("FACTGATE_CONFIG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("factgate starts");
-    let mut factgate = Factgate(child);
+    let mut factgate = start_factgate(&config_path, Stdio::piped());
     // Closed before factgate prints anything: its first write to stdout fails.
     drop(factgate.0.stdout.take());
     let stderr = factgate.0.stderr.take().expect("stderr is piped");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            let _ = tx.send(line);
-        }
-    });
-    let until = Instant::now() + STARTUP;
-    let mut printed = Vec::new();
-    loop {
-        let left = until.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(line) if line.contains("could not print the startup banner") => break,
-            Ok(line) => printed.push(line),
-            Err(_) => panic!(
-                "factgate said nothing of its closed stdout within {STARTUP:?}; stderr: {printed:?}; status: {:?}",
-                factgate.0.try_wait()
-            ),
-        }
-    }
+    let ((), printed) = wait_for_line(
+        &mut factgate.0,
+        stderr,
+        "word on stderr of its closed stdout",
+        |line| {
+            line.contains("could not print the startup banner")
+                .then_some(())
+        },
+    );
     // Past the banner, the gate is serving; give a panic time to show.
     std::thread::sleep(Duration::from_secs(2));
     assert!(
