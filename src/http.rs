@@ -175,9 +175,15 @@ struct Board {
     /// Articles in the order first seen, oldest first, for eviction.
     order: VecDeque<String>,
     labels: HashMap<String, ArticleLabels>,
-    bodies: HashMap<(String, u64), HeldBody>,
-    /// Bodies in the order received, oldest first, for eviction.
-    body_order: VecDeque<(String, u64)>,
+    /// Each body with the number it was held under (see `body_order`).
+    bodies: HashMap<(String, u64), (u64, HeldBody)>,
+    /// Bodies in the order received, oldest first, for eviction, each with the number it was
+    /// held under. A body forgotten or replaced leaves its entry behind, told apart by its
+    /// number and dropped when reached or when such entries outnumber the bodies held: forgetting
+    /// an article costs no walk over every body.
+    body_order: VecDeque<((String, u64), u64)>,
+    /// The number the next body is held under.
+    next_body: u64,
     body_bytes: usize,
     body_budget: usize,
     /// The extraction limits of the drafts: a body over one is never held (its page would
@@ -203,6 +209,7 @@ impl DecisionBoard {
                 labels: HashMap::new(),
                 bodies: HashMap::new(),
                 body_order: VecDeque::new(),
+                next_body: 0,
                 body_bytes: 0,
                 body_budget: body_bytes,
                 limits: ExtractLimits::default(),
@@ -272,7 +279,11 @@ impl DecisionBoard {
 
     /// The body of `revision` of `article_id`, while the board holds it.
     pub fn body(&self, article_id: &str, revision: u64) -> Option<HeldBody> {
-        self.with(|b| b.bodies.get(&(article_id.to_owned(), revision)).cloned())
+        self.with(|b| {
+            b.bodies
+                .get(&(article_id.to_owned(), revision))
+                .map(|(_, held)| held.clone())
+        })
     }
 
     /// The decision on the newest revision before `revision` that has one.
@@ -424,30 +435,46 @@ impl Board {
     ) {
         let key = (article_id.to_owned(), revision);
         // A revision published again with other content: the page shows what was published last.
-        if let Some(held) = self.bodies.remove(&key) {
-            self.body_bytes -= held.body.len();
-            self.body_order.retain(|k| k != &key);
-        }
+        self.drop_body(&key);
         let Some(body) = body.filter(|b| b.len() <= self.body_budget) else {
             return;
         };
         while self.body_bytes + body.len() > self.body_budget {
-            let Some(oldest) = self.body_order.pop_front() else {
+            let Some((oldest, number)) = self.body_order.pop_front() else {
                 break;
             };
-            if let Some(held) = self.bodies.remove(&oldest) {
-                self.body_bytes -= held.body.len();
+            if self.bodies.get(&oldest).is_some_and(|(n, _)| *n == number) {
+                self.drop_body(&oldest);
             }
         }
+        let number = self.next_body;
+        self.next_body += 1;
         self.body_bytes += body.len();
-        self.body_order.push_back(key.clone());
+        self.body_order.push_back((key.clone(), number));
         self.bodies.insert(
             key,
-            HeldBody {
-                body: Arc::from(body),
-                format,
-            },
+            (
+                number,
+                HeldBody {
+                    body: Arc::from(body),
+                    format,
+                },
+            ),
         );
+    }
+
+    /// Drops the body held for `key`, if any. Its entry in `body_order` stays until reached, or
+    /// until such entries outnumber the bodies held, when they are swept in one pass: each
+    /// entry is swept at most once, so holding and dropping stay O(1) amortized.
+    fn drop_body(&mut self, key: &(String, u64)) {
+        if let Some((_, held)) = self.bodies.remove(key) {
+            self.body_bytes -= held.body.len();
+        }
+        if self.body_order.len() > 2 * self.bodies.len() + 16 {
+            let bodies = &self.bodies;
+            self.body_order
+                .retain(|(key, number)| bodies.get(key).is_some_and(|(n, _)| n == number));
+        }
     }
 
     fn entry(&mut self, article_id: &str) -> &mut BTreeMap<u64, Box<Slot>> {
@@ -478,13 +505,10 @@ impl Board {
         if let Some(revisions) = self.articles.remove(&oldest) {
             for (revision, slot) in &revisions {
                 self.decision_bytes -= slot.bytes();
-                if let Some(held) = self.bodies.remove(&(oldest.clone(), *revision)) {
-                    self.body_bytes -= held.body.len();
-                }
+                self.drop_body(&(oldest.clone(), *revision));
             }
         }
         self.labels.remove(&oldest);
-        self.body_order.retain(|(id, _)| *id != oldest);
         true
     }
 }
@@ -1372,6 +1396,40 @@ mod tests {
         board.note_draft_event(&draft("c", 1, "S", "12345678901"), None);
         assert!(board.body("c", 1).is_none(), "larger than the budget");
         assert!(board.lookup("c", Some(1)).is_some(), "still pending");
+    }
+
+    #[test]
+    fn a_body_published_again_is_evicted_by_its_new_place_and_forgotten_ones_leave_no_trace() {
+        let board = DecisionBoard::with_body_budget(10, 12);
+        board.note_draft_event(&draft("a", 1, "S", "aaaa"), None);
+        board.note_draft_event(&draft("b", 1, "S", "bbbb"), None);
+        // "a" published again with other content: now the newest body, "b" the oldest.
+        board.note_draft_event(&draft("a", 1, "S", "AAAA"), None);
+        board.note_draft_event(&draft("c", 1, "S", "cccc"), None);
+        board.note_draft_event(&draft("d", 1, "S", "dddd"), None);
+        assert!(board.body("b", 1).is_none(), "the oldest body went first");
+        assert_eq!(
+            board.body("a", 1).map(|b| b.body.to_string()).as_deref(),
+            Some("AAAA")
+        );
+        // Thousands of articles through a board of ten: each forgotten with its body, and the
+        // order kept for eviction stays near the bodies held.
+        for i in 0..5_000 {
+            board.note_draft_event(&draft(&format!("n{i}"), 1, "S", "nnnn"), None);
+        }
+        board.with(|b| {
+            assert!(b.bodies.len() <= 3, "{}", b.bodies.len());
+            assert!(
+                b.body_order.len() <= 2 * b.bodies.len() + 16,
+                "{}",
+                b.body_order.len()
+            );
+            assert_eq!(
+                b.body_bytes,
+                b.bodies.values().map(|(_, h)| h.body.len()).sum::<usize>()
+            );
+        });
+        assert_eq!(board.body("n4999", 1).map(|b| b.body.len()), Some(4));
     }
 
     #[tokio::test]
