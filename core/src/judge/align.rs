@@ -302,6 +302,9 @@ pub struct Text {
     /// Its predicates (content words that carry no direction) that a negation reaches,
     /// ascending: what the negation rule compares, read once for a page's sentence.
     negated_predicates: Box<[u32]>,
+    /// Where the statement a [`denial_frame`] denies starts ("it is untrue that | the council
+    /// …"), when the text opens with one.
+    denied_from: Option<u32>,
 }
 
 /// Words that end a clause before them when what follows states something of its own.
@@ -349,6 +352,7 @@ impl Text {
             directions: Box::default(),
             content_stems: Box::default(),
             negated_predicates: Box::default(),
+            denied_from: None,
         }
     }
 
@@ -373,13 +377,6 @@ impl Text {
                 located.push((f, t));
             }
         }
-        let mut content_stems: Vec<TokenId> = toks
-            .iter()
-            .filter(|t| t.is_content())
-            .map(|t| t.stem)
-            .collect();
-        content_stems.sort_unstable();
-        content_stems.dedup();
         let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         let mut t = Text {
             range: to_u32(range.start)..to_u32(range.end),
@@ -390,9 +387,28 @@ impl Text {
             figures: located.into_boxed_slice(),
             direction_at: Box::default(),
             directions: Box::default(),
-            content_stems: content_stems.into_boxed_slice(),
+            content_stems: Box::default(),
             negated_predicates: Box::default(),
+            denied_from: None,
         };
+        // The words of a denial frame ("it is untrue that") say the statement after them is
+        // false; they are no content of the statement to compare.
+        let frame = denial_frame(&t);
+        if let Some(frame) = frame.clone() {
+            for tok in &mut t.toks[frame.clone()] {
+                tok.flags &= !CONTENT;
+            }
+            t.denied_from = Some(to_u32(frame.end));
+        }
+        let mut content_stems: Vec<TokenId> = t
+            .toks
+            .iter()
+            .filter(|t| t.is_content())
+            .map(|t| t.stem)
+            .collect();
+        content_stems.sort_unstable();
+        content_stems.dedup();
+        t.content_stems = content_stems.into_boxed_slice();
         let figure_at: HashSet<usize> = t.figures.iter().map(|(_, i)| *i).collect();
         let (mut at, mut directions) = (Vec::new(), Vec::new());
         for i in 0..t.toks.len() {
@@ -410,6 +426,13 @@ impl Text {
             if t.negated(i) {
                 t.directions[n].1 = !t.directions[n].1;
             }
+        }
+        // A denied statement's first direction word is flipped as a negation flips it: "it is
+        // untrue that prices rose" says as much as "prices did not rise".
+        if let Some(from) = t.denied_from
+            && let Some(n) = t.direction_at.iter().position(|&i| i >= from)
+        {
+            t.directions[n].1 = !t.directions[n].1;
         }
         t.negated_predicates = t
             .predicates()
@@ -509,10 +532,21 @@ impl Text {
             .unwrap_or(0..self.toks.len())
     }
 
+    /// Whether token `i` is in a statement the text denies as a whole ([`denial_frame`]).
+    fn denied(&self, i: usize) -> bool {
+        self.denied_from.is_some_and(|from| i >= from as usize)
+    }
+
     /// Whether a negation stands within reach before token `i`, in its clause.
     fn negated(&self, i: usize) -> bool {
         let clause = self.clause_of(i);
-        let from = i.saturating_sub(NEGATION_REACH).max(clause.start);
+        // A negation in a denial frame ("it isn't true that") negates its word of truth; the
+        // statement after it is denied as a whole (see [`Text::denied`]).
+        let statement = self.denied_from.filter(|&from| i >= from as usize);
+        let from = i
+            .saturating_sub(NEGATION_REACH)
+            .max(clause.start)
+            .max(statement.map_or(0, |from| from as usize));
         (from..i).any(|j| {
             let w = self.lower(j);
             let next = (j + 1 < self.toks.len()).then(|| self.lower(j + 1));
@@ -997,7 +1031,11 @@ impl<'a> Alignment<'a> {
             }
             for sub in substitute::substitutions(claim, s, &pairs) {
                 let anchored = sub.anchors.iter().any(|&a| claim.toks[a].is_content());
-                if !anchored {
+                // A slot in a denial frame ("it isn't true that") is the denial rule's.
+                let in_frame = claim
+                    .denied_from
+                    .is_some_and(|from| sub.claim_tokens.start < from as usize);
+                if !anchored || in_frame {
                     continue;
                 }
                 if let Some(f) = self.substitution_finding(k, &sub) {
@@ -1224,6 +1262,10 @@ impl<'a> Alignment<'a> {
     /// of the claim (at least [`STATED`], the negation left out) has no negation at all.
     fn negation_in_sentence(&self) -> Option<Finding> {
         let claim = &self.claim;
+        // A negation in a denial frame ("it is not true that …") is the denial rule's.
+        if claim.denied_from.is_some() {
+            return None;
+        }
         let quoted = quoted_tokens(claim);
         let at = (0..claim.toks.len()).find(|&i| {
             let w = claim.lower(i);
@@ -1292,6 +1334,7 @@ impl<'a> Alignment<'a> {
             source_negated.extend(s.negated_predicates.iter().map(|&j| (k, j as usize)));
         }
         if claim_negated.is_empty() && source_negated.is_empty() {
+            out.extend(self.denial());
             return out;
         }
         // Only the first predicate a negation reaches counts: "did not attend the summit"
@@ -1344,7 +1387,8 @@ impl<'a> Alignment<'a> {
             else {
                 continue;
             };
-            if negated {
+            // Negated in the claim, or in a statement it denies: they agree.
+            if negated || claim.denied(i) {
                 continue;
             }
             let clause = claim.clause_of(i);
@@ -1370,8 +1414,68 @@ impl<'a> Alignment<'a> {
             });
             return out;
         }
-        out.extend(self.negation_in_sentence());
+        out.extend(self.negation_in_sentence().or_else(|| self.denial()));
         out
+    }
+
+    /// A statement one side denies as a whole and the other states: the claim "it is untrue
+    /// that the council cut the budget" where the source says the council cut it, or the claim
+    /// that it cut it where the source says "it is false that the council cut the budget". The
+    /// denial words carry no negation of their own for the rules above to read ("untrue",
+    /// "false"), and the word they deny stands too far from them for a negation to reach.
+    fn denial(&self) -> Option<Finding> {
+        let claim = &self.claim;
+        // A denied statement with a direction word is the direction rule's: the denial flips it.
+        let directed = |t: &Text| t.direction_at.iter().any(|&i| t.denied(i as usize));
+        if let Some(frame) = denial_frame(claim) {
+            if directed(claim) {
+                return None;
+            }
+            let leave = Stems::of(claim.toks[frame.clone()].iter().map(|t| t.stem).collect());
+            let (w, held) = self.best_window(&leave)?;
+            if held < HELD {
+                return None;
+            }
+            // A source that denies or negates it too agrees.
+            let denies = self.windows[w].iter().any(|&k| {
+                self.coverage_without(k, &leave) >= PART && negates_or_denies(self.sentences[k])
+            });
+            let k = self
+                .best_sentence_without(&leave)
+                .or(self.windows[w].first().copied())?;
+            return (!denies).then(|| Finding {
+                element: ClaimElement::Negation,
+                contradiction: true,
+                problem: format!(
+                    "The claim says \u{201C}{}\u{201D} where the source states it",
+                    claim.span(frame).trim()
+                ),
+                correction: Some(self.said(k)),
+                sentence: Some(k),
+            });
+        }
+        // The claim states it plainly; the sentence stating most of it denies it.
+        if negates_or_denies(claim) {
+            return None;
+        }
+        let k = self.best_sentence()?;
+        let s = self.sentences[k];
+        let frame = denial_frame(s)?;
+        if directed(s) {
+            return None;
+        }
+        let after = frame.end..s.toks.len();
+        let held = self.overlap(&self.claim_stems, k, after);
+        (held >= HELD).then(|| Finding {
+            element: ClaimElement::Negation,
+            contradiction: true,
+            problem: format!(
+                "The claim states what the source denies: \u{201C}{}\u{201D}",
+                s.span(frame).trim()
+            ),
+            correction: Some(self.said(k)),
+            sentence: Some(k),
+        })
     }
 
     /// A source clause aligned with `subject` that states `stem` without negation, and none
@@ -1385,7 +1489,7 @@ impl<'a> Alignment<'a> {
                     continue;
                 }
                 // The source says it negated somewhere too: no contradiction to speak of.
-                if s.negated(j) {
+                if s.negated(j) || s.denied(j) {
                     return None;
                 }
                 let o = self.overlap(subject, k, c.clone());
@@ -2168,6 +2272,89 @@ fn quoted_tokens(t: &Text) -> HashSet<usize> {
     out
 }
 
+/// Whether a text negates anything, or denies a statement as a whole ([`denial_frame`]).
+fn negates_or_denies(t: &Text) -> bool {
+    denial_frame(t).is_some()
+        || t.lowers().enumerate().any(|(j, w)| {
+            lexicon::is_negation(w)
+                || (lexicon::NEGATING_VERBS.contains(&w) && t.lower(j + 1) == "to")
+        })
+}
+
+/// The tokens of a frame that denies the statement after it, up to and including its "that",
+/// at the start of the text or of a clause: "it is untrue that", "it's not true that", "it
+/// isn't the case that", "it was false that". English says a statement is false with an
+/// impersonal "it" and a word for truth; what follows "that" is the statement denied.
+fn denial_frame(t: &Text) -> Option<Range<usize>> {
+    // Words of truth, denied by a negation before them; and words of falsehood on their own.
+    // Not "right" nor "wrong": "it is wrong that children go hungry" judges, it does not deny.
+    const TRUE: &[&str] = &["true", "correct", "accurate", "the case"];
+    const FALSE: &[&str] = &[
+        "untrue",
+        "false",
+        "incorrect",
+        "inaccurate",
+        "a myth",
+        "a falsehood",
+    ];
+    let words: Vec<(usize, &str)> = t
+        .toks
+        .iter()
+        .enumerate()
+        .filter(|(_, tok)| !matches!(t.kind_of(tok), TokKind::Mark('\'' | '\u{2019}')))
+        .map(|(i, tok)| (i, t.lower_of(tok)))
+        .collect();
+    let starts_clause = |n: usize| {
+        n == 0
+            || matches!(
+                words[n - 1].1,
+                "," | ";" | ":" | "but" | "and" | "yet" | "—" | "("
+            )
+    };
+    for n in 0..words.len() {
+        if !starts_clause(n) {
+            continue;
+        }
+        // "it is", "it's", "it was", "it isn't", "it wasn't": the verb and a negation fused or not.
+        let mut m = n + 1;
+        let mut negated = false;
+        match words[n].1 {
+            "it's" | "it\u{2019}s" => {}
+            "it" => match words.get(m).map(|w| w.1) {
+                Some("is" | "was" | "s" | "'s" | "\u{2019}s") => m += 1,
+                Some(w) if w.starts_with("isn") || w.starts_with("wasn") => {
+                    m += 1;
+                    negated = true;
+                }
+                _ => continue,
+            },
+            _ => continue,
+        }
+        // "isn't" may be one token or "isn" "'" "t".
+        if words.get(m).is_some_and(|w| w.1 == "t" || w.1 == "n't") {
+            m += 1;
+        }
+        if words.get(m).is_some_and(|w| lexicon::is_negation(w.1)) {
+            negated = true;
+            m += 1;
+        }
+        let rest: Vec<&str> = words[m..].iter().take(3).map(|w| w.1).collect();
+        let phrase = |list: &[&str]| {
+            list.iter().find_map(|p| {
+                let n = p.split(' ').count();
+                (rest.len() > n && rest[..n].iter().copied().eq(p.split(' ')) && rest[n] == "that")
+                    .then_some(n)
+            })
+        };
+        let len = if negated { phrase(TRUE) } else { phrase(FALSE) };
+        if let Some(len) = len {
+            let that = words[m + len].0;
+            return Some(words[n].0..that + 1);
+        }
+    }
+    None
+}
+
 /// The word at `i` with the negation that governs it: "did not approve".
 fn phrase_with_negation(t: &Text, i: usize) -> String {
     let clause = t.clause_of(i);
@@ -2602,6 +2789,59 @@ mod tests {
             ),
             [(ClaimElement::Date, true)]
         );
+    }
+
+    #[test]
+    fn a_statement_denied_on_one_side_and_stated_on_the_other() {
+        // One contradiction: of polarity, or of direction when the statement denied has a
+        // direction word ("cut"), which the denial flips.
+        let contradicted = |got: Vec<(ClaimElement, bool)>| {
+            matches!(
+                got[..],
+                [(ClaimElement::Negation | ClaimElement::Direction, true)]
+            )
+        };
+        for (stated, negated, denied) in [
+            (
+                "The council cut the library budget by 12% in 2023.",
+                "The council did not cut the library budget in 2023.",
+                "the council cut the library budget in 2023.",
+            ),
+            (
+                "The board approved the stadium plan in March.",
+                "The board did not approve the stadium plan in March.",
+                "the board approved the stadium plan in March.",
+            ),
+        ] {
+            let plain = format!("{}{}", denied[..1].to_uppercase(), &denied[1..]);
+            for frame in [
+                "It is untrue that",
+                "It's false that",
+                "It isn't true that",
+                "It is not the case that",
+                "It was incorrect that",
+            ] {
+                let denial = format!("{frame} {denied}");
+                let got = elements(&denial, stated);
+                assert!(contradicted(got.clone()), "claim {denial:?}: {got:?}");
+                let got = elements(&plain, &denial);
+                assert!(contradicted(got.clone()), "source {denial:?}: {got:?}");
+                // Denied on both sides, or denied and negated: they agree.
+                assert_eq!(elements(&denial, &denial), [], "{denial:?}");
+                assert_eq!(elements(&denial, negated), [], "{denial:?} / {negated:?}");
+            }
+        }
+        // Said by someone, or a judgement rather than a denial: nothing denied.
+        for not_denied in [
+            "The mayor said it is untrue that the council cut the library budget in 2023.",
+            "It is wrong that the council cut the library budget in 2023.",
+            "It is true that the council cut the library budget in 2023.",
+        ] {
+            assert!(
+                denial_frame(&Text::plain(not_denied)).is_none(),
+                "{not_denied:?}"
+            );
+        }
     }
 
     #[test]
