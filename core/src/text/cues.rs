@@ -960,7 +960,9 @@ mod tests {
                 "\"This changes everything for our students,\" said Maria Lopez.",
                 &[Quote, Attribution],
             ),
-            ("Revenue grew by a third.", &[Change]),
+            // A change by a fraction is one in percent: "by a third" is "by 33%".
+            ("Revenue grew by a third.", &[Percentage, Change]),
+            ("Revenue grew by 33%.", &[Percentage, Change]),
             ("The school opened on 4 March 2024.", &[Date]),
             ("The school opened on March 4, 2024.", &[Date]),
             ("The law changed in March 2024.", &[Date]),

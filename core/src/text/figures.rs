@@ -892,8 +892,14 @@ impl<'a> Parser<'a> {
             if !after_article && self.is_word(i + 1, &["of", "the"]) {
                 return self.push(out, Unit::Ratio, 0.5, 1.0, None, None, i, i + 1, i + 1);
             }
+            // "fell by half": a change of 50%, as "fell by 50%" says it.
+            if i > 0 && self.is_word(i - 1, &["by"]) {
+                return self.push(out, Unit::Percent, 50.0, 1.0, None, None, i, i + 1, i + 1);
+            }
             return None;
         }
+        // "rose by a third", "cut by two-thirds": a change, in percent.
+        let by = |at: usize| at > 0 && self.is_word(at - 1, &["by"]);
         let numerator = if w.eq_ignore_ascii_case("a") {
             None
         } else {
@@ -906,6 +912,28 @@ impl<'a> Parser<'a> {
         let denom_word = self.word(d)?;
         let (denominator, plural) = fraction_word(denom_word)?;
         match numerator {
+            None if !plural && by(i) => self.push(
+                out,
+                Unit::Percent,
+                100.0 / denominator,
+                1.0,
+                None,
+                None,
+                i,
+                d + 1,
+                d + 1,
+            ),
+            Some(n) if (n == 1.0) != plural && n < denominator && by(i) => self.push(
+                out,
+                Unit::Percent,
+                100.0 * n / denominator,
+                1.0,
+                None,
+                None,
+                i,
+                d + 1,
+                d + 1,
+            ),
             // "a third of", "a quarter of"
             None if !plural && self.is_word(d + 1, &["of"]) => self.push(
                 out,
@@ -1918,6 +1946,23 @@ mod tests {
             &[("half", 0.5, Ratio, None, 1.0, None)],
         );
         check("in the second half of the year", &[]);
+        // A change by a fraction is a change in percent, as "by 50%" is.
+        check(
+            "waiting times fell by half",
+            &[("half", 50.0, Percent, None, 1.0, None)],
+        );
+        check(
+            "costs rose by a third",
+            &[("a third", 100.0 / 3.0, Percent, None, 1.0, None)],
+        );
+        check(
+            "emissions were cut by two-thirds",
+            &[("two-thirds", 200.0 / 3.0, Percent, None, 1.0, None)],
+        );
+        check(
+            "backed by half of the members",
+            &[("half", 0.5, Ratio, None, 1.0, None)],
+        );
         check(
             "AI tutoring doubles learning gains [2]",
             &[("doubles", 2.0, Multiplier, None, 1.0, None)],
