@@ -1082,6 +1082,15 @@ impl<'a> Alignment<'a> {
                 }
                 (ClaimElement::Figure, true, says(&sub.source))
             }
+            // A month or a day of the week changed is the date rules' to judge.
+            SlotKind::Name
+                if sub
+                    .claim
+                    .split_whitespace()
+                    .all(|w| is_calendar_word(&w.to_lowercase())) =>
+            {
+                return None;
+            }
             SlotKind::Name if matches!(before, Some("in" | "at" | "near" | "outside")) => {
                 (ClaimElement::Place, false, says(&sub.source))
             }
@@ -1854,7 +1863,43 @@ impl<'a> Alignment<'a> {
                 break;
             }
         }
+        if out.is_empty() {
+            out.extend(self.periods());
+        }
         out
+    }
+
+    /// A month or season the claim dates itself by where the sentence stating the claim names
+    /// another of the same kind and not the claim's: "closed in March" against "closed in May",
+    /// "the summer of 2023" against "the winter of 2023".
+    fn periods(&self) -> Option<Finding> {
+        let ours = periods_of(&self.claim);
+        let leave = Stems::of(ours.iter().map(|p| self.claim.toks[p.at].stem).collect());
+        if ours.is_empty() {
+            return None;
+        }
+        let k = self.best_sentence_without(&leave)?;
+        if self.coverage_without(k, &leave) < HELD {
+            return None;
+        }
+        // A sentence that names the claim's month as well as another ("closed in May, after
+        // talks failed in March") is left alone: which one dates what is not read here.
+        let theirs = periods_of(self.sentences[k]);
+        let named = |p: &Period| theirs.iter().any(|q| q.kind == p.kind && q.key == p.key);
+        ours.iter().filter(|p| !named(p)).find_map(|p| {
+            let other = theirs.iter().find(|q| q.kind == p.kind && q.key != p.key)?;
+            Some(Finding {
+                element: ClaimElement::Date,
+                contradiction: true,
+                problem: format!(
+                    "The claim says {} where the source says {}",
+                    self.claim.span(p.at..p.at + 1),
+                    self.sentences[k].span(other.at..other.at + 1)
+                ),
+                correction: Some(self.said(k)),
+                sentence: Some(k),
+            })
+        })
     }
 
     /// The compared sentence that holds most of the claim, when it holds enough of it.
@@ -2534,6 +2579,73 @@ fn is_calendar_word(word: &str) -> bool {
 }
 
 /// Days of a month written in a text ("14 March", "March 14th"): (day, month, as written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PeriodKind {
+    Month,
+    Season,
+}
+
+/// A month or season a text dates something by.
+#[derive(Debug)]
+struct Period {
+    kind: PeriodKind,
+    /// The month's number, or the season's (spring 1 to winter 4; "fall" is autumn).
+    key: u8,
+    at: usize,
+}
+
+/// Words that put a month or season in time: "in March", "since the spring", "last winter".
+const PERIOD_BEFORE: &[&str] = &[
+    "in", "of", "since", "until", "till", "by", "from", "to", "between", "and", "during", "early",
+    "late", "mid", "last", "next", "this", "that", "the", "before", "after", "through",
+];
+
+/// The months and seasons `t` names as times. A month is capitalized and next to a number
+/// ("March 2023", "4 March") or after a word that puts it in time ("in March"), so that "May"
+/// the verb and "June" the name are not months; a season follows such a word or comes before
+/// "of" or a year ("the summer of 2023", "in spring"), and "fall" only after "the", "last",
+/// "this" or "next".
+fn periods_of(t: &Text) -> Vec<Period> {
+    let mut out = Vec::new();
+    for (i, tok) in t.toks.iter().enumerate() {
+        let w = t.lower_of(tok);
+        let before = i.checked_sub(1).map(|b| t.lower(b));
+        let timed = before.is_some_and(|b| PERIOD_BEFORE.contains(&b));
+        let next_number = t.toks.get(i + 1).is_some_and(|n| n.is_number());
+        let before_number = i
+            .checked_sub(1)
+            .and_then(|b| t.toks.get(b))
+            .is_some_and(|n| n.is_number());
+        if tok.capital()
+            && let Some(month) = crate::text::lexicon::month_number(w)
+            && (timed || next_number || before_number)
+        {
+            out.push(Period {
+                kind: PeriodKind::Month,
+                key: month,
+                at: i,
+            });
+            continue;
+        }
+        let season = match w {
+            "spring" => 1,
+            "summer" => 2,
+            "autumn" => 3,
+            "fall" if before.is_some_and(|b| matches!(b, "the" | "last" | "this" | "next")) => 3,
+            "winter" => 4,
+            _ => continue,
+        };
+        if timed || next_number || t.lower(i + 1) == "of" {
+            out.push(Period {
+                kind: PeriodKind::Season,
+                key: season,
+                at: i,
+            });
+        }
+    }
+    out
+}
+
 fn day_months(t: &Text) -> Vec<(u8, u8, String)> {
     let mut out = Vec::new();
     let toks = &t.toks;
@@ -2842,6 +2954,42 @@ mod tests {
                 "{not_denied:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_month_or_season_swapped() {
+        let source = "The plant closed in May 2023 after a long dispute over pay.";
+        assert_eq!(
+            elements(
+                "The plant closed in March 2023 after a long dispute over pay.",
+                source
+            ),
+            [(ClaimElement::Date, true)]
+        );
+        assert_eq!(
+            elements(
+                "The plant closed in May 2023 after a long dispute over pay.",
+                source
+            ),
+            []
+        );
+        let source = "Flooding hit the valley in the winter of 2023, closing the main road.";
+        assert_eq!(
+            elements(
+                "Flooding hit the valley in the summer of 2023, closing the main road.",
+                source
+            ),
+            [(ClaimElement::Date, true)]
+        );
+        assert_eq!(
+            elements(
+                "Flooding hit the valley in the winter of 2023, closing the main road.",
+                source
+            ),
+            []
+        );
+        // "May" the verb and "June" the name are no months.
+        assert!(periods_of(&Text::plain("Prices May rise, June Carter said.")).is_empty());
     }
 
     #[test]
