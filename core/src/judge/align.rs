@@ -1887,7 +1887,11 @@ impl<'a> Alignment<'a> {
         let theirs = periods_of(self.sentences[k]);
         let named = |p: &Period| theirs.iter().any(|q| q.kind == p.kind && q.key == p.key);
         ours.iter().filter(|p| !named(p)).find_map(|p| {
-            let other = theirs.iter().find(|q| q.kind == p.kind && q.key != p.key)?;
+            // Another period than any the claim names: in "passed in March and took effect in
+            // May", a sentence on May alone contradicts nothing.
+            let other = theirs.iter().find(|q| {
+                q.kind == p.kind && !ours.iter().any(|o| o.kind == q.kind && o.key == q.key)
+            })?;
             Some(Finding {
                 element: ClaimElement::Date,
                 contradiction: true,
@@ -2990,6 +2994,12 @@ mod tests {
         );
         // "May" the verb and "June" the name are no months.
         assert!(periods_of(&Text::plain("Prices May rise, June Carter said.")).is_empty());
+        // A sentence on one of the claim's months alone contradicts none of them.
+        let got = elements(
+            "The rule was passed in March 2023 and took effect in May 2023 across the county.",
+            "The rule took effect in May 2023 across the county, the council said.",
+        );
+        assert!(!got.contains(&(ClaimElement::Date, true)), "{got:?}");
     }
 
     #[test]
