@@ -35,7 +35,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::figures::{comparable, relative_error};
+use super::figures::{comparable, error_against, relative_error};
 use super::page::PageIndex;
 use super::retrieve::{self, SourceIndex, TokenId};
 use super::substitute;
@@ -1661,9 +1661,10 @@ impl<'a> Alignment<'a> {
             ) {
                 continue;
             }
-            let backed = sources.iter().any(|(_, f, _)| {
-                comparable(c, f) && relative_error(c.value, f.value) <= self.tolerance
-            });
+            // A share the source writes as a ratio ("one in five") backs it too.
+            let backed = sources
+                .iter()
+                .any(|(_, f, _)| error_against(c, f).is_some_and(|e| e <= self.tolerance));
             if backed {
                 continue;
             }

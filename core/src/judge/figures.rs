@@ -39,6 +39,32 @@ pub fn relative_error(claim: f64, source: f64) -> f64 {
     }
 }
 
+/// A share of a whole as a percentage: "20%", or a ratio of at most one ("one in five", "half",
+/// "two-thirds", "3 out of 10") times 100. A ratio above one ("3 to 1") is no share.
+fn share_percent(f: &Figure) -> Option<f64> {
+    match f.unit {
+        Unit::Percent => Some(f.value),
+        Unit::Ratio if f.value > 0.0 && f.value <= 1.0 => Some(f.value * 100.0),
+        _ => None,
+    }
+}
+
+/// The relative error of `claim` against `source` when the two measure the same kind of thing:
+/// comparable figures, or a share written one way against a share written the other ("half of
+/// residents" against "20% of residents", "one in five" against "20%").
+pub fn error_against(claim: &Figure, source: &Figure) -> Option<f64> {
+    if comparable(claim, source) {
+        return Some(relative_error(claim.value, source.value));
+    }
+    if claim.unit == source.unit || claim.per != source.per {
+        return None;
+    }
+    Some(relative_error(
+        share_percent(claim)?,
+        share_percent(source)?,
+    ))
+}
+
 /// Compares every claim figure with the closest comparable figure in `source`.
 pub fn compare_figures(claim: &[Figure], source: &[Figure]) -> Vec<FigureMatch> {
     claim
@@ -46,8 +72,7 @@ pub fn compare_figures(claim: &[Figure], source: &[Figure]) -> Vec<FigureMatch> 
         .map(|c| {
             let best = source
                 .iter()
-                .filter(|s| comparable(c, s))
-                .map(|s| (relative_error(c.value, s.value), s))
+                .filter_map(|s| Some((error_against(c, s)?, s)))
                 .filter(|(e, _)| c.unit != Unit::Year || *e == 0.0)
                 .min_by(|a, b| a.0.total_cmp(&b.0));
             match best {
@@ -128,6 +153,40 @@ mod tests {
         assert_eq!((c.value, s.value), (4.0, 9.0));
         assert!((e - 5.0 / 9.0).abs() < 1e-9);
         assert!(matches!(matches[1], FigureMatch::Absent { .. }));
+    }
+
+    #[test]
+    fn a_share_as_a_ratio_is_compared_with_a_share_as_a_percentage() {
+        let figure = |text: &str, value: f64, unit: Unit| Figure {
+            text: text.into(),
+            value,
+            unit,
+            currency: None,
+            scale: 1.0,
+            per: None,
+        };
+        let half = figure("half", 0.5, Unit::Ratio);
+        let one_in_five = figure("one in five", 0.2, Unit::Ratio);
+        let twenty = figure("20%", 20.0, Unit::Percent);
+        let three_to_one = figure("3 to 1", 3.0, Unit::Ratio);
+        // "Half of residents" where the source says 20%: 150% off.
+        let matches = compare_figures(&[half], std::slice::from_ref(&twenty));
+        let (_, s, e) = worst(&matches).expect("compared");
+        assert_eq!(s.text, "20%");
+        assert!((e - 1.5).abs() < 1e-9);
+        // "20%" where the source says "one in five": the same share.
+        let matches = compare_figures(
+            std::slice::from_ref(&twenty),
+            &[one_in_five, three_to_one.clone()],
+        );
+        let (_, s, e) = worst(&matches).expect("compared");
+        assert_eq!(s.text, "one in five");
+        assert!(e < 1e-9);
+        // A ratio above one is no share of a whole.
+        assert!(matches!(
+            compare_figures(&[twenty], &[three_to_one])[0],
+            FigureMatch::Absent { .. }
+        ));
     }
 
     #[test]
