@@ -1926,7 +1926,8 @@ impl<'a> Alignment<'a> {
             })
             .collect();
         let Some(name) = speakers.first() else {
-            return Vec::new();
+            // A speaker named by office alone: "the finance minister said".
+            return self.role_speaker().into_iter().collect();
         };
         let ours: Vec<String> = name_words(name);
         if ours.is_empty() {
@@ -1991,6 +1992,51 @@ impl<'a> Alignment<'a> {
             correction: Some(self.said(k)),
             sentence: Some(k),
         }]
+    }
+
+    /// A claim that gives its speaker by office alone ("the finance minister said", "said the
+    /// police chief") against the sentence that says the same: a contradiction when that
+    /// sentence gives the words to someone in another office ("the opposition leader said"), at
+    /// another rank ("the deputy mayor"), or in the same office of another portfolio or service
+    /// ("the health minister", "the fire chief"). A sentence that names no office for its
+    /// speaker ("Tom Reed said") says nothing against it.
+    fn role_speaker(&self) -> Option<Finding> {
+        let claim = &self.claim;
+        let ours = role_speakers(claim).into_iter().next()?;
+        // What was said: the claim without its speaker's phrase and reporting verb.
+        let said_words = claim.stems(0..claim.toks.len(), &|j| {
+            ours.words.contains(&j) || is_reporting_verb(claim.lower(j))
+        });
+        let (o, k) = (0..self.sentences.len())
+            .map(|k| {
+                (
+                    self.overlap(&said_words, k, 0..self.sentences[k].toks.len()),
+                    k,
+                )
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))?;
+        if o < 0.5 {
+            return None;
+        }
+        let s = self.sentences[k];
+        let theirs = role_speakers(s);
+        if theirs.is_empty() || theirs.iter().any(|r| ours.same_office(r, claim, s)) {
+            return None;
+        }
+        // The claim's speaker stated in the sentence in a form not read as a speaker's.
+        if ours.stated_in(s) {
+            return None;
+        }
+        Some(Finding {
+            element: ClaimElement::Speaker,
+            contradiction: true,
+            problem: format!(
+                "The source attributes this to \u{201C}{}\u{201D}, not to \u{201C}{}\u{201D}",
+                theirs[0].text, ours.text
+            ),
+            correction: Some(self.said(k)),
+            sentence: Some(k),
+        })
     }
 
     /// The office the claim gives the speaker against the one sentence `k` gives them.
@@ -2811,6 +2857,244 @@ fn role_near(t: &Text, name_words: &[String]) -> Option<RoleNear> {
     })
 }
 
+/// A speaker's office as a text gives it beside a reporting verb, with or without a name.
+#[derive(Debug)]
+struct RoleSpeaker {
+    /// The offices, each in one form for its variants ("spokesman" and "spokesperson" are one).
+    offices: HashSet<&'static str>,
+    ranks: HashSet<String>,
+    /// The word just before the office that says which one it is: its portfolio or service
+    /// ("health" minister, "police" chief, "council" spokesman), lower-case.
+    modifier: Option<String>,
+    /// The tokens of the phrase, and the phrase as written.
+    words: Vec<usize>,
+    text: String,
+}
+
+/// Words before an office that describe its holder's standing or time rather than say which
+/// office it is ("the new minister", "a senior official"): no portfolio to compare.
+const HOLDER_WORDS: &[&str] = &[
+    "new",
+    "newly",
+    "current",
+    "then",
+    "senior",
+    "top",
+    "previous",
+    "own",
+    "longtime",
+    "long-serving",
+    "veteran",
+    "local",
+];
+
+/// Determiners that open the noun phrase naming a speaker.
+const SPEAKER_DETERMINERS: &[&str] = &["the", "a", "an", "its", "their", "his", "her", "our"];
+
+/// One form for an office's variants: by gender ("spokeswoman"), by spelling ("councilor"), by
+/// abbreviation ("CEO", the chief executive).
+fn office_form(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "spokesman" | "spokeswoman" | "spokesperson" => "spokesperson",
+        "chair" | "chairman" | "chairwoman" | "chairperson" => "chair",
+        "councillor" | "councilor" => "councillor",
+        "congressman" | "congresswoman" | "representative" => "representative",
+        "ceo" | "executive" => "executive",
+        "headteacher" | "principal" => "principal",
+        w => lexicon::OFFICES.iter().copied().find(|o| *o == w)?,
+    })
+}
+
+impl RoleSpeaker {
+    /// Whether `other` can be the same speaker: an office in common at the same rank, and no
+    /// two different portfolios. A portfolio only one side names, or one that the other side's
+    /// text names elsewhere, is no difference.
+    fn same_office(&self, other: &RoleSpeaker, ours: &Text, theirs: &Text) -> bool {
+        if self.offices.is_disjoint(&other.offices) || self.ranks != other.ranks {
+            return false;
+        }
+        match (&self.modifier, &other.modifier) {
+            (Some(a), Some(b)) => {
+                a == b || theirs.lowers().any(|w| w == a) || ours.lowers().any(|w| w == b)
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether `t` names this office (and its portfolio, when given) anywhere, even in a
+    /// possessive: "the opposition leader said the minister's claim was false" may report the
+    /// minister's words.
+    fn stated_in(&self, t: &Text) -> bool {
+        let office = t.lowers().any(|w| {
+            let w = w
+                .strip_suffix("'s")
+                .or_else(|| w.strip_suffix("\u{2019}s"))
+                .unwrap_or(w);
+            office_form(w).is_some_and(|o| self.offices.contains(o))
+        });
+        office
+            && self
+                .modifier
+                .as_ref()
+                .is_none_or(|m| t.lowers().any(|w| w == m.as_str()))
+    }
+}
+
+/// The speakers `t` gives by office, each beside a reporting verb: before it ("the finance
+/// minister said", "Health Minister Ana Ruiz said", "Ana Ruiz, the health minister, said"), after
+/// it ("said the police chief", "said a spokesperson for the council"), or after "according to".
+fn role_speakers(t: &Text) -> Vec<RoleSpeaker> {
+    let mut out = Vec::new();
+    let n = t.toks.len();
+    for i in 0..n {
+        let verb = t.lower(i);
+        if !t.toks[i].is_word() || !is_reporting_verb(verb) {
+            continue;
+        }
+        let phrase: Vec<usize> = if verb == "according" {
+            if t.lower(i + 1) != "to" {
+                continue;
+            }
+            words_after(t, i + 2)
+        } else {
+            let before = words_before(t, i);
+            if before.iter().any(|&j| office_form(t.lower(j)).is_some()) {
+                before
+            } else if INVERTED_VERBS.contains(&verb) {
+                words_after(t, i + 1)
+            } else {
+                continue;
+            }
+        };
+        if let Some(role) = role_of(t, phrase) {
+            out.push(role);
+        }
+    }
+    out
+}
+
+/// The noun phrase ending before the reporting verb at `i`: back over "has", "had" or "also"
+/// and one comma (an appositive), to a determiner, a mark or seven words; a determiner after
+/// "for", "of" or "at" is read past ("a spokesperson for the council said").
+fn words_before(t: &Text, i: usize) -> Vec<usize> {
+    let mut j = i;
+    while j > 0 && matches!(t.lower(j - 1), "has" | "have" | "had" | "also") {
+        j -= 1;
+    }
+    if j > 0 && t.kind(j - 1) == Some(TokKind::Mark(',')) {
+        j -= 1;
+    }
+    let mut words = Vec::new();
+    while j > 0 && words.len() < 7 {
+        let tok = &t.toks[j - 1];
+        if !tok.is_word() {
+            break;
+        }
+        if SPEAKER_DETERMINERS.contains(&t.lower_of(tok))
+            && !(j >= 2 && matches!(t.lower(j - 2), "for" | "of" | "at"))
+        {
+            break;
+        }
+        words.push(j - 1);
+        j -= 1;
+    }
+    words.reverse();
+    words
+}
+
+/// Reporting verbs that may come before their speaker ("…, said the police chief"). After
+/// "told" or "warned" comes whom they spoke to; after "found", what was found.
+const INVERTED_VERBS: &[&str] = &[
+    "said",
+    "says",
+    "added",
+    "explained",
+    "noted",
+    "wrote",
+    "argued",
+    "stated",
+];
+
+/// The noun phrase after a reporting verb or "according to": past a determiner, the words up to
+/// the office and the name or offices right after it ("the police chief", "councillor David
+/// Okafor", "a spokesperson"), where the clause ends or a preposition follows ("a spokesperson
+/// for the council"): "said the minister had resigned" reports something of the minister.
+fn words_after(t: &Text, start: usize) -> Vec<usize> {
+    let mut j = start;
+    if SPEAKER_DETERMINERS.contains(&t.lower(j)) {
+        j += 1;
+    }
+    let Some(office) = (j..(j + 4).min(t.toks.len()))
+        .take_while(|&k| t.toks[k].is_word())
+        .find(|&k| office_form(t.lower(k)).is_some())
+    else {
+        return Vec::new();
+    };
+    let mut end = office + 1;
+    while end < t.toks.len()
+        && t.toks[end].is_word()
+        && (t.toks[end].capital() || office_form(t.lower(end)).is_some())
+    {
+        end += 1;
+    }
+    let closes = t.toks.get(end).is_none_or(|next| {
+        !next.is_word()
+            || matches!(
+                t.lower_of(next),
+                "for" | "of" | "at" | "on" | "in" | "to" | "from" | "with" | "and"
+            )
+    });
+    if closes {
+        (j..end).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The office, rank and portfolio a phrase gives, when it names an office.
+fn role_of(t: &Text, words: Vec<usize>) -> Option<RoleSpeaker> {
+    let mut offices = HashSet::new();
+    let mut ranks = HashSet::new();
+    for (n, &j) in words.iter().enumerate() {
+        let w = t.lower(j);
+        // "Chief" before another office only ranks it ("chief executive", "chief inspector").
+        let chief_of = w == "chief"
+            && words
+                .get(n + 1)
+                .is_some_and(|&k| office_form(t.lower(k)).is_some());
+        if let Some(office) = office_form(w).filter(|_| !chief_of) {
+            offices.insert(office);
+        } else if lexicon::role(w) == Some(Role::Rank) {
+            ranks.insert(w.to_owned());
+        }
+    }
+    if offices.is_empty() {
+        return None;
+    }
+    let office_at = words
+        .iter()
+        .position(|&j| office_form(t.lower(j)).is_some())?;
+    let modifier = office_at
+        .checked_sub(1)
+        .map(|n| t.lower(words[n]))
+        .filter(|w| {
+            lexicon::role(w).is_none()
+                && !HOLDER_WORDS.contains(w)
+                && !retrieve::is_stop_word(w)
+                && !w.ends_with("'s")
+                && !w.ends_with("\u{2019}s")
+        })
+        .map(str::to_owned);
+    let (lo, hi) = (*words.first()?, *words.last()?);
+    Some(RoleSpeaker {
+        offices,
+        ranks,
+        modifier,
+        text: t.span(lo..hi + 1).to_owned(),
+        words,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -3016,6 +3300,81 @@ mod tests {
             "Deputy transport minister Paul Reed said the line would reopen.",
         );
         assert_eq!(got, [(ClaimElement::Title, true)]);
+    }
+
+    #[test]
+    fn a_speaker_given_by_office_is_compared_with_the_office_the_source_gives() {
+        let said = |claim: &str, source: &str| {
+            elements(claim, source)
+                .into_iter()
+                .filter(|(e, _)| *e == ClaimElement::Speaker)
+                .collect::<Vec<_>>()
+        };
+        let contradicted = [(ClaimElement::Speaker, true)];
+        // Another office, before or after the verb.
+        assert_eq!(
+            said(
+                "The finance minister said the scheme would cost more than planned.",
+                "The opposition leader said the scheme would cost more than planned."
+            ),
+            contradicted
+        );
+        assert_eq!(
+            said(
+                "Arrests fell in the spring, said the police chief.",
+                "Arrests fell in the spring, the fire chief said."
+            ),
+            contradicted
+        );
+        assert_eq!(
+            said(
+                "A spokesperson for the trust said waiting lists had fallen.",
+                "The trust's chief executive said waiting lists had fallen."
+            ),
+            contradicted
+        );
+        // The same office: named, in another variant, in an appositive, at no named portfolio.
+        for (claim, source) in [
+            (
+                "The health minister said the clinics would open in March.",
+                "Health Minister Ana Ruiz said the clinics would open in March.",
+            ),
+            (
+                "A council spokesman said the bridge would reopen in May.",
+                "A spokesperson for the council said the bridge would reopen in May.",
+            ),
+            (
+                "The minister said the clinics would open in March.",
+                "Ana Ruiz, the health minister, said the clinics would open in March.",
+            ),
+            (
+                "The chief executive said profits would double.",
+                "The company's CEO said profits would double.",
+            ),
+            (
+                "The new minister said the clinics would open in March.",
+                "The health minister said the clinics would open in March.",
+            ),
+        ] {
+            assert_eq!(said(claim, source), [], "{claim} / {source}");
+        }
+        // No office to compare: a named speaker, or what was said of the office.
+        for (claim, source) in [
+            (
+                "The club's manager said the stand would hold 4,000 fans.",
+                "Tom Reed said the stand would hold 4,000 fans.",
+            ),
+            (
+                "The inquiry found the minister had misled parliament.",
+                "The committee chair said the minister had misled parliament.",
+            ),
+            (
+                "The finance minister said the scheme would cost more than planned.",
+                "The opposition leader said the finance minister's claim that the scheme would cost more than planned was false.",
+            ),
+        ] {
+            assert_eq!(said(claim, source), [], "{claim} / {source}");
+        }
     }
 
     #[test]

@@ -645,7 +645,7 @@ pub enum Role {
 }
 
 /// Offices people hold, lower-case.
-const OFFICES: &[&str] = &[
+pub const OFFICES: &[&str] = &[
     "minister",
     "secretary",
     "president",
