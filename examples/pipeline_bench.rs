@@ -14,6 +14,10 @@
 //!     [--in-flight 10000] [--skip-memory]
 //! ```
 //!
+//! `BENCH_PROGRESS=1` prints, every 100 ms of the pipeline phase, the drafts read, the claims
+//! verified, the decisions made and the articles held at the join: where a role stalls shows as
+//! a count that stops.
+//!
 //! Each phase runs in a process of its own (this program, started again with `--phase`), so
 //! its CPU-seconds and peak RSS are its own. Sources are served on 127.0.0.1 only, by a server
 //! this program starts; the cache is warmed before anything is timed (every page fetched once).
@@ -775,6 +779,9 @@ async fn whole_pipeline(
         );
         m
     } else {
+        if std::env::var_os("BENCH_PROGRESS").is_some() {
+            tokio::spawn(progress(started));
+        }
         let published = publish(&producer, &topics.drafts, drafts).await;
         let decided = read_decisions(&reader, &published).await;
         report(started.elapsed(), decided.len(), claims, cpu0)
@@ -786,6 +793,31 @@ async fn whole_pipeline(
     let _ = stop.send(true);
     let _ = handle.await;
     out
+}
+
+/// Prints the roles' counts every 100 ms, until the process ends (`BENCH_PROGRESS`).
+async fn progress(started: Instant) {
+    let m = factgate::metrics::metrics();
+    let sum = |family: &prometheus::IntCounterVec, labels: &[&str]| -> u64 {
+        labels
+            .iter()
+            .map(|l| family.with_label_values(&[l]).get())
+            .sum()
+    };
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        eprintln!(
+            "{:6.1}s  drafts read {:6}  claims verified {:6}  decisions {:6}  held at the join {:6}",
+            started.elapsed().as_secs_f64(),
+            m.drafts_consumed.get(),
+            sum(
+                &m.verifications,
+                &["supported", "refuted", "inconclusive", "contested"]
+            ),
+            sum(&m.decisions, &["pass", "block"]),
+            m.join_in_flight.get(),
+        );
+    }
 }
 
 /// The memory run: `--in-flight` articles held at the join, each claim citing a page of its
