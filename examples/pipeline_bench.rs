@@ -15,8 +15,9 @@
 //! ```
 //!
 //! `BENCH_PROGRESS=1` prints, every 100 ms of the pipeline phase, the drafts read, the claims
-//! verified, the decisions made and the articles held at the join: where a role stalls shows as
-//! a count that stops.
+//! verified, the decisions made, the articles held at the join and the roles' offset resets
+//! (records the embedded broker dropped before they were read): where a role stalls shows as a
+//! count that stops.
 //!
 //! Each phase runs in a process of its own (this program, started again with `--phase`), so
 //! its CPU-seconds and peak RSS are its own. Sources are served on 127.0.0.1 only, by a server
@@ -804,10 +805,19 @@ async fn progress(started: Instant) {
             .map(|l| family.with_label_values(&[l]).get())
             .sum()
     };
+    // Records a role never read because the embedded broker had dropped them (it keeps the
+    // last 5 MiB of each partition): the count of every such reset, from the metrics' text.
+    let resets = || -> u64 {
+        factgate::metrics::render()
+            .lines()
+            .filter(|l| l.starts_with("factgate_consumer_offset_resets_total"))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum()
+    };
     loop {
         tokio::time::sleep(Duration::from_millis(100)).await;
         eprintln!(
-            "{:6.1}s  drafts read {:6}  claims verified {:6}  decisions {:6}  held at the join {:6}",
+            "{:6.1}s  drafts read {:6}  claims verified {:6}  decisions {:6}  held at the join {:6}  offset resets {}",
             started.elapsed().as_secs_f64(),
             m.drafts_consumed.get(),
             sum(
@@ -816,6 +826,7 @@ async fn progress(started: Instant) {
             ),
             sum(&m.decisions, &["pass", "block"]),
             m.join_in_flight.get(),
+            resets(),
         );
     }
 }
