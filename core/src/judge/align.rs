@@ -693,6 +693,16 @@ fn direction_at(t: &Text, i: usize, figure_at: &HashSet<usize>) -> &'static [(Ax
     if matches!(lower, "most" | "least") && prev != Some("the") {
         return &[];
     }
+    // "A record high", "an all-time low": the noun of an extreme, as "the highest" is. Alone,
+    // "high" and "low" name no direction ("high court", "low-income").
+    let all_time = prev == Some("time") && i >= 3 && t.lower(i - 3) == "all";
+    if prev == Some("record") || all_time {
+        match lower {
+            "high" | "highs" => return &[(Axis::Extreme, true)],
+            "low" | "lows" => return &[(Axis::Extreme, false)],
+            _ => {}
+        }
+    }
     lexicon::directions(lower, next, next_is_figure)
 }
 /// Splits a sentence into clauses: at semicolons, colons, dashes, brackets, commas and the
@@ -3300,6 +3310,41 @@ mod tests {
             "Deputy transport minister Paul Reed said the line would reopen.",
         );
         assert_eq!(got, [(ClaimElement::Title, true)]);
+    }
+
+    #[test]
+    fn a_record_high_against_a_record_low_is_a_direction_contradiction() {
+        let got = elements(
+            "Prices hit a record high in March.",
+            "Prices hit a record low in March.",
+        );
+        assert_eq!(got, [(ClaimElement::Direction, true)]);
+        let got = elements(
+            "Bookings fell to an all-time low last winter.",
+            "Bookings rose to an all-time high last winter.",
+        );
+        assert!(got.contains(&(ClaimElement::Direction, true)), "{got:?}");
+        // The same extreme in other words, and "low" or "high" with no record.
+        for (claim, source) in [
+            (
+                "Prices hit a record high in March.",
+                "Prices reached an all-time high in March.",
+            ),
+            (
+                "Prices hit a record high in March.",
+                "Prices hit their highest level on record in March.",
+            ),
+            (
+                "Prices hit a record high in March.",
+                "Prices hit a record high in March, while wages stayed low.",
+            ),
+        ] {
+            let got = elements(claim, source);
+            assert!(
+                !got.contains(&(ClaimElement::Direction, true)),
+                "{claim} / {source}: {got:?}"
+            );
+        }
     }
 
     #[test]
