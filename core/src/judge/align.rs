@@ -41,7 +41,7 @@ use super::retrieve::{self, SourceIndex, TokenId};
 use super::substitute;
 use crate::model::{ClaimElement, Figure, Unit};
 use crate::text::cues;
-use crate::text::figures::parse_figures;
+use crate::text::figures::{number_word, parse_figures};
 use crate::text::lexicon::{self, Axis, Quantity, Role};
 
 /// The share of a claim clause's weighted words a source clause must hold to be compared with
@@ -695,16 +695,35 @@ fn direction_at(t: &Text, i: usize, figure_at: &HashSet<usize>) -> &'static [(Ax
     }
     // "A record high", "an all-time low": the noun of an extreme, as "the highest" is. Alone,
     // "high" and "low" name no direction ("high court", "low-income").
-    let all_time = prev == Some("time") && i >= 3 && t.lower(i - 3) == "all";
-    if prev == Some("record") || all_time {
-        match lower {
-            "high" | "highs" => return &[(Axis::Extreme, true)],
-            "low" | "lows" => return &[(Axis::Extreme, false)],
-            _ => {}
-        }
+    if matches!(lower, "high" | "highs" | "low" | "lows") && extreme_noun(t, i) {
+        return if lower.starts_with("high") {
+            &[(Axis::Extreme, true)]
+        } else {
+            &[(Axis::Extreme, false)]
+        };
     }
     lexicon::directions(lower, next, next_is_figure)
 }
+/// Whether the "high" or "low" at `i` names an extreme by the span it is measured over: "a
+/// record high", "a record-high", "an all-time low", "an all time low", "a 20-year high", "a
+/// five-year low". Hyphens between the words are left out.
+fn extreme_noun(t: &Text, i: usize) -> bool {
+    let mut before = (0..i)
+        .rev()
+        .filter(|&j| t.kind(j) != Some(TokKind::Mark('-')))
+        .take(2);
+    let (Some(w1), w2) = (before.next(), before.next()) else {
+        return false;
+    };
+    match (t.lower(w1), w2.map(|j| t.lower(j))) {
+        ("record", _) | ("time", Some("all")) => true,
+        ("year" | "month" | "decade" | "week", Some(count)) => {
+            w2.is_some_and(|j| t.toks[j].is_number()) || number_word(count).is_some()
+        }
+        _ => false,
+    }
+}
+
 /// Splits a sentence into clauses: at semicolons, colons, dashes, brackets, commas and the
 /// conjunctions of [`CLAUSE_WORDS`], then joins every piece that states nothing of its own (no
 /// figure, no direction word: "the agency said", "subject to conditions") to its neighbour, so
@@ -1885,10 +1904,10 @@ impl<'a> Alignment<'a> {
     /// "the summer of 2023" against "the winter of 2023".
     fn periods(&self) -> Option<Finding> {
         let ours = periods_of(&self.claim);
-        let leave = Stems::of(ours.iter().map(|p| self.claim.toks[p.at].stem).collect());
         if ours.is_empty() {
             return None;
         }
+        let leave = Stems::of(ours.iter().map(|p| self.claim.toks[p.at].stem).collect());
         let k = self.best_sentence_without(&leave)?;
         if self.coverage_without(k, &leave) < HELD {
             return None;
@@ -1915,6 +1934,14 @@ impl<'a> Alignment<'a> {
                 sentence: Some(k),
             })
         })
+    }
+
+    /// The compared sentence that holds most of `words` (the first of equals), and how much of
+    /// them it holds.
+    fn most_held(&self, words: &Stems) -> Option<(f64, usize)> {
+        (0..self.sentences.len())
+            .map(|k| (self.overlap(words, k, 0..self.sentences[k].toks.len()), k))
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
     }
 
     /// The compared sentence that holds most of the claim, when it holds enough of it.
@@ -1949,15 +1976,7 @@ impl<'a> Alignment<'a> {
             let w = claim.lower(j);
             name_words.iter().any(|n| n == w) || is_reporting_verb(w) || lexicon::role(w).is_some()
         });
-        let best = (0..self.sentences.len())
-            .map(|k| {
-                (
-                    self.overlap(&said_words, k, 0..self.sentences[k].toks.len()),
-                    k,
-                )
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-        let Some((o, k)) = best else {
+        let Some((o, k)) = self.most_held(&said_words) else {
             return Vec::new();
         };
         if o < 0.5 {
@@ -2017,14 +2036,7 @@ impl<'a> Alignment<'a> {
         let said_words = claim.stems(0..claim.toks.len(), &|j| {
             ours.words.contains(&j) || is_reporting_verb(claim.lower(j))
         });
-        let (o, k) = (0..self.sentences.len())
-            .map(|k| {
-                (
-                    self.overlap(&said_words, k, 0..self.sentences[k].toks.len()),
-                    k,
-                )
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))?;
+        let (o, k) = self.most_held(&said_words)?;
         if o < 0.5 {
             return None;
         }
@@ -2639,7 +2651,7 @@ fn is_calendar_word(word: &str) -> bool {
         )
 }
 
-/// Days of a month written in a text ("14 March", "March 14th"): (day, month, as written).
+/// Whether a period is a month or a season.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PeriodKind {
     Month,
@@ -2707,6 +2719,7 @@ fn periods_of(t: &Text) -> Vec<Period> {
     out
 }
 
+/// Days of a month written in a text ("14 March", "March 14th"): (day, month, as written).
 fn day_months(t: &Text) -> Vec<(u8, u8, String)> {
     let mut out = Vec::new();
     let toks = &t.toks;
@@ -3324,6 +3337,28 @@ mod tests {
             "Bookings rose to an all-time high last winter.",
         );
         assert!(got.contains(&(ClaimElement::Direction, true)), "{got:?}");
+        // Written otherwise: hyphenated, unhyphenated, over a span of years.
+        for (claim, source) in [
+            (
+                "Prices hit a record-high in March.",
+                "Prices hit a record low in March.",
+            ),
+            (
+                "Prices hit an all time high in March.",
+                "Prices hit an all time low in March.",
+            ),
+            (
+                "Sterling hit a 20-year low against the dollar.",
+                "Sterling hit a 20-year high against the dollar.",
+            ),
+            (
+                "Sterling hit a five-year low against the dollar.",
+                "Sterling hit a five-year high against the dollar.",
+            ),
+        ] {
+            let got = elements(claim, source);
+            assert_eq!(got, [(ClaimElement::Direction, true)], "{claim} / {source}");
+        }
         // The same extreme in other words, and "low" or "high" with no record.
         for (claim, source) in [
             (
@@ -3337,6 +3372,10 @@ mod tests {
             (
                 "Prices hit a record high in March.",
                 "Prices hit a record high in March, while wages stayed low.",
+            ),
+            (
+                "The high court sat for a year.",
+                "The court sat for a year, with turnover of staff low.",
             ),
         ] {
             let got = elements(claim, source);
@@ -3375,6 +3414,21 @@ mod tests {
             said(
                 "A spokesperson for the trust said waiting lists had fallen.",
                 "The trust's chief executive said waiting lists had fallen."
+            ),
+            contradicted
+        );
+        // After "according to", and with a verb the rule was not written around.
+        assert_eq!(
+            said(
+                "According to the finance minister, the scheme would cost more than planned.",
+                "According to the opposition leader, the scheme would cost more than planned."
+            ),
+            contradicted
+        );
+        assert_eq!(
+            said(
+                "The scheme would cost more than planned, the finance minister warned.",
+                "The scheme would cost more than planned, the opposition leader warned."
             ),
             contradicted
         );

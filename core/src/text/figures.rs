@@ -1455,7 +1455,8 @@ fn may_start_figure(w: &str) -> bool {
             .any(|stem| l.starts_with(stem))
 }
 
-fn number_word(w: &str) -> Option<f64> {
+/// The value of a number written as a word ("five", "twenty").
+pub(crate) fn number_word(w: &str) -> Option<f64> {
     let mut buf = [0; 16];
     let v = match lower(w, &mut buf)? {
         "one" => 1.0,
