@@ -35,7 +35,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::figures::{comparable, error_against, relative_error};
+use super::figures::{comparable, errors_against, relative_error};
 use super::page::PageIndex;
 use super::retrieve::{self, SourceIndex, TokenId};
 use super::substitute;
@@ -1690,10 +1690,10 @@ impl<'a> Alignment<'a> {
             ) {
                 continue;
             }
-            // A share the source writes as a ratio ("one in five") backs it too.
-            let backed = sources
-                .iter()
-                .any(|(_, f, _)| error_against(c, f).is_some_and(|e| e <= self.tolerance));
+            // A share the source writes as a ratio ("one in five") backs it too, when the
+            // source gives no figure of the claim's own form.
+            let backed = errors_against(c, sources.iter().map(|(_, f, _)| *f))
+                .any(|(e, _)| e <= self.tolerance);
             if backed {
                 continue;
             }

@@ -49,13 +49,10 @@ fn share_percent(f: &Figure) -> Option<f64> {
     }
 }
 
-/// The relative error of `claim` against `source` when the two measure the same kind of thing:
-/// comparable figures, or a share written one way against a share written the other ("half of
-/// residents" against "20% of residents", "one in five" against "20%").
-pub fn error_against(claim: &Figure, source: &Figure) -> Option<f64> {
-    if comparable(claim, source) {
-        return Some(relative_error(claim.value, source.value));
-    }
+/// The relative error of a share written one way against a share written the other ("half of
+/// residents" against "20% of residents", "one in five" against "20%"); `None` unless both are
+/// shares written differently.
+fn share_error(claim: &Figure, source: &Figure) -> Option<f64> {
     if claim.unit == source.unit || claim.per != source.per {
         return None;
     }
@@ -65,14 +62,37 @@ pub fn error_against(claim: &Figure, source: &Figure) -> Option<f64> {
     ))
 }
 
+/// The errors of `claim` against the figures of `source` that measure the same kind of thing:
+/// the comparable ones; only when there are none, the shares written the other way. A share
+/// is not matched across forms while a figure of the claim's own form is there: "rose 25%"
+/// against "rose 40%" is 40% that is wrong, whatever "one in four" the page also says.
+pub fn errors_against<'s>(
+    claim: &Figure,
+    source: impl IntoIterator<Item = &'s Figure> + Clone,
+) -> impl Iterator<Item = (f64, &'s Figure)> {
+    let same: Vec<(f64, &Figure)> = source
+        .clone()
+        .into_iter()
+        .filter(|s| comparable(claim, s))
+        .map(|s| (relative_error(claim.value, s.value), s))
+        .collect();
+    let shares: Vec<(f64, &Figure)> = if same.is_empty() {
+        source
+            .into_iter()
+            .filter_map(|s| Some((share_error(claim, s)?, s)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    same.into_iter().chain(shares)
+}
+
 /// Compares every claim figure with the closest comparable figure in `source`.
 pub fn compare_figures(claim: &[Figure], source: &[Figure]) -> Vec<FigureMatch> {
     claim
         .iter()
         .map(|c| {
-            let best = source
-                .iter()
-                .filter_map(|s| Some((error_against(c, s)?, s)))
+            let best = errors_against(c, source)
                 .filter(|(e, _)| c.unit != Unit::Year || *e == 0.0)
                 .min_by(|a, b| a.0.total_cmp(&b.0));
             match best {
@@ -184,9 +204,18 @@ mod tests {
         assert!(e < 1e-9);
         // A ratio above one is no share of a whole.
         assert!(matches!(
-            compare_figures(&[twenty], &[three_to_one])[0],
+            compare_figures(std::slice::from_ref(&twenty), &[three_to_one])[0],
             FigureMatch::Absent { .. }
         ));
+        // "Rose 25%" where the source says it rose 40% and, elsewhere, "one in four": the
+        // percentage of its own form is the one compared.
+        let twenty_five = figure("25%", 25.0, Unit::Percent);
+        let forty = figure("40%", 40.0, Unit::Percent);
+        let one_in_four = figure("one in four", 0.25, Unit::Ratio);
+        let matches = compare_figures(&[twenty_five], &[forty, one_in_four]);
+        let (_, s, e) = worst(&matches).expect("compared");
+        assert_eq!(s.text, "40%");
+        assert!((e - 0.375).abs() < 1e-9);
     }
 
     #[test]
