@@ -47,7 +47,9 @@
 //!   without a manifest is reached. Each input is paused alone, so the other can free room:
 //!   results complete the waiting articles, manifests claim the waiting results (pausing all
 //!   reading at the cap would leave the results of a full state unread until its deadlines).
-//!   It can overshoot a cap only by the messages it had already fetched. Deadlines keep running
+//!   When both caps are reached at once, manifests go on being read up to twice the article
+//!   cap; only past that are both paused. It can overshoot a cap only by the messages it had
+//!   already fetched. Deadlines keep running
 //!   while paused, so room always comes back. Results without a manifest are dropped by a tick
 //!   once older than [`JoinSettings::orphan_retention`] (counted from the first one's arrival);
 //!   if their manifest comes later it is blocked at its deadline, failing closed.
@@ -620,11 +622,30 @@ impl JoinState {
     /// at `max_in_flight_articles` (results go on being read, so those articles can complete
     /// and make room), results while the results waiting for a manifest are at their cap
     /// (manifests go on being read, so they can claim those results).
+    ///
+    /// Both caps can be reached at once: the waiting articles' results sit behind results whose
+    /// manifests are not read yet. Pausing both would stop all reading until deadlines blocked
+    /// the waiting articles, so then manifests go on being read, up to twice the article cap
+    /// ([`JoinState::article_ceiling`]): a manifest read claims the results held for it, which
+    /// frees the results input. Only past that ceiling are both paused, and ticks (deadlines,
+    /// the orphans' retention) make room.
     pub fn backpressure(&self) -> Backpressure {
+        let results = self.orphan_results >= self.settings.max_orphan_results;
+        let cap = if results {
+            self.article_ceiling()
+        } else {
+            self.settings.max_in_flight_articles
+        };
         Backpressure {
-            manifests: self.pending.len() >= self.settings.max_in_flight_articles,
-            results: self.orphan_results >= self.settings.max_orphan_results,
+            manifests: self.pending.len() >= cap,
+            results,
         }
+    }
+
+    /// The most articles awaiting results the join reads manifests for: twice
+    /// `max_in_flight_articles`, reached only while results are paused as well.
+    pub fn article_ceiling(&self) -> usize {
+        self.settings.max_in_flight_articles.saturating_mul(2)
     }
 
     /// Undecided (article, revision)s: pending articles plus revisions with results but no

@@ -424,6 +424,58 @@ fn too_many_results_without_a_manifest_also_fill_the_state() {
 }
 
 #[test]
+fn with_both_caps_reached_manifests_are_still_read_up_to_twice_the_article_cap() {
+    let mut join = JoinState::new(JoinSettings {
+        max_orphan_results: 2,
+        ..settings(2)
+    });
+    // Two articles await results; the results read next belong to articles whose manifests
+    // are not read yet.
+    join.on_manifest(&tp(0), 0, manifest("a", 1, 1), at(1));
+    join.on_manifest(&tp(0), 1, manifest("b", 1, 1), at(1));
+    join.on_result(&tp(1), 0, result("x", 1, 0, Verdict::Supported), at(1));
+    join.on_result(&tp(1), 1, result("y", 1, 0, Verdict::Supported), at(1));
+    assert_eq!(
+        join.backpressure(),
+        Backpressure {
+            manifests: false,
+            results: true
+        },
+        "pausing both would leave a's and b's results unread until their deadline"
+    );
+    // The manifests read claim the held results, which frees the results input.
+    assert_eq!(
+        join.on_manifest(&tp(0), 2, manifest("x", 1, 1), at(1))
+            .len(),
+        1
+    );
+    assert_eq!(
+        join.backpressure(),
+        Backpressure {
+            manifests: true,
+            results: false
+        }
+    );
+    // With both caps reached, manifests that claim nothing fill up to twice the article cap.
+    join.on_result(&tp(1), 2, result("z", 1, 0, Verdict::Supported), at(1));
+    join.on_manifest(&tp(0), 3, manifest("c", 1, 1), at(1));
+    assert!(!join.backpressure().manifests);
+    join.on_manifest(&tp(0), 4, manifest("d", 1, 1), at(1));
+    assert_eq!(join.awaiting_results(), 4);
+    assert_eq!(
+        join.backpressure(),
+        Backpressure {
+            manifests: true,
+            results: true
+        },
+        "past the ceiling both wait for deadlines"
+    );
+    // A deadline makes room again.
+    assert_eq!(join.on_tick(at(DEADLINE_S + 2)).len(), 4);
+    assert!(!join.backpressure().manifests);
+}
+
+#[test]
 fn results_without_a_manifest_are_dropped_after_the_retention() {
     let mut join = state();
     join.on_result(&tp(0), 0, result("a", 1, 0, Verdict::Supported), at(10));
