@@ -400,7 +400,8 @@ fn status_mb(key: &str) -> f64 {
 
 /// jemalloc's own counters in MB, read after advancing its epoch: `allocated` is what the
 /// program holds, `active` the pages those allocations occupy, `resident` what the allocator
-/// keeps in memory (free pages included), `metadata` its own bookkeeping.
+/// keeps in memory (free pages included), `metadata` its own bookkeeping, `arenas` how many
+/// arenas it runs.
 #[cfg(target_os = "linux")]
 fn allocator_mb() -> serde_json::Map<String, Value> {
     use tikv_jemalloc_ctl::{epoch, stats};
@@ -416,6 +417,9 @@ fn allocator_mb() -> serde_json::Map<String, Value> {
     m.insert("retained".into(), mb(stats::retained::read()).into());
     let background = tikv_jemalloc_ctl::background_thread::read().unwrap_or(false);
     m.insert("background_thread".into(), background.into());
+    if let Ok(arenas) = tikv_jemalloc_ctl::arenas::narenas::read() {
+        m.insert("arenas".into(), arenas.into());
+    }
     m.insert("cache".into(), cache_mb().into());
     m
 }
