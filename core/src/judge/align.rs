@@ -1017,7 +1017,7 @@ impl<'a> Alignment<'a> {
     // -----------------------------------------------------------------------------------------
     // Slots the claim fills differently from the sentence it follows
 
-    /// Names, years, numbers and negations the claim changed in a source sentence it otherwise
+    /// Names, years, numbers, ordinals and negations the claim changed in a source sentence it otherwise
     /// follows word for word ([`substitute`]). The sentence must hold at least
     /// [`MIN_ALIGNMENT`] of the claim's weighted words and [`MIN_FOLLOWED_WORDS`] of its content
     /// words, and a changed slot needs a content word
@@ -1104,13 +1104,22 @@ impl<'a> Alignment<'a> {
             SlotKind::Negation => (ClaimElement::Negation, true, says(&sub.source)),
             SlotKind::Year => (ClaimElement::Date, true, says(&sub.source)),
             SlotKind::Number => {
-                let number = |t: &str| t.trim().replace(',', "").parse::<f64>().ok();
+                // A number, or one written as an ordinal in digits ("3rd").
+                let number = |t: &str| {
+                    let t = t.trim().replace(',', "");
+                    let digits = ["st", "nd", "rd", "th"]
+                        .iter()
+                        .find_map(|suffix| t.strip_suffix(suffix))
+                        .unwrap_or(&t);
+                    digits.parse::<f64>().ok()
+                };
                 let (a, b) = (number(&sub.claim)?, number(&sub.source)?);
                 if relative_error(a, b) <= self.high_tolerance {
                     return None;
                 }
                 (ClaimElement::Figure, true, says(&sub.source))
             }
+            SlotKind::Ordinal => (ClaimElement::Figure, true, says(&sub.source)),
             // A month or a day of the week changed is the date rules' to judge.
             SlotKind::Name
                 if sub
@@ -3384,6 +3393,57 @@ mod tests {
                 "{claim} / {source}: {got:?}"
             );
         }
+    }
+
+    #[test]
+    fn an_ordinal_changed_in_a_followed_sentence_contradicts() {
+        let figures = |claim: &str, source: &str| {
+            elements(claim, source)
+                .into_iter()
+                .filter(|(e, _)| *e == ClaimElement::Figure)
+                .collect::<Vec<_>>()
+        };
+        let contradicted = [(ClaimElement::Figure, true)];
+        assert_eq!(
+            figures(
+                "Rents in the city rose for the third consecutive year, the council said.",
+                "Rents in the city rose for a second consecutive year, the council said."
+            ),
+            contradicted
+        );
+        assert_eq!(
+            figures(
+                "The club finished the season in fifth place in the league.",
+                "The club finished the season in seventh place in the league."
+            ),
+            contradicted
+        );
+        // On a page of several sentences, as a cited page is: the words a one-sentence page
+        // lacks ("3", "rd") would otherwise outweigh the words the claim follows.
+        assert_eq!(
+            figures(
+                "It is now the country's 3rd largest port by tonnage.",
+                "The harbour opened in 1890. It is now the country's 2nd largest port by \
+                 tonnage. Cranes were added later. Ferries leave daily."
+            ),
+            contradicted
+        );
+        // The same count written otherwise, or no count on one side, is not a change.
+        assert!(
+            figures(
+                "Rents in the city rose for a third straight year, the council said.",
+                "Rents in the city rose for the third consecutive year, the council said."
+            )
+            .is_empty()
+        );
+        assert!(
+            figures(
+                "It is now the country's 3rd largest port by tonnage.",
+                "The harbour opened in 1890. It is now the country's third largest port by \
+                 tonnage. Cranes were added later. Ferries leave daily."
+            )
+            .is_empty()
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! against "the Melvin R. **Seiden** Curator of Chinese Art", "published in December of
 //! **1864**" against "… of **1865**", "it was **not** picked up by Paramount" against "it was
 //! picked up by Paramount". Only slots that carry facts count: names (capitalized words past the
-//! sentence's first), numbers, and a negation added or dropped; a word swapped for a synonym
+//! sentence's first), numbers, ordinals ("third", "3rd"), and a negation added or dropped; a word swapped for a synonym
 //! ("said" for "told") is paraphrase and is left alone. A name written a little differently
 //! ("Paterson", "Patterson") is the same name.
 
@@ -42,6 +42,45 @@ pub enum SlotKind {
     Number,
     /// A negation one side has and the other lacks.
     Negation,
+    /// An ordinal written as a word: "the **third** consecutive year" against "the **second**
+    /// consecutive year". One written in digits ("3rd") is a [`SlotKind::Number`].
+    Ordinal,
+}
+
+/// The value of an ordinal written as a word, "first" to "twentieth", the tens to "ninetieth",
+/// and "hundredth" ("twenty-first" is two words, "twenty" and "first", so its slot is "first").
+pub fn ordinal(word: &str) -> Option<u32> {
+    Some(match word {
+        "first" => 1,
+        "second" => 2,
+        "third" => 3,
+        "fourth" => 4,
+        "fifth" => 5,
+        "sixth" => 6,
+        "seventh" => 7,
+        "eighth" => 8,
+        "ninth" => 9,
+        "tenth" => 10,
+        "eleventh" => 11,
+        "twelfth" => 12,
+        "thirteenth" => 13,
+        "fourteenth" => 14,
+        "fifteenth" => 15,
+        "sixteenth" => 16,
+        "seventeenth" => 17,
+        "eighteenth" => 18,
+        "nineteenth" => 19,
+        "twentieth" => 20,
+        "thirtieth" => 30,
+        "fortieth" => 40,
+        "fiftieth" => 50,
+        "sixtieth" => 60,
+        "seventieth" => 70,
+        "eightieth" => 80,
+        "ninetieth" => 90,
+        "hundredth" => 100,
+        _ => return None,
+    })
 }
 
 /// The words of a text that take part in the alignment: words and numbers, by stem.
@@ -213,6 +252,21 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
     {
         return Some(SlotKind::Number);
     }
+    // Ordinals in words: a rank, a time or a run counted differently ("the third consecutive
+    // year" where the source has "the second"). Capitalized ones ("Third Avenue") are names.
+    let ordinals = |t: &Text, slot: &[usize]| -> Vec<u32> {
+        slot.iter()
+            .filter(|&&i| !t.toks[i].capital() || i == 0)
+            .filter_map(|&i| ordinal(t.lower(i)))
+            .collect()
+    };
+    let (ordinals_c, ordinals_s) = (ordinals(claim, c), ordinals(source, s));
+    if !ordinals_c.is_empty()
+        && !ordinals_s.is_empty()
+        && ordinals_c.iter().all(|n| !ordinals_s.contains(n))
+    {
+        return Some(SlotKind::Ordinal);
+    }
     // Names: the claim's slot names someone or somewhere the source's slot does not, and the
     // other way round, and the names are not spellings of each other.
     let names_c: Vec<&str> = c
@@ -300,6 +354,40 @@ mod tests {
             subs("Her first role in 30 years.", "Her first role in 40 years."),
             [(SlotKind::Number, "30".into(), "40".into())]
         );
+    }
+
+    #[test]
+    fn an_ordinal_changed_is_a_substitution() {
+        assert_eq!(
+            subs(
+                "Exports fell for the third consecutive year, the ministry said.",
+                "Exports fell for a second consecutive year, the ministry said."
+            ),
+            [(SlotKind::Ordinal, "the third".into(), "a second".into())]
+        );
+        assert_eq!(
+            subs(
+                "The team finished fifth in the league this season.",
+                "The team finished fourth in the league this season."
+            ),
+            [(SlotKind::Ordinal, "fifth".into(), "fourth".into())]
+        );
+        assert_eq!(
+            subs(
+                "It is the 3rd largest port in the region.",
+                "It is the 2nd largest port in the region."
+            ),
+            [(SlotKind::Number, "3rd".into(), "2nd".into())]
+        );
+        // The same ordinal, or one side without any, is no change of count.
+        assert!(
+            subs(
+                "Exports fell for a third straight year.",
+                "Exports fell for the third consecutive year."
+            )
+            .is_empty()
+        );
+        assert!(subs("It was the first time.", "It was the very first time.").is_empty());
     }
 
     #[test]
