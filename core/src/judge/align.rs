@@ -1017,8 +1017,8 @@ impl<'a> Alignment<'a> {
     // -----------------------------------------------------------------------------------------
     // Slots the claim fills differently from the sentence it follows
 
-    /// Names, years, numbers, ordinals and negations the claim changed in a source sentence it otherwise
-    /// follows word for word ([`substitute`]). The sentence must hold at least
+    /// Names, years, numbers, ordinals and negations the claim changed in a source sentence it
+    /// otherwise follows word for word ([`substitute`]). The sentence must hold at least
     /// [`MIN_ALIGNMENT`] of the claim's weighted words and [`MIN_FOLLOWED_WORDS`] of its content
     /// words, and a changed slot needs a content word
     /// among the words that enclose it, so that "the … of" alone anchors nothing.

@@ -7,9 +7,9 @@
 //! against "the Melvin R. **Seiden** Curator of Chinese Art", "published in December of
 //! **1864**" against "… of **1865**", "it was **not** picked up by Paramount" against "it was
 //! picked up by Paramount". Only slots that carry facts count: names (capitalized words past the
-//! sentence's first), numbers, ordinals ("third", "3rd"), and a negation added or dropped; a word swapped for a synonym
-//! ("said" for "told") is paraphrase and is left alone. A name written a little differently
-//! ("Paterson", "Patterson") is the same name.
+//! sentence's first), numbers, ordinals ("third", "3rd"), and a negation added or dropped; a
+//! word swapped for a synonym ("said" for "told") is paraphrase and is left alone. A name
+//! written a little differently ("Paterson", "Patterson") is the same name.
 
 use super::align::{Text, TokKind};
 use crate::text::lexicon;
