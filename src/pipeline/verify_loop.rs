@@ -50,6 +50,10 @@ pub(super) async fn run(
     let limit = Arc::new(Semaphore::new(VERIFY_CONCURRENCY));
     let mut tasks: JoinSet<Result<Done, KafkaError>> = JoinSet::new();
     let mut offsets = InOrderOffsets::default();
+    // A slot taken for the next request before it is read. Waiting on the semaphore, rather
+    // than reading only while a slot is free, wakes the loop as soon as a check hands its slot
+    // on; otherwise it would wait for some check's acknowledgement to look again.
+    let mut slot: Option<OwnedSemaphorePermit> = None;
     let stop = stopped(stop);
     tokio::pin!(stop);
     let outcome = loop {
@@ -72,7 +76,12 @@ pub(super) async fn run(
                     source: StopCause::Aborted(join_error),
                 }),
             },
-            received = consumer.recv(), if limit.available_permits() > 0 && tasks.len() < VERIFY_IN_FLIGHT => {
+            taken = Arc::clone(&limit).acquire_owned(), if slot.is_none() => match taken {
+                Ok(permit) => slot = Some(permit),
+                // Cannot happen: the semaphore is never closed. Fail loudly rather than spin.
+                Err(_closed) => break Err(PipelineError::Role { role: Role::Verify, source: StopCause::NoCheckSlot }),
+            },
+            received = consumer.recv(), if slot.is_some() && tasks.len() < VERIFY_IN_FLIGHT => {
                 let message = match received {
                     Ok(message) => message.detach(),
                     Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
@@ -83,9 +92,9 @@ pub(super) async fn run(
                         continue;
                     }
                 };
-                let Ok(permit) = Arc::clone(&limit).try_acquire_owned() else {
-                    // Cannot happen: the branch runs only with a permit free, and only this loop
-                    // takes permits. Fail loudly rather than lose the message silently.
+                let Some(permit) = slot.take() else {
+                    // Cannot happen: the branch runs only with a slot taken. Fail loudly rather
+                    // than lose the message silently.
                     break Err(PipelineError::Role { role: Role::Verify, source: StopCause::NoCheckSlot });
                 };
                 offsets.start(message.topic(), message.partition(), message.offset());
