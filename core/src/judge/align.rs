@@ -1104,15 +1104,7 @@ impl<'a> Alignment<'a> {
             SlotKind::Negation => (ClaimElement::Negation, true, says(&sub.source)),
             SlotKind::Year => (ClaimElement::Date, true, says(&sub.source)),
             SlotKind::Number => {
-                // A number, or one written as an ordinal in digits ("3rd").
-                let number = |t: &str| {
-                    let t = t.trim().replace(',', "");
-                    let digits = ["st", "nd", "rd", "th"]
-                        .iter()
-                        .find_map(|suffix| t.strip_suffix(suffix))
-                        .unwrap_or(&t);
-                    digits.parse::<f64>().ok()
-                };
+                let number = |t: &str| t.trim().replace(',', "").parse::<f64>().ok();
                 let (a, b) = (number(&sub.claim)?, number(&sub.source)?);
                 if relative_error(a, b) <= self.high_tolerance {
                     return None;

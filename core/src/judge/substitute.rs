@@ -42,8 +42,9 @@ pub enum SlotKind {
     Number,
     /// A negation one side has and the other lacks.
     Negation,
-    /// An ordinal written as a word: "the **third** consecutive year" against "the **second**
-    /// consecutive year". One written in digits ("3rd") is a [`SlotKind::Number`].
+    /// An ordinal, in words or in digits: "the **third** consecutive year" against "the
+    /// **second** consecutive year", "the **3rd** largest" against "the **2nd** largest" or "the
+    /// **second** largest".
     Ordinal,
 }
 
@@ -236,6 +237,16 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
     if !years_c.is_empty() && !years_s.is_empty() && years_c.iter().all(|y| !years_s.contains(y)) {
         return Some(SlotKind::Year);
     }
+    // Ordinals: a rank, a time or a run counted differently ("the third consecutive year" where
+    // the source has "the second"), in either form ("third", "3rd"). Read before numbers, so
+    // "3rd" is compared as the ordinal it is, with "third" as with "2nd".
+    let (ordinals_c, ordinals_s) = (ordinals(claim, c), ordinals(source, s));
+    if !ordinals_c.is_empty()
+        && !ordinals_s.is_empty()
+        && ordinals_c.iter().all(|n| !ordinals_s.contains(n))
+    {
+        return Some(SlotKind::Ordinal);
+    }
     let numbers_c: Vec<&str> = c
         .iter()
         .filter(|&&i| is_number(claim, i) && !is_year(claim, i))
@@ -251,21 +262,6 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
         && numbers_c.iter().all(|n| !numbers_s.contains(n))
     {
         return Some(SlotKind::Number);
-    }
-    // Ordinals in words: a rank, a time or a run counted differently ("the third consecutive
-    // year" where the source has "the second"). Capitalized ones ("Third Avenue") are names.
-    let ordinals = |t: &Text, slot: &[usize]| -> Vec<u32> {
-        slot.iter()
-            .filter(|&&i| !t.toks[i].capital() || i == 0)
-            .filter_map(|&i| ordinal(t.lower(i)))
-            .collect()
-    };
-    let (ordinals_c, ordinals_s) = (ordinals(claim, c), ordinals(source, s));
-    if !ordinals_c.is_empty()
-        && !ordinals_s.is_empty()
-        && ordinals_c.iter().all(|n| !ordinals_s.contains(n))
-    {
-        return Some(SlotKind::Ordinal);
     }
     // Names: the claim's slot names someone or somewhere the source's slot does not, and the
     // other way round, and the names are not spellings of each other.
@@ -290,6 +286,30 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
         return Some(SlotKind::Name);
     }
     None
+}
+
+/// The ordinals in a slot: words ("third"; capitalized ones past the first word, as in "Third
+/// Avenue", are names) and numbers with their suffix written on ("3rd", "21st").
+fn ordinals(t: &Text, slot: &[usize]) -> Vec<u32> {
+    slot.iter()
+        .filter_map(|&i| {
+            let tok = &t.toks[i];
+            if t.kind(i) == Some(TokKind::Number) {
+                let suffixed = t.toks.get(i + 1).is_some_and(|next| {
+                    next.start == tok.end && matches!(t.lower(i + 1), "st" | "nd" | "rd" | "th")
+                });
+                return if suffixed {
+                    t.lower(i).parse().ok()
+                } else {
+                    None
+                };
+            }
+            if tok.capital() && i > 0 {
+                return None;
+            }
+            ordinal(t.lower(i))
+        })
+        .collect()
 }
 
 /// Whether two names are spellings of one ("Paterson", "Patterson"): the same first three
@@ -377,7 +397,22 @@ mod tests {
                 "It is the 3rd largest port in the region.",
                 "It is the 2nd largest port in the region."
             ),
-            [(SlotKind::Number, "3rd".into(), "2nd".into())]
+            [(SlotKind::Ordinal, "3rd".into(), "2nd".into())]
+        );
+        // The two forms against each other.
+        assert_eq!(
+            subs(
+                "It is the third largest port in the region.",
+                "It is the 2nd largest port in the region."
+            ),
+            [(SlotKind::Ordinal, "third".into(), "2nd".into())]
+        );
+        assert!(
+            subs(
+                "It is the 3rd largest port in the region.",
+                "It is the third largest port in the region."
+            )
+            .is_empty()
         );
         // The same ordinal, or one side without any, is no change of count.
         assert!(
