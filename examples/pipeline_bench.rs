@@ -795,9 +795,21 @@ async fn whole_pipeline(
         "origin_requests_timed".into(),
         (stats.requests.load(Ordering::Relaxed) - requests0).into(),
     );
+    close_clients(producer, reader).await;
     let _ = stop.send(true);
     let _ = handle.await;
     out
+}
+
+/// Closes the bench's own clients while the pipeline's embedded broker is still up. Closed
+/// after it, each waits for a broker that is gone: the decisions reader to leave its group,
+/// about 45 s in all, which kept the phase's process alive (and its idle threads in a profile)
+/// long after the figures were taken.
+async fn close_clients(producer: EventProducer, reader: StreamConsumer) {
+    drop(producer);
+    factgate::kafka::close_consumer(reader)
+        .await
+        .expect("the reader closes");
 }
 
 /// Prints the roles' counts every 100 ms, until the process ends (`BENCH_PROGRESS`).
@@ -906,6 +918,7 @@ async fn memory(
             .into(),
     );
     m.insert("wall_s".into(), started.elapsed().as_secs_f64().into());
+    close_clients(producer, reader).await;
     let _ = stop.send(true);
     let _ = handle.await;
     m
