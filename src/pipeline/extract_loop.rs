@@ -123,7 +123,9 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
                 error = %err,
                 "draft unreadable: dead-lettered"
             );
-            dead_letter(services, message, &err, &trace).await?;
+            // The rare paths are boxed: a task holds the largest future it may await, and
+            // every draft's task would otherwise carry (and move) theirs.
+            Box::pin(dead_letter(services, message, &err, &trace)).await?;
             if let Some(id) = recovered {
                 let decision = decide_not_checked(
                     &id.article_id,
@@ -138,9 +140,7 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
                 // The draft's published_at is in the part that could not be read: the record's
                 // timestamp stands in for it.
                 let published = kafka::dead_letter::record_time(message);
-                services
-                    .publish_decision(decision, published, Some(&trace))
-                    .await?;
+                Box::pin(services.publish_decision(decision, published, Some(&trace))).await?;
             }
             Ok(())
         }
@@ -183,12 +183,21 @@ async fn handle_draft(
                     Some(&draft.article_id),
                     "extraction panicked",
                 );
-                dead_letter(services, message, &DraftFailure::ExtractionPanicked, trace).await?;
+                Box::pin(dead_letter(
+                    services,
+                    message,
+                    &DraftFailure::ExtractionPanicked,
+                    trace,
+                ))
+                .await?;
             }
             Ok(())
         }
         Err(err) if is_message_fault(&err) => {
-            answer_failure(services, message, &draft, position, deadline, trace, &err).await
+            Box::pin(answer_failure(
+                services, message, &draft, position, deadline, trace, &err,
+            ))
+            .await
         }
         Err(err) => Err(err),
     }

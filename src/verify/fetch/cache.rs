@@ -123,7 +123,24 @@ impl ResultCache {
     /// The cached entry for `key`, or the outcome of `load` with its page's index, run once
     /// however many callers ask for `key` at the same time. The flag is true when the entry was
     /// not loaded by this call.
-    pub async fn get_or_load<F>(&self, key: String, load: F) -> (Entry, bool)
+    pub async fn get_or_load<L, F>(&self, key: String, load: L) -> (Entry, bool)
+    where
+        L: FnOnce() -> F,
+        F: Future<Output = FetchOutcome>,
+    {
+        // A hit, the common case, is answered without the load and its coalescing: their
+        // futures are kilobytes (moka's entry API above all), and a caller's task holds and
+        // moves the largest future it may await, for every claim checked.
+        if let Some(entry) = self.inner.get(&key).await {
+            internal_events::cache_lookup(true, self.inner.weighted_size());
+            return (entry, true);
+        }
+        Box::pin(self.load_once(key, load())).await
+    }
+
+    /// The miss path of [`ResultCache::get_or_load`]: another caller may have loaded `key`
+    /// meanwhile, or be loading it, and this caller then shares that load.
+    async fn load_once<F>(&self, key: String, load: F) -> (Entry, bool)
     where
         F: Future<Output = FetchOutcome>,
     {
@@ -185,7 +202,10 @@ mod tests {
         for i in 0..10 {
             let text = "x".repeat(300);
             let (_, from_cache) = cache
-                .get_or_load(format!("http://127.0.0.1/{i}"), async move { page(&text) })
+                .get_or_load(
+                    format!("http://127.0.0.1/{i}"),
+                    || async move { page(&text) },
+                )
                 .await;
             assert!(!from_cache, "a new URL is loaded");
         }
@@ -205,10 +225,10 @@ mod tests {
             async move { page(&text) }
         };
         let (first, second) = tokio::join!(
-            cache.get_or_load(key.clone(), load()),
-            cache.get_or_load(key.clone(), load()),
+            cache.get_or_load(key.clone(), load),
+            cache.get_or_load(key.clone(), load),
         );
-        let (third, from_cache) = cache.get_or_load(key.clone(), load()).await;
+        let (third, from_cache) = cache.get_or_load(key.clone(), load).await;
         assert!(from_cache);
         let index = first.0.index.clone().expect("a page is indexed");
         assert_eq!(index.text(), text);
@@ -223,7 +243,7 @@ mod tests {
         assert!(index.heap_bytes() > text.len());
         // What is not a page has no index.
         let (gone, _) = cache
-            .get_or_load("http://127.0.0.1/gone".to_owned(), async {
+            .get_or_load("http://127.0.0.1/gone".to_owned(), || async {
                 FetchOutcome::NotFound { status: 404 }
             })
             .await;
@@ -242,14 +262,14 @@ mod tests {
         };
         let key = "http://127.0.0.1/busy".to_owned();
         let (first, second) = tokio::join!(
-            cache.get_or_load(key.clone(), slow_503()),
-            cache.get_or_load(key.clone(), slow_503()),
+            cache.get_or_load(key.clone(), slow_503),
+            cache.get_or_load(key.clone(), slow_503),
         );
         let mut flags = [first.1, second.1];
         flags.sort_unstable();
         assert_eq!(flags, [false, true], "one load, one caller answered by it");
         // Not cached: the next caller loads again.
-        let (_, third) = cache.get_or_load(key, slow_503()).await;
+        let (_, third) = cache.get_or_load(key, slow_503).await;
         assert!(!third);
     }
 }
