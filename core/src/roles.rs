@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use crate::events::{
-    ArticleManifest, CheckKey, ClaimResult, Decision, DraftEvent, DraftPosition, ExtractionFailure,
-    ExtractionOutcome, FetchStatus, Issue, IssueType, Outcome, Oversize, VerifyRequest, fit,
-    split_manifest,
+    ArticleManifest, CheckKey, ClaimResult, Decision, DraftEvent, DraftPosition, Encoded,
+    ExtractionFailure, ExtractionOutcome, FetchStatus, Issue, IssueType, Outcome, Oversize,
+    VerifyRequest, split_manifest,
 };
 use crate::extract::Extraction;
 use crate::model::{Claim, Severity, Verdict};
@@ -36,13 +36,13 @@ pub fn check_keys(extraction: &Extraction) -> Vec<CheckKey> {
     keys
 }
 
-/// What the extract role writes for a draft.
+/// What the extract role writes for a draft, each event with the JSON it is sent as.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DraftPlan {
     /// One request per check, in reading order.
-    pub requests: Vec<VerifyRequest>,
+    pub requests: Vec<Encoded<VerifyRequest>>,
     /// The manifest, or its parts in order.
-    pub manifests: Vec<ArticleManifest>,
+    pub manifests: Vec<Encoded<ArticleManifest>>,
     /// How the outputs were shaped to fit the broker.
     pub shape: Shape,
 }
@@ -85,7 +85,7 @@ pub fn plan_draft(
         part: None,
     };
     let by_id: HashMap<&str, &Claim> = manifest.claims.iter().map(|c| (c.id.as_str(), c)).collect();
-    let requests: Vec<VerifyRequest> = manifest
+    let requests: Vec<Encoded<VerifyRequest>> = manifest
         .pending
         .iter()
         .filter_map(|key| {
@@ -94,7 +94,7 @@ pub fn plan_draft(
                 .ok()
                 .and_then(|u| u.host_str().map(str::to_owned))
                 .unwrap_or_default();
-            Some(VerifyRequest {
+            Some(Encoded::new(VerifyRequest {
                 schema_version: Default::default(),
                 article_id: draft.article_id.clone(),
                 revision: draft.revision,
@@ -104,11 +104,11 @@ pub fn plan_draft(
                 published_at: draft.published_at,
                 deadline,
                 draft_position: Some(position),
-            })
+            }))
         })
         .collect();
     let oversize_request = requests.iter().find_map(|r| {
-        let bytes = fit::json_len(r);
+        let bytes = r.json().len();
         (bytes > budget).then(|| Oversize {
             what: format!("the verification request of claim {}", r.claim.id),
             bytes,
@@ -117,7 +117,7 @@ pub fn plan_draft(
     });
     let fitted = match oversize_request {
         Some(oversize) => Err(oversize),
-        None => split_manifest(manifest.clone(), budget),
+        None => split_manifest(manifest, budget),
     };
     match fitted {
         Ok(manifests) => DraftPlan {
@@ -133,13 +133,13 @@ pub fn plan_draft(
         },
         Err(oversize) => DraftPlan {
             requests: Vec::new(),
-            manifests: vec![failed_manifest(
+            manifests: vec![Encoded::new(failed_manifest(
                 draft,
                 position,
                 deadline,
                 ExtractionFailure::LimitExceeded,
                 oversize.to_string(),
-            )],
+            ))],
             shape: Shape::Refused(oversize),
         },
     }

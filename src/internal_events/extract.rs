@@ -4,7 +4,7 @@
 use rdkafka::Message;
 use tracing::{error, info, warn};
 
-use crate::events::{ArticleManifest, DraftEvent, ExtractionOutcome, fit};
+use crate::events::{ArticleManifest, DraftEvent, Encoded, ExtractionOutcome, fit};
 use crate::extract::LimitExceeded;
 use crate::metrics::{FailingRole, Limit, ShortenedOutput, label, metrics};
 
@@ -15,7 +15,7 @@ pub fn draft_consumed() {
 
 /// A draft's manifest (in one part or more) and its `checks` verification requests were
 /// published.
-pub fn draft_extracted(draft: &DraftEvent, manifests: &[ArticleManifest], checks: usize) {
+pub fn draft_extracted(draft: &DraftEvent, manifests: &[Encoded<ArticleManifest>], checks: usize) {
     // A claim of several kinds ("grew 40% to $9m") counts once under each.
     for kind in manifests
         .iter()

@@ -23,7 +23,7 @@
 use super::{Services, stopped};
 use crate::decide::decide_not_checked;
 use crate::events::{
-    ArticleManifest, DecisionReason, DraftEvent, DraftPosition, ExtractionFailure,
+    ArticleManifest, DecisionReason, DraftEvent, DraftPosition, Encoded, ExtractionFailure,
     ExtractionOutcome, MANIFEST_V1, MAX_ARTICLE_ID_BYTES, TraceContext, VERIFY_REQUEST_V1,
     VerifyRequest, content_digest, recover_article_id,
 };
@@ -147,11 +147,11 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
     }
 }
 
-/// What extract sends for one readable draft.
+/// What extract sends for one readable draft, each event with its JSON.
 struct Outputs {
-    requests: Vec<VerifyRequest>,
+    requests: Vec<Encoded<VerifyRequest>>,
     /// One manifest, or its parts in order.
-    manifests: Vec<ArticleManifest>,
+    manifests: Vec<Encoded<ArticleManifest>>,
 }
 
 async fn handle_draft(
@@ -216,11 +216,11 @@ async fn send(
     let mut queued = Vec::with_capacity(outputs.requests.len() + outputs.manifests.len());
     for request in &outputs.requests {
         let delivery = services
-            .enqueue(
+            .enqueue_json(
                 &topics.verify,
                 &request.source_host,
                 VERIFY_REQUEST_V1,
-                request,
+                request.json(),
                 Some(trace),
             )
             .await?;
@@ -228,11 +228,11 @@ async fn send(
     }
     for manifest in &outputs.manifests {
         let delivery = services
-            .enqueue(
+            .enqueue_json(
                 &topics.manifests,
                 &draft.article_id,
                 MANIFEST_V1,
-                manifest,
+                manifest.json(),
                 Some(trace),
             )
             .await?;

@@ -30,7 +30,7 @@ mod join_loop;
 mod verify_loop;
 
 use crate::config::Config;
-use crate::events::{DECISION_V1, Decision, TraceContext, fit_decision};
+use crate::events::{DECISION_V1, Decision, TraceContext, encode_within, fit_decision};
 use crate::http::{DecisionBoard, Readiness};
 use crate::internal_events;
 use crate::kafka::{
@@ -218,13 +218,29 @@ impl Services {
         // factgate's event types always serialize: string-keyed maps only, and serde_json writes
         // a non-finite float as null rather than failing.
         let payload = serde_json::to_vec(event).expect("factgate events serialize to JSON");
+        self.enqueue_json(topic, key, schema, &payload, trace).await
+    }
+
+    /// [`Self::enqueue`] for an event already written as JSON (an
+    /// [`crate::events::Encoded`] one, or one written by [`crate::events::encode_within`]).
+    ///
+    /// # Errors
+    /// As [`Self::enqueue`].
+    pub async fn enqueue_json(
+        &self,
+        topic: &str,
+        key: &str,
+        schema: &str,
+        payload: &[u8],
+        trace: Option<&TraceContext>,
+    ) -> Result<PendingDelivery, rdkafka::error::KafkaError> {
         if payload.len() > self.config.kafka.max_payload_bytes() {
             return Err(rdkafka::error::KafkaError::MessageProduction(
                 rdkafka::error::RDKafkaErrorCode::MessageSizeTooLarge,
             ));
         }
         let headers = EventHeaders::new(schema, trace);
-        self.producer.enqueue(topic, key, &payload, &headers).await
+        self.producer.enqueue(topic, key, payload, &headers).await
     }
 
     /// Publishes a decision to the decisions topic, waits for its acknowledgement, then logs and
@@ -262,16 +278,20 @@ impl Services {
         trace: Option<&TraceContext>,
     ) -> BoxFuture<'_, Result<(), rdkafka::error::KafkaError>> {
         let budget = self.config.kafka.max_payload_bytes();
-        match fit_decision(&mut decision, budget) {
-            Ok(false) => {}
-            Ok(true) => internal_events::decision_shortened(&decision, budget),
+        let payload = match encode_within(&mut decision, budget, fit_decision) {
+            Ok((payload, false)) => payload,
+            Ok((payload, true)) => {
+                internal_events::decision_shortened(&decision, budget);
+                payload
+            }
             Err(oversize) => {
                 decision = unpublishable(&decision, &oversize.to_string(), published_at);
+                serde_json::to_vec(&decision).expect("factgate events serialize to JSON")
             }
-        }
+        };
         let topic = &self.config.kafka.topics.decisions;
         let queued = self
-            .enqueue(topic, &decision.article_id, DECISION_V1, &decision, trace)
+            .enqueue_json(topic, &decision.article_id, DECISION_V1, &payload, trace)
             .await;
         let trace = trace.cloned();
         async move {

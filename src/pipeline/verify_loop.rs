@@ -9,7 +9,9 @@
 //! flight (see [`crate::kafka::offsets`]).
 
 use super::{PipelineError, Role, Services, StopCause, stopped};
-use crate::events::{CLAIM_RESULT_V1, ClaimResult, TraceContext, VerifyRequest, fit_result};
+use crate::events::{
+    CLAIM_RESULT_V1, ClaimResult, TraceContext, VerifyRequest, encode_within, fit_result,
+};
 use crate::internal_events;
 use crate::kafka::offsets::{InOrderOffsets, store_next_offset};
 use crate::kafka::{self, is_message_fault, read_trace_context};
@@ -184,22 +186,30 @@ async fn check_and_publish(
         };
     result.draft_position = request.draft_position;
     let size_budget = services.config.kafka.max_payload_bytes();
-    match fit_result(&mut result, size_budget) {
-        Ok(false) => {}
-        Ok(true) => internal_events::result_shortened(&result),
-        Err(oversize) => result = internal_failure(request, &oversize.to_string()),
-    }
+    let payload = match encode_within(&mut result, size_budget, fit_result) {
+        Ok((payload, false)) => payload,
+        Ok((payload, true)) => {
+            internal_events::result_shortened(&result);
+            payload
+        }
+        Err(oversize) => {
+            result = internal_failure(request, &oversize.to_string());
+            serde_json::to_vec(&result).expect("factgate events serialize to JSON")
+        }
+    };
     let topics = &services.config.kafka.topics;
-    let sent = match services
-        .enqueue(
+    let queued = services
+        .enqueue_json(
             &topics.verified,
             &request.article_id,
             CLAIM_RESULT_V1,
-            &result,
+            &payload,
             trace,
         )
-        .await
-    {
+        .await;
+    // Queued: the producer holds its own copy.
+    drop(payload);
+    let sent = match queued {
         Ok(delivery) => {
             // The check is done: its slot goes to the next request while the broker acknowledges.
             drop(slot);

@@ -29,6 +29,63 @@ pub struct Oversize {
     pub budget: usize,
 }
 
+/// An event with its JSON, written once: measured against the budget and sent as it is, rather
+/// than written once to be measured and again to be sent. It reads as the event it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Encoded<T> {
+    event: T,
+    json: Vec<u8>,
+}
+
+impl<T: Serialize> Encoded<T> {
+    /// `event` with its JSON.
+    pub fn new(event: T) -> Self {
+        // factgate's events always serialize (string keys only; non-finite floats become null).
+        let json = serde_json::to_vec(&event).expect("factgate events serialize to JSON");
+        Encoded { event, json }
+    }
+}
+
+impl<T> Encoded<T> {
+    /// The event's JSON, as it is sent.
+    pub fn json(&self) -> &[u8] {
+        &self.json
+    }
+
+    /// The event, without its JSON.
+    pub fn into_event(self) -> T {
+        self.event
+    }
+}
+
+impl<T> std::ops::Deref for Encoded<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.event
+    }
+}
+
+/// `value` as JSON within `budget` bytes: written once when it fits, the common case; else
+/// shortened by `fit` (for instance [`fit_result`], which measures it again) and written again.
+/// The flag says whether `fit` shortened it.
+///
+/// # Errors
+/// `fit`'s [`Oversize`].
+pub fn encode_within<T: Serialize>(
+    value: &mut T,
+    budget: usize,
+    fit: impl FnOnce(&mut T, usize) -> Result<bool, Oversize>,
+) -> Result<(Vec<u8>, bool), Oversize> {
+    let json = serde_json::to_vec(value).expect("factgate events serialize to JSON");
+    if json.len() <= budget {
+        return Ok((json, false));
+    }
+    let shortened = fit(value, budget)?;
+    let json = serde_json::to_vec(value).expect("factgate events serialize to JSON");
+    Ok((json, shortened))
+}
+
 /// The length of `value` as JSON, without building it.
 pub fn json_len<T: Serialize>(value: &T) -> usize {
     struct Count(usize);
@@ -55,10 +112,12 @@ pub fn json_len<T: Serialize>(value: &T) -> usize {
 pub fn split_manifest(
     manifest: ArticleManifest,
     budget: usize,
-) -> Result<Vec<ArticleManifest>, Oversize> {
-    if json_len(&manifest) <= budget {
-        return Ok(vec![manifest]);
+) -> Result<Vec<Encoded<ArticleManifest>>, Oversize> {
+    let whole = Encoded::new(manifest);
+    if whole.json().len() <= budget {
+        return Ok(vec![whole]);
     }
+    let manifest = whole.into_event();
     let mut base = manifest.clone();
     base.claims = Vec::new();
     base.pending = Vec::new();
@@ -100,7 +159,7 @@ pub fn split_manifest(
                 .filter(|k| claims.iter().any(|c| c.id == k.claim_id))
                 .cloned()
                 .collect();
-            ArticleManifest {
+            Encoded::new(ArticleManifest {
                 claims,
                 pending,
                 part: Some(ManifestPart {
@@ -108,7 +167,7 @@ pub fn split_manifest(
                     count,
                 }),
                 ..base.clone()
-            }
+            })
         })
         .collect();
     Ok(parts)
@@ -343,7 +402,7 @@ mod tests {
     fn a_manifest_that_fits_is_sent_whole() {
         let manifest = article(3, 5);
         let parts = split_manifest(manifest.clone(), 1_000_000).expect("fits");
-        assert_eq!(parts, vec![manifest]);
+        assert_eq!(parts, vec![Encoded::new(manifest)]);
     }
 
     #[test]
@@ -356,10 +415,11 @@ mod tests {
         let count = u32::try_from(parts.len()).expect("few parts");
         for (i, part) in parts.iter().enumerate() {
             assert!(
-                json_len(part) <= budget,
+                part.json().len() <= budget,
                 "part {i} is {} bytes",
-                json_len(part)
+                part.json().len()
             );
+            assert_eq!(part.json(), serde_json::to_vec(&**part).unwrap());
             assert_eq!(
                 part.part,
                 Some(ManifestPart {
