@@ -74,6 +74,7 @@ pub(super) async fn run(
     let mut history = revision_history(&services).await;
     // The newest offset read per partition: the watermark's upper bound.
     let mut consumed: HashMap<TopicPartition, i64> = HashMap::new();
+    let mut stored = StoredMarks::default();
     let started = tokio::time::Instant::now();
     let mut caught_up = false;
     let mut tick = tokio::time::interval(TICK);
@@ -93,7 +94,12 @@ pub(super) async fn run(
             biased;
             () = &mut stop => break Ok(()),
             Some(acknowledged) = unacknowledged.next(), if !unacknowledged.is_empty() => match acknowledged {
-                Ok(marks) => store_watermarks(&consumer, &marks),
+                Ok(marks) => {
+                    // A rebalance may have run in a `recv` that returned an error: what it
+                    // revoked is dropped before anything is stored.
+                    drop_revoked(&consumer, &mut state, &mut consumed, &mut stored);
+                    stored.store(&consumer, &marks);
+                }
                 Err(err) => break Err(PipelineError::Client(err)),
             },
             _ = tick.tick() => {
@@ -101,7 +107,7 @@ pub(super) async fn run(
                 if !caught_up && started.elapsed() < TICK_HOLDOFF {
                     continue;
                 }
-                drop_revoked(&consumer, &mut state, &mut consumed);
+                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored);
                 let decisions = state.on_tick_traced(Utc::now());
                 note_in_flight(&state);
                 if decisions.is_empty() {
@@ -129,7 +135,7 @@ pub(super) async fn run(
                 };
                 // A revocation runs inside `recv`: drop what the join no longer owns before
                 // taking anything of the new assignment.
-                drop_revoked(&consumer, &mut state, &mut consumed);
+                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored);
                 let tp = TopicPartition {
                     topic: message.topic().to_owned(),
                     partition: message.partition(),
@@ -168,7 +174,7 @@ pub(super) async fn run(
                 note_in_flight(&state);
                 let marks = watermarks(&state, &consumed);
                 if decisions.is_empty() && unacknowledged.is_empty() {
-                    store_watermarks(&consumer, &marks);
+                    stored.store(&consumer, &marks);
                 } else {
                     unacknowledged.push_back(publish_all(&services, &mut history, decisions, marks).await);
                 }
@@ -276,10 +282,12 @@ fn drop_revoked(
     consumer: &kafka::RoleConsumer,
     state: &mut JoinState,
     consumed: &mut HashMap<TopicPartition, i64>,
+    stored: &mut StoredMarks,
 ) {
     for tp in consumer.context().take_revoked() {
         let dropped = state.revoke(&tp);
         consumed.remove(&tp);
+        stored.forget(&tp);
         info!(
             topic = %tp.topic,
             partition = tp.partition,
@@ -406,11 +414,32 @@ fn watermarks(
         .collect()
 }
 
-/// Stores offsets [`watermarks`] computed, once what came before them is acknowledged.
-fn store_watermarks(consumer: &kafka::RoleConsumer, marks: &[(TopicPartition, i64)]) {
-    for (tp, offset) in marks {
-        if let Err(err) = store_next_offset(consumer, &tp.topic, tp.partition, *offset) {
-            warn!(error = %err, topic = %tp.topic, partition = tp.partition, "offset not stored; the partition is read again from its last commit");
+/// The offset last stored for each partition the join owns. Every message recomputes the
+/// watermark of every partition read, and most do not move: storing only those that did spares
+/// the consumer a partition list per partition per message. A revoked partition is forgotten, so
+/// its watermark is stored again if it comes back.
+#[derive(Debug, Default)]
+struct StoredMarks(HashMap<TopicPartition, i64>);
+
+impl StoredMarks {
+    /// Stores offsets [`watermarks`] computed, once what came before them is acknowledged.
+    fn store(&mut self, consumer: &kafka::RoleConsumer, marks: &[(TopicPartition, i64)]) {
+        for (tp, offset) in marks {
+            if self.0.get(tp) == Some(offset) {
+                continue;
+            }
+            match store_next_offset(consumer, &tp.topic, tp.partition, *offset) {
+                Ok(()) => {
+                    self.0.insert(tp.clone(), *offset);
+                }
+                Err(err) => {
+                    warn!(error = %err, topic = %tp.topic, partition = tp.partition, "offset not stored; the partition is read again from its last commit");
+                }
+            }
         }
+    }
+
+    fn forget(&mut self, tp: &TopicPartition) {
+        self.0.remove(tp);
     }
 }
