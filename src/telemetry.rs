@@ -315,10 +315,18 @@ impl HttpClient for BlockingClient {
 /// returns the trace context of the span's work: its own span when it is exported, else
 /// `incoming`, else a new trace. Without OTLP export this is `incoming` or a new root.
 pub fn adopt(span: &Span, incoming: Option<&TraceContext>) -> TraceContext {
-    let incoming = incoming.filter(|trace| trace.span_context().is_valid());
-    if let Some(parent) = incoming {
+    // Read once: it says whether `incoming` is a trace, and is the span's parent if so.
+    let parent = incoming
+        .map(context_of)
+        .filter(|cx| cx.span().span_context().is_valid());
+    let incoming = incoming.filter(|_| parent.is_some());
+    // A span no subscriber records has neither a parent to set nor a context of its own.
+    if span.is_disabled() {
+        return incoming.cloned().unwrap_or_else(new_root);
+    }
+    if let Some(parent) = parent {
         // Fails only when no OpenTelemetry layer is installed: nothing to parent then.
-        let _ = span.set_parent(context_of(parent));
+        let _ = span.set_parent(parent);
     }
     span_trace(span)
         .or_else(|| incoming.cloned())
