@@ -87,19 +87,20 @@ pub(crate) struct DecisionSummary {
 }
 
 impl HeldDecision {
-    fn of(decision: &Decision) -> HeldDecision {
-        let json = serde_json::to_vec(decision).expect("factgate events serialize to JSON");
+    /// `decision` held as `json`, which must be `decision` as JSON: written from it, or what it
+    /// was read from.
+    fn new(decision: &Decision, json: Arc<[u8]>) -> HeldDecision {
         HeldDecision {
             summary: DecisionSummary {
                 outcome: decision.outcome,
                 decided_at: decision.decided_at,
                 reasons: decision.reasons.clone().into_boxed_slice(),
             },
-            json: Arc::from(json),
+            json,
         }
     }
 
-    /// The decision again. It was serialized by [`HeldDecision::of`], so it reads back.
+    /// The decision again. Its JSON is the decision written or read, so it reads back.
     fn decision(&self) -> Option<Decision> {
         match serde_json::from_slice(&self.json) {
             Ok(decision) => Some(decision),
@@ -371,6 +372,19 @@ impl DecisionBoard {
     ///   results the first run lacked) never turns a block into a pass;
     /// - a revision pending on new content is not answered by a decision on older content.
     pub fn record(&self, decision: Decision) {
+        let json = Arc::from(crate::events::to_json(&decision));
+        self.hold(decision, json);
+    }
+
+    /// [`DecisionBoard::record`] for a decision read from the decisions topic: held as the JSON
+    /// it was read from, not written again.
+    pub fn record_read(&self, decision: Decision, json: &[u8]) {
+        self.hold(decision, Arc::from(json));
+    }
+
+    /// Records `decision`, held as `json`, built outside the board's lock.
+    fn hold(&self, decision: Decision, json: Arc<[u8]>) {
+        let held = HeldDecision::new(&decision, json);
         self.with(|b| {
             let revisions = b.entry(&decision.article_id);
             let revision = match decision.revision {
@@ -393,7 +407,6 @@ impl DecisionBoard {
                     return;
                 }
             }
-            let held = HeldDecision::of(&decision);
             let slot = Slot {
                 position: decision.draft_position,
                 digest: decision.content_digest,
@@ -927,6 +940,28 @@ mod tests {
         let (status, body) = get(&router, "/v1/decisions/nobody").await;
         assert_eq!(status, StatusCode::NOT_FOUND);
         assert_eq!(body["status"], "unknown");
+    }
+
+    #[tokio::test]
+    async fn a_decision_read_from_the_topic_is_served_as_it_was_read() {
+        let board = DecisionBoard::new(10);
+        let router = router(board.clone(), Arc::new(Readiness::default()));
+        let read = decision("a-1", 1);
+        let json = serde_json::to_vec(&read).expect("a decision serializes");
+        board.record_read(read.clone(), &json);
+        let (status, body) = get(&router, "/v1/decisions/a-1").await;
+        assert_eq!(status, StatusCode::OK);
+        let served: Decision = serde_json::from_value(body).expect("a decision is served");
+        assert_eq!(served, read);
+        // The same rules as a decision recorded as made: a pass read later leaves the block.
+        let mut pass = read.clone();
+        pass.outcome = crate::events::Outcome::Pass;
+        board.record_read(
+            pass.clone(),
+            &serde_json::to_vec(&pass).expect("serializes"),
+        );
+        let (_, body) = get(&router, "/v1/decisions/a-1").await;
+        assert_eq!(body["outcome"], "block");
     }
 
     #[tokio::test]

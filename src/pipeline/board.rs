@@ -44,7 +44,8 @@ pub(super) async fn run(
         let payload = message.payload().unwrap_or_default();
         if message.topic() == topics.decisions {
             match serde_json::from_slice::<Decision>(payload) {
-                Ok(decision) => services.board.record(decision),
+                // Held as read: the board keeps a decision as its JSON.
+                Ok(decision) => services.board.record_read(decision, payload),
                 Err(err) => warn!(error = %err, "decision unreadable on the board"),
             }
         } else {

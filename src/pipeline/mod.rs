@@ -30,7 +30,7 @@ mod join_loop;
 mod verify_loop;
 
 use crate::config::Config;
-use crate::events::{DECISION_V1, Decision, TraceContext, encode_within, fit_decision};
+use crate::events::{DECISION_V1, Decision, TraceContext, encode_within, fit_decision, to_json};
 use crate::http::{DecisionBoard, Readiness};
 use crate::internal_events;
 use crate::kafka::{
@@ -215,10 +215,8 @@ impl Services {
         event: &T,
         trace: Option<&TraceContext>,
     ) -> Result<PendingDelivery, rdkafka::error::KafkaError> {
-        // factgate's event types always serialize: string-keyed maps only, and serde_json writes
-        // a non-finite float as null rather than failing.
-        let payload = serde_json::to_vec(event).expect("factgate events serialize to JSON");
-        self.enqueue_json(topic, key, schema, &payload, trace).await
+        self.enqueue_json(topic, key, schema, &to_json(event), trace)
+            .await
     }
 
     /// [`Self::enqueue`] for an event already written as JSON (an
@@ -286,7 +284,7 @@ impl Services {
             }
             Err(oversize) => {
                 decision = unpublishable(&decision, &oversize.to_string(), published_at);
-                serde_json::to_vec(&decision).expect("factgate events serialize to JSON")
+                to_json(&decision)
             }
         };
         let topic = &self.config.kafka.topics.decisions;

@@ -10,7 +10,7 @@
 
 use super::{PipelineError, Role, Services, StopCause, stopped};
 use crate::events::{
-    CLAIM_RESULT_V1, ClaimResult, TraceContext, VerifyRequest, encode_within, fit_result,
+    CLAIM_RESULT_V1, ClaimResult, TraceContext, VerifyRequest, encode_within, fit_result, to_json,
 };
 use crate::internal_events;
 use crate::kafka::offsets::{InOrderOffsets, store_next_offset};
@@ -194,7 +194,7 @@ async fn check_and_publish(
         }
         Err(oversize) => {
             result = internal_failure(request, &oversize.to_string());
-            serde_json::to_vec(&result).expect("factgate events serialize to JSON")
+            to_json(&result)
         }
     };
     let topics = &services.config.kafka.topics;

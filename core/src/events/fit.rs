@@ -40,10 +40,15 @@ pub struct Encoded<T> {
 impl<T: Serialize> Encoded<T> {
     /// `event` with its JSON.
     pub fn new(event: T) -> Self {
-        // factgate's events always serialize (string keys only; non-finite floats become null).
-        let json = serde_json::to_vec(&event).expect("factgate events serialize to JSON");
+        let json = to_json(&event);
         Encoded { event, json }
     }
+}
+
+/// `event` as JSON. factgate's events always serialize: string-keyed maps only, and serde_json
+/// writes a non-finite float as null rather than failing.
+pub fn to_json<T: Serialize + ?Sized>(event: &T) -> Vec<u8> {
+    serde_json::to_vec(event).expect("factgate events serialize to JSON")
 }
 
 impl<T> Encoded<T> {
@@ -77,13 +82,12 @@ pub fn encode_within<T: Serialize>(
     budget: usize,
     fit: impl FnOnce(&mut T, usize) -> Result<bool, Oversize>,
 ) -> Result<(Vec<u8>, bool), Oversize> {
-    let json = serde_json::to_vec(value).expect("factgate events serialize to JSON");
+    let json = to_json(value);
     if json.len() <= budget {
         return Ok((json, false));
     }
     let shortened = fit(value, budget)?;
-    let json = serde_json::to_vec(value).expect("factgate events serialize to JSON");
-    Ok((json, shortened))
+    Ok((to_json(value), shortened))
 }
 
 /// The length of `value` as JSON, without building it.

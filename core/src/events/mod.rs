@@ -57,7 +57,9 @@ pub use decision::{
     decision_id_for_run, draft_content_digest,
 };
 pub use draft::{DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id};
-pub use fit::{Encoded, Oversize, encode_within, fit_decision, fit_result, split_manifest};
+pub use fit::{
+    Encoded, Oversize, encode_within, fit_decision, fit_result, split_manifest, to_json,
+};
 pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome, ManifestPart};
 pub use position::{DraftPosition, TopicPartition};
 pub use report::{
