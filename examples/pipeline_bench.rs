@@ -3,7 +3,8 @@
 //! - (a) the broker alone: the same draft events produced to the embedded broker and consumed
 //!   back;
 //! - (b) in process: the same drafts checked with no broker (extract, verify and decide called
-//!   directly, with the roles' concurrency);
+//!   directly, with the roles' concurrency), each draft a task on the same multi-threaded
+//!   runtime, so that (b), like (c), uses every core;
 //! - (c) the whole pipeline (`factgate run`'s roles in one process) on the embedded broker,
 //!   then paced at half its peak rate for the decision latency;
 //! - memory: `--in-flight` articles held at the join (their sources answer only once all are
@@ -581,16 +582,21 @@ async fn in_process(args: &Args, origin: &str, claims: usize) -> serde_json::Map
     }
     let cpu0 = cpu_seconds();
     let started = Instant::now();
-    let decided = futures::stream::iter(bodies.iter())
+    // Each draft is a task of its own, as each message is in the roles, so the checks spread
+    // over every worker thread of the runtime (both cores here), as the pipeline's do.
+    let decided = futures::stream::iter(bodies)
         .map(|(id, body)| {
-            let verifier = &verifier;
-            let options = &options;
-            async move { check_article(id, 1, body, BodyFormat::Markdown, verifier, options).await }
+            let verifier = verifier.clone();
+            let options = options.clone();
+            tokio::spawn(async move {
+                check_article(&id, 1, &body, BodyFormat::Markdown, &verifier, &options).await
+            })
         })
         .buffer_unordered(DRAFTS_IN_FLIGHT)
+        .map(|joined| joined.expect("a check task completes"))
         .count()
         .await;
-    assert_eq!(decided, bodies.len());
+    assert_eq!(decided, args.drafts);
     report(started.elapsed(), decided, claims, cpu0)
 }
 
