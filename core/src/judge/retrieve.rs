@@ -32,8 +32,6 @@ pub struct Sentence {
     pub char_end: usize,
     /// Its content tokens, in order.
     pub tokens: Vec<TokenId>,
-    /// Its distinct tokens, ascending.
-    pub distinct: Vec<TokenId>,
 }
 
 /// A run of consecutive sentences that matched the claim.
@@ -65,6 +63,12 @@ pub struct SourceIndex {
     idf: Vec<f64>,
     /// The weight of a token the page never uses.
     idf_absent: f64,
+    /// Per token id of the sentences, the sentences that use it, ascending, once per use:
+    /// `uses[use_starts[id]..use_starts[id + 1]]`. A claim's few tokens lead straight to the
+    /// sentences that hold them, so ranking a claim reads those uses rather than every token of
+    /// the page.
+    uses: Vec<u32>,
+    use_starts: Vec<u32>,
     /// Twice the mean sentence length in tokens: BM25's length norm for windows.
     avg_window_len: f64,
 }
@@ -91,11 +95,10 @@ impl SourceIndex {
             if tokens.is_empty() {
                 continue;
             }
+            tokens.shrink_to_fit();
             let mut distinct = tokens.clone();
             distinct.sort_unstable();
             distinct.dedup();
-            distinct.shrink_to_fit();
-            tokens.shrink_to_fit();
             for &id in &distinct {
                 doc_freq[id as usize] += 1;
             }
@@ -108,7 +111,6 @@ impl SourceIndex {
                 char_start,
                 char_end: char_start + trimmed.chars().count(),
                 tokens,
-                distinct,
             });
         }
         let n = sentences.len() as f64;
@@ -120,9 +122,12 @@ impl SourceIndex {
             total_len as f64 / n * 2.0
         };
         vocabulary.shrink_to_fit();
+        let (uses, use_starts) = uses_of(&sentences, doc_freq.len());
         SourceIndex {
             idf: doc_freq.iter().map(|&df| idf_of(f64::from(df))).collect(),
             idf_absent: idf_of(0.0),
+            uses,
+            use_starts,
             sentences,
             vocabulary,
             avg_window_len,
@@ -194,22 +199,22 @@ impl SourceIndex {
             + self
                 .sentences
                 .iter()
-                .map(|s| (s.tokens.capacity() + s.distinct.capacity()) * 4)
+                .map(|s| s.tokens.capacity() * 4)
                 .sum::<usize>();
-        sentences + self.vocabulary.heap_bytes() + self.idf.capacity() * 8
+        sentences
+            + self.vocabulary.heap_bytes()
+            + self.idf.capacity() * 8
+            + (self.uses.capacity() + self.use_starts.capacity()) * 4
     }
 
-    /// A table from token id to a place in `ids` (those of the page's sentences): `u32::MAX`
-    /// for a token not in `ids`. One lookup per token of the page, where a search of `ids`
-    /// would take several.
-    pub(crate) fn places(&self, ids: &[TokenId]) -> Vec<u32> {
-        let mut places = vec![u32::MAX; self.idf.len()];
-        for (j, &id) in ids.iter().enumerate() {
-            if let Some(p) = places.get_mut(id as usize) {
-                *p = u32::try_from(j).unwrap_or(u32::MAX);
-            }
+    /// The sentences that use token `id`, ascending, a sentence once per use (empty for an id
+    /// no sentence holds).
+    pub(crate) fn uses(&self, id: TokenId) -> &[u32] {
+        let id = id as usize;
+        match (self.use_starts.get(id), self.use_starts.get(id + 1)) {
+            (Some(&start), Some(&end)) => &self.uses[start as usize..end as usize],
+            _ => &[],
         }
-        places
     }
 
     /// The best `max` passages for `query` among windows of 1 to [`MAX_WINDOW`] sentences,
@@ -224,42 +229,70 @@ impl SourceIndex {
         ids.sort_unstable();
         ids.dedup();
         let q = ids.len();
-        // Per sentence, how often it uses each query token: each token of the page looked up
-        // by its id in a table of the query's places.
-        let places = self.places(&ids);
-        let mut counts = vec![0u32; n * q];
-        for (i, s) in self.sentences.iter().enumerate() {
-            for &t in &s.tokens {
-                if let Some(j) = place(&places, t) {
-                    counts[i * q + j] += 1;
-                }
-            }
+        // Each use of a query token, as (sentence, the token's place in `ids`), by sentence:
+        // read from the tokens' uses, so only sentences that use the query are visited. Sorted
+        // stably, so that within a sentence the places ascend.
+        let mut hits: Vec<(u32, u32)> = Vec::new();
+        for (j, &id) in ids.iter().enumerate() {
+            let j = u32::try_from(j).unwrap_or(u32::MAX);
+            hits.extend(self.uses(id).iter().map(|&i| (i, j)));
         }
+        hits.sort_by_key(|&(i, _)| i);
+        // Where each sentence's hits start in `hits`, and one past the last sentence's.
+        let mut starts = vec![0usize; n + 1];
+        for &(i, _) in &hits {
+            starts[i as usize + 1] += 1;
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        let weights: Vec<f64> = ids.iter().map(|&id| self.idf_of(id)).collect();
         let avg_len = self.avg_window_len;
+        // The window's count of each query token, and the places counted, ascending.
         let mut tf = vec![0u32; q];
+        let mut counted: Vec<usize> = Vec::with_capacity(q);
         let mut scored = Vec::new();
         for first in 0..n {
-            tf.fill(0);
+            // Every window from `first` holds sentence `first` and at most the next
+            // MAX_WINDOW - 1: with none of them using a query token, none is a passage.
+            if starts[first] == starts[(first + MAX_WINDOW).min(n)] {
+                continue;
+            }
+            for &j in &counted {
+                tf[j] = 0;
+            }
+            counted.clear();
             let mut len = 0usize;
             for size in 1..=MAX_WINDOW.min(n - first) {
                 let last = first + size;
                 let added = last - 1;
                 len += self.sentences[added].tokens.len();
-                for (f, c) in tf.iter_mut().zip(&counts[added * q..(added + 1) * q]) {
-                    *f += c;
-                }
-                // A window without a query token scores nothing and is not a passage.
-                if tf.iter().all(|&f| f == 0) {
+                let added_hits = &hits[starts[added]..starts[added + 1]];
+                // A window whose last sentence uses no query token scores less than the same
+                // window without it (the same counts over more words), which it holds and is
+                // scored before it: it is never taken, so it is not scored. That covers a
+                // window without a query token, which is no passage.
+                if added_hits.is_empty() {
                     continue;
                 }
+                let before = counted.len();
+                for &(_, j) in added_hits {
+                    let j = j as usize;
+                    if tf[j] == 0 {
+                        counted.push(j);
+                    }
+                    tf[j] += 1;
+                }
+                if counted.len() != before {
+                    counted.sort_unstable();
+                }
                 let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len as f64 / avg_len.max(1.0));
-                let score: f64 = ids
+                // Summed in the query's order, token by token.
+                let score: f64 = counted
                     .iter()
-                    .zip(&tf)
-                    .filter(|(_, f)| **f > 0)
-                    .map(|(&id, &f)| {
-                        let f = f64::from(f);
-                        self.idf_of(id) * f * (BM25_K1 + 1.0) / (f + norm)
+                    .map(|&j| {
+                        let f = f64::from(tf[j]);
+                        weights[j] * f * (BM25_K1 + 1.0) / (f + norm)
                     })
                     .sum();
                 if score > 0.0 {
@@ -295,12 +328,30 @@ impl SourceIndex {
     }
 }
 
-/// The place [`SourceIndex::places`] gives token `id`, if any.
-pub(crate) fn place(places: &[u32], id: TokenId) -> Option<usize> {
-    places
-        .get(id as usize)
-        .filter(|&&p| p != u32::MAX)
-        .map(|&p| p as usize)
+/// The uses of each of the `ids` token ids by `sentences`, as [`SourceIndex::uses`] reads them:
+/// the sentence numbers, grouped by token id, and where each id's group starts (one more start
+/// than ids, for the last group's end).
+fn uses_of(sentences: &[Sentence], ids: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut use_starts = vec![0u32; ids + 1];
+    for s in sentences {
+        for &t in &s.tokens {
+            use_starts[t as usize + 1] += 1;
+        }
+    }
+    for id in 0..ids {
+        use_starts[id + 1] += use_starts[id];
+    }
+    let mut next: Vec<u32> = use_starts[..ids].to_vec();
+    let mut uses = vec![0u32; use_starts[ids] as usize];
+    for (i, s) in sentences.iter().enumerate() {
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        for &t in &s.tokens {
+            let slot = &mut next[t as usize];
+            uses[*slot as usize] = i;
+            *slot += 1;
+        }
+    }
+    (uses, use_starts)
 }
 
 /// Distinct words by id, in order of first use: their text end to end in one string, and a
@@ -427,6 +478,107 @@ mod tests {
             tokenize("The library holds over 260,000 volumes, 41.3% of them."),
             vec!["libra", "hold", "260000", "volum", "41.3"]
         );
+    }
+
+    /// [`SourceIndex::retrieve`] as a scan of every token of every window: each window of 1 to
+    /// [`MAX_WINDOW`] sentences scored, then the best taken one pass at a time.
+    fn retrieve_by_scanning(
+        index: &SourceIndex,
+        text: &str,
+        query: &[String],
+        max: usize,
+    ) -> Vec<Passage> {
+        let mut ids: Vec<TokenId> = query.iter().filter_map(|t| index.id(t)).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let n = index.sentences.len();
+        let mut scored = Vec::new();
+        for first in 0..n {
+            for last in first + 1..=(first + MAX_WINDOW).min(n) {
+                let window = &index.sentences[first..last];
+                let len: usize = window.iter().map(|s| s.tokens.len()).sum();
+                let tf: Vec<u32> = ids
+                    .iter()
+                    .map(|id| {
+                        let uses = window.iter().flat_map(|s| &s.tokens);
+                        u32::try_from(uses.filter(|&t| t == id).count()).unwrap_or(u32::MAX)
+                    })
+                    .collect();
+                if tf.iter().all(|&f| f == 0) {
+                    continue;
+                }
+                let norm =
+                    BM25_K1 * (1.0 - BM25_B + BM25_B * len as f64 / index.avg_window_len.max(1.0));
+                let score: f64 = ids
+                    .iter()
+                    .zip(&tf)
+                    .filter(|(_, f)| **f > 0)
+                    .map(|(&id, &f)| {
+                        let f = f64::from(f);
+                        index.idf_of(id) * f * (BM25_K1 + 1.0) / (f + norm)
+                    })
+                    .sum();
+                if score > 0.0 {
+                    scored.push((score, first, last));
+                }
+            }
+        }
+        let mut taken: Vec<Passage> = Vec::new();
+        while taken.len() < max {
+            let best = scored
+                .iter()
+                .filter(|&&(_, first, last)| {
+                    !taken.iter().any(|p| first < p.last && p.first < last)
+                })
+                .min_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let Some(&(score, first, last)) = best else {
+                break;
+            };
+            let (a, b) = (&index.sentences[first], &index.sentences[last - 1]);
+            taken.push(Passage {
+                first,
+                last,
+                text: text[a.byte_start..b.byte_end].to_string(),
+                start: a.char_start,
+                end: b.char_end,
+                score,
+            });
+        }
+        taken
+    }
+
+    #[test]
+    fn retrieval_from_the_uses_of_the_query_ranks_as_a_scan_of_every_window() {
+        let article = include_str!("../../../tests/fixtures/articles/bench-1500-words.md");
+        let index = SourceIndex::new(article);
+        let words: Vec<&str> = article.split_whitespace().collect();
+        // Queries: each sentence of the article, and runs of its words from a fixed
+        // pseudo-random walk (some words the page never uses, some used everywhere).
+        let mut queries: Vec<Vec<String>> = index
+            .sentences
+            .iter()
+            .map(|s| tokenize(&article[s.byte_start..s.byte_end]))
+            .collect();
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        for _ in 0..200 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let start = (state >> 33) as usize % words.len();
+            let len = 1 + (state >> 20) as usize % 12;
+            let mut text = words[start..(start + len).min(words.len())].join(" ");
+            text.push_str(" zebra 1999");
+            queries.push(tokenize(&text));
+        }
+        for query in &queries {
+            for max in [1, 3, 5] {
+                assert_eq!(
+                    index.retrieve(article, query, max),
+                    retrieve_by_scanning(&index, article, query, max),
+                    "query {query:?}, {max} passages"
+                );
+            }
+        }
     }
 
     #[test]

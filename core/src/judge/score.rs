@@ -10,8 +10,8 @@
 //! names of the claim the page lacks. The weights were tuned on the WiCE dev split
 //! (examples/wice_quality.rs).
 
-use super::retrieve::{MAX_WINDOW, SourceIndex, Term, TokenId, is_number, place};
-use std::collections::HashSet;
+use super::retrieve::{MAX_WINDOW, SourceIndex, Term, is_number};
+use crate::text::tokens::FoldHashSet as HashSet;
 
 /// Weight of the best window's coverage; the rest goes to the best sentences' coverage.
 const WINDOW_WEIGHT: f64 = 0.7;
@@ -66,7 +66,7 @@ impl Coverage {
 /// Measures how the source in `index` covers the claim's `terms`; `entities` are the claim's
 /// names (their terms).
 pub fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Coverage {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let distinct: Vec<&Term> = terms.iter().filter(|t| seen.insert(&t.token)).collect();
     let names: HashSet<&str> = entities.iter().map(|t| t.token.as_str()).collect();
     // Each distinct token with its weight, computed once: windows are many, claim words few.
@@ -86,19 +86,13 @@ pub fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Cover
     }
     // Which of the claim's distinct tokens each sentence holds, as bits in `weighted`'s order.
     let words = weighted.len().div_ceil(64);
-    // Each claim token's place in `weighted`, by id: one lookup per token of a sentence.
-    let ids: Vec<TokenId> = distinct
-        .iter()
-        .map(|t| index.id(&t.token).unwrap_or(TokenId::MAX))
-        .collect();
-    let places = index.places(&ids);
+    // Read from each claim token's uses: the sentences that hold it.
     let n = index.sentences.len();
     let mut held = vec![0u64; n * words];
-    for (i, s) in index.sentences.iter().enumerate() {
-        let bits = &mut held[i * words..(i + 1) * words];
-        for &id in &s.distinct {
-            if let Some(j) = place(&places, id) {
-                bits[j / 64] |= 1 << (j % 64);
+    for (j, t) in distinct.iter().enumerate() {
+        if let Some(id) = index.id(&t.token) {
+            for &i in index.uses(id) {
+                held[i as usize * words + j / 64] |= 1 << (j % 64);
             }
         }
     }
@@ -144,7 +138,7 @@ pub fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Cover
         }
     }
     let missing = |t: &&&Term| !index.contains(&t.token);
-    let mut entity_seen = HashSet::new();
+    let mut entity_seen = HashSet::default();
     let entities: Vec<&Term> = entities
         .iter()
         .filter(|t| entity_seen.insert(&t.token))
