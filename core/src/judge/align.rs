@@ -31,7 +31,7 @@
 //! aligned first: the compared clauses must share a good part of the claim's weighted words
 //! ([`MIN_ALIGNMENT`]), so that two passages about different things are never compared.
 
-use std::collections::HashSet;
+use crate::text::tokens::FoldHashSet as HashSet;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -600,7 +600,7 @@ impl Text {
     }
 
     fn figure_tokens_where(&self, keep: impl Fn(&Figure) -> bool) -> HashSet<usize> {
-        let mut out = HashSet::new();
+        let mut out = HashSet::default();
         for (f, first) in self.figures.iter().filter(|(f, _)| keep(f)) {
             let end = self.toks[*first].start as usize + f.text.len();
             let mut i = *first;
@@ -1144,7 +1144,7 @@ impl<'a> Alignment<'a> {
     fn direction(&self) -> Vec<Finding> {
         let claim = &self.claim;
         let mut out = Vec::new();
-        let mut seen_axes = HashSet::new();
+        let mut seen_axes = HashSet::default();
         for i in 0..claim.toks.len() {
             for &(axis, polarity) in claim.directions(i) {
                 if !seen_axes.insert(axis) {
@@ -2375,7 +2375,7 @@ fn source_sentence<'t>(text: &'t str, index: &SourceIndex, i: usize) -> &'t str 
 
 /// Tokens between quotation marks: quoted words are compared by the quote check.
 fn quoted_tokens(t: &Text) -> HashSet<usize> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     let mut open = false;
     for (i, tok) in t.toks.iter().enumerate() {
         match t.kind_of(tok) {
@@ -2851,8 +2851,8 @@ fn role_near(t: &Text, name_words: &[String]) -> Option<RoleNear> {
             j += 1;
         }
     }
-    let mut offices = HashSet::new();
-    let mut ranks = HashSet::new();
+    let mut offices = HashSet::default();
+    let mut ranks = HashSet::default();
     for &j in &words {
         match lexicon::role(t.lower(j)) {
             Some(Role::Office) => {
@@ -3077,8 +3077,8 @@ fn words_after(t: &Text, start: usize) -> Vec<usize> {
 
 /// The office, rank and portfolio a phrase gives, when it names an office.
 fn role_of(t: &Text, words: Vec<usize>) -> Option<RoleSpeaker> {
-    let mut offices = HashSet::new();
-    let mut ranks = HashSet::new();
+    let mut offices = HashSet::default();
+    let mut ranks = HashSet::default();
     for (n, &j) in words.iter().enumerate() {
         let w = t.lower(j);
         // "Chief" before another office only ranks it ("chief executive", "chief inspector").

@@ -60,10 +60,10 @@ pub use page::PageIndex;
 
 use crate::model::{Claim, ClaimElement, Figure, Severity, Verdict};
 use crate::text::figures::parse_figures;
+use crate::text::tokens::FoldHashSet as HashSet;
 use figures::FigureMatch;
 use regex::Regex;
 use serde::Serialize;
-use std::collections::HashSet;
 use std::sync::LazyLock;
 
 /// Support at or above which a claim is supported. Every cited statement of an article is judged,

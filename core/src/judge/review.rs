@@ -23,7 +23,7 @@
 //! [`TRUE_RATINGS`]; otherwise its number on the scale from worst to best (1 to 5 when the page
 //! does not say): the bottom quarter is false, the top quarter true, the rest mixed.
 
-use std::collections::HashSet;
+use crate::text::tokens::FoldHashSet as HashSet;
 
 use super::retrieve;
 use crate::text::lexicon;

@@ -25,7 +25,7 @@
 //! - **Wrongdoing** ([`WRONGDOING`]): what an allegation against a named person says.
 //! - **Debunking** ([`DEBUNKING`]): words with which an article reports that a claim is false.
 
-use std::collections::HashMap;
+use crate::text::tokens::FoldHashMap as HashMap;
 use std::sync::LazyLock;
 
 /// What a direction word is about. Words on different axes never contradict each other.
@@ -292,7 +292,7 @@ const BEFORE_NOT_TO: &[&str] = &["decline", "declined", "declines", "declining",
 const BEFORE_FIGURE: &[&str] = &["up", "down"];
 
 static DIRECTIONS: LazyLock<HashMap<&'static str, Vec<(Axis, bool)>>> = LazyLock::new(|| {
-    let mut map: HashMap<&'static str, Vec<(Axis, bool)>> = HashMap::new();
+    let mut map: HashMap<&'static str, Vec<(Axis, bool)>> = HashMap::default();
     let mut add = |word: &'static str, axis: Axis, positive: bool| {
         let entry = map.entry(word).or_default();
         if !entry.contains(&(axis, positive)) {
@@ -520,7 +520,7 @@ pub const QUANTIFIERS: &[(&str, Quantity)] = &[
 /// table's order.
 static QUANTIFIERS_BY_FIRST_WORD: LazyLock<HashMap<&'static str, Vec<(&'static str, Quantity)>>> =
     LazyLock::new(|| {
-        let mut by_first: HashMap<&'static str, Vec<(&'static str, Quantity)>> = HashMap::new();
+        let mut by_first: HashMap<&'static str, Vec<(&'static str, Quantity)>> = HashMap::default();
         for &(phrase, q) in QUANTIFIERS {
             let (first, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
             by_first.entry(first).or_default().push((rest, q));
