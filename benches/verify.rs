@@ -26,6 +26,10 @@ use factgate::verify::fetch::Fetcher;
 use futures::StreamExt;
 use std::hint::black_box;
 
+// The allocator factgate runs with (`factgate` and the pipeline bench declare it too), so the
+// judge is timed as it runs in the verify role.
+factgate::use_jemalloc!();
+
 const ARTICLE: &str = include_str!("../tests/fixtures/articles/bench-1500-words.md");
 /// Distinct pages on the origin, one per claim in the fetch benches.
 const PAGES: usize = 200;
