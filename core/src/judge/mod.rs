@@ -252,7 +252,10 @@ pub fn judge_page(
     source_url: &str,
     settings: &JudgeSettings,
 ) -> Judgment {
-    judge_page_with(claim, page, source_url, settings, parse_figures)
+    // The passages' figures as the page keeps them: `parse_figures` of the passage's text.
+    judge_page_reading(claim, page, source_url, settings, &parse_figures, &|p| {
+        page.window_figures(p.first, p.last)
+    })
 }
 
 /// [`judge_page`] with the figure reader given, as [`judge_with`].
@@ -262,6 +265,20 @@ pub fn judge_page_with(
     source_url: &str,
     settings: &JudgeSettings,
     figures_of: impl Fn(&str) -> Vec<Figure>,
+) -> Judgment {
+    judge_page_reading(claim, page, source_url, settings, &figures_of, &|p| {
+        std::borrow::Cow::Owned(figures_of(&p.text))
+    })
+}
+
+/// [`judge_page_with`], the figures of a passage read by `passage_figures`.
+fn judge_page_reading<'p>(
+    claim: &Claim,
+    page: &'p PageIndex,
+    source_url: &str,
+    settings: &JudgeSettings,
+    figures_of: &dyn Fn(&str) -> Vec<Figure>,
+    passage_figures: &dyn Fn(&retrieve::Passage) -> std::borrow::Cow<'p, [Figure]>,
 ) -> Judgment {
     let source_text = page.text();
     let index = page.index();
@@ -311,7 +328,12 @@ pub fn judge_page_with(
     let source_figures: Vec<(Figure, usize)> = passages
         .iter()
         .enumerate()
-        .flat_map(|(i, p)| figures_of(&p.text).into_iter().map(move |f| (f, i)))
+        .flat_map(|(i, p)| {
+            passage_figures(p)
+                .into_owned()
+                .into_iter()
+                .map(move |f| (f, i))
+        })
         .collect();
     let only: Vec<Figure> = source_figures.iter().map(|(f, _)| f.clone()).collect();
     // A count written in words ("three applicants") is compared only with a count of the same

@@ -9,13 +9,17 @@
 //! `crate::verify::fetch::cache`), weighed by [`PageIndex::heap_bytes`] in the same byte budget,
 //! so a claim citing a cached page only reads its own words.
 
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use super::Source;
 use super::align::{self, Text};
 use super::quotes;
-use super::retrieve::{SourceIndex, TokenId, heap_allocation};
+use super::retrieve::{MAX_WINDOW, SourceIndex, TokenId, heap_allocation};
 use super::review::{self, ClaimReview};
+use crate::model::Figure;
+use crate::text::figures::parse_figures;
 
 /// A page as the judge reads it; see the module documentation.
 ///
@@ -37,8 +41,74 @@ pub struct PageIndex {
     name_prefixes: Vec<TokenId>,
     /// The page's words as the quote check reads them.
     quote_words: Vec<quotes::Token>,
+    /// The figures of windows of sentences, as the best passages are read.
+    windows: WindowFigures,
     heap_bytes: usize,
 }
+
+/// The figures of each window of 1 to [`MAX_WINDOW`] sentences of a page, parsed the first
+/// time a claim's passage is that window and kept for the claims after it, within a byte
+/// allowance fixed when the page is indexed (and counted in its weight): past it, a window's
+/// figures are parsed for each claim, as without the table.
+///
+/// A window's figures are not its sentences' figures end to end: a sentence split after
+/// "Nov." or "No." reads "3, 2015" or "1" differently from the window that holds both, so each
+/// window is parsed whole, as a passage's text is.
+#[derive(Debug)]
+struct WindowFigures {
+    /// Window (first, size) at `first * MAX_WINDOW + size - 1`.
+    slots: Box<[OnceLock<Box<[Figure]>>]>,
+    /// Bytes the kept figures may take.
+    allowance: usize,
+    /// Bytes taken so far.
+    used: AtomicUsize,
+}
+
+impl Clone for WindowFigures {
+    fn clone(&self) -> Self {
+        WindowFigures {
+            slots: self.slots.clone(),
+            allowance: self.allowance,
+            used: AtomicUsize::new(self.used.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl WindowFigures {
+    fn new(sentences: usize, allowance: usize) -> WindowFigures {
+        WindowFigures {
+            slots: (0..sentences * MAX_WINDOW)
+                .map(|_| OnceLock::new())
+                .collect(),
+            allowance,
+            used: AtomicUsize::new(0),
+        }
+    }
+
+    /// What the table itself takes, whatever it holds.
+    fn heap_bytes(&self) -> usize {
+        heap_allocation(self.slots.len() * std::mem::size_of::<OnceLock<Box<[Figure]>>>())
+    }
+}
+
+/// Bytes `figures` take on the heap, kept as a boxed slice.
+fn figures_bytes(figures: &[Figure]) -> usize {
+    heap_allocation(std::mem::size_of_val(figures))
+        + figures
+            .iter()
+            .map(|f| {
+                heap_allocation(f.text.capacity())
+                    + f.currency
+                        .as_ref()
+                        .map_or(0, |c| heap_allocation(c.capacity()))
+                    + f.per.as_ref().map_or(0, |p| heap_allocation(p.capacity()))
+            })
+            .sum::<usize>()
+}
+
+/// The share of a page's index that its window figures may add: an eighth, which holds the
+/// figures of the few dozen windows the claims citing a page pick as their best passages.
+const WINDOW_FIGURES_SHARE: usize = 8;
 
 impl PageIndex {
     /// The index of a text that carries no `ClaimReview`.
@@ -89,10 +159,55 @@ impl PageIndex {
             days: align::page_days(text),
             name_prefixes,
             quote_words,
+            windows: WindowFigures::new(0, 0),
             heap_bytes: 0,
         };
-        page.heap_bytes = page.measure();
+        let measured = page.measure();
+        let allowance = measured / WINDOW_FIGURES_SHARE;
+        page.windows = WindowFigures::new(page.index.sentences.len(), allowance);
+        page.heap_bytes = measured + page.windows.heap_bytes() + allowance;
         page
+    }
+
+    /// The figures of the passage of sentences `first..last` of the index: `parse_figures` of
+    /// its text (as [`super::retrieve::SourceIndex::retrieve`] cuts it), kept for the next
+    /// claim whose passage it is while the page's allowance lasts.
+    pub fn window_figures(&self, first: usize, last: usize) -> Cow<'_, [Figure]> {
+        let sentences = &self.index.sentences;
+        let (Some(a), Some(b)) = (
+            sentences.get(first),
+            last.checked_sub(1).and_then(|l| sentences.get(l)),
+        ) else {
+            return Cow::Owned(Vec::new());
+        };
+        let text = self.text.get(a.byte_start..b.byte_end).unwrap_or("");
+        let slot = (last > first && last - first <= MAX_WINDOW)
+            .then(|| {
+                self.windows
+                    .slots
+                    .get(first * MAX_WINDOW + (last - first) - 1)
+            })
+            .flatten();
+        let Some(slot) = slot else {
+            return Cow::Owned(parse_figures(text));
+        };
+        if let Some(kept) = slot.get() {
+            return Cow::Borrowed(kept);
+        }
+        let figures = parse_figures(text).into_boxed_slice();
+        let bytes = figures_bytes(&figures);
+        let reserved = self
+            .windows
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+                (used + bytes <= self.windows.allowance).then_some(used + bytes)
+            })
+            .is_ok();
+        if !reserved {
+            return Cow::Owned(figures.into_vec());
+        }
+        // Another claim may have kept the same window meanwhile: its figures are the same.
+        Cow::Borrowed(slot.get_or_init(|| figures))
     }
 
     /// The page's visible text.
@@ -269,6 +384,54 @@ mod tests {
         pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(article));
         compared += compare(article, BodyFormat::Markdown, &[html]);
         assert!(compared > 200, "only {compared} judgments compared");
+    }
+
+    /// A window's figures, kept or not, are always `parse_figures` of the window's text, and
+    /// what is kept stays within the allowance counted in the page's weight.
+    #[test]
+    fn window_figures_are_the_passages_figures_within_the_allowance() {
+        let article = include_str!("../../../tests/fixtures/articles/bench-1500-words.md");
+        // A page split after "Nov." (a line break ends a sentence) reads "3" alone as a figure;
+        // the window that holds both lines reads the date whole.
+        let split = "The rule took effect on Nov.\n3, 2015, across the state. Fees rose 4%.";
+        for text in [article, split] {
+            let page = PageIndex::new(text);
+            let n = page.index().sentences.len();
+            let windows: Vec<(usize, usize)> = (0..n)
+                .flat_map(|first| {
+                    (first + 1..=(first + MAX_WINDOW).min(n)).map(move |last| (first, last))
+                })
+                .collect();
+            // Twice: first parsed (and kept while the allowance lasts), then read back.
+            for _ in 0..2 {
+                for &(first, last) in &windows {
+                    let s = &page.index().sentences;
+                    let whole = parse_figures(&text[s[first].byte_start..s[last - 1].byte_end]);
+                    assert_eq!(page.window_figures(first, last).as_ref(), whole.as_slice());
+                }
+            }
+            let used = page.windows.used.load(Ordering::Relaxed);
+            assert!(
+                used <= page.windows.allowance,
+                "{used} > {}",
+                page.windows.allowance
+            );
+            assert!(page.heap_bytes() >= page.measure() + page.windows.allowance);
+        }
+        let page = PageIndex::new(split);
+        let s = &page.index().sentences;
+        assert!(s.len() >= 2, "the split page has {} sentences", s.len());
+        // Read sentence by sentence, the figures differ from the window's: the date is split.
+        let by_sentence: Vec<Figure> = (0..s.len())
+            .flat_map(|i| page.window_figures(i, i + 1).into_owned())
+            .collect();
+        let window = (0, s.len().min(MAX_WINDOW));
+        assert_ne!(
+            page.window_figures(window.0, window.1).as_ref(),
+            by_sentence.as_slice()
+        );
+        // Outside the index, nothing: no panic for a window past the page.
+        assert!(page.window_figures(s.len(), s.len() + 1).is_empty());
     }
 
     /// The cache weighs a page by its index: the weight must count what the index holds (more
