@@ -300,9 +300,18 @@ impl SourceIndex {
                 }
             }
         }
-        // Best first (by score, then the earlier window, then the order scored), each not
-        // overlapping those taken before it: as many passes as passages wanted, not a sort of
-        // every window.
+        self.best_passages(text, &scored, max)
+    }
+
+    /// Up to `max` of the `scored` windows (score, first sentence, end), best first (by score,
+    /// then the earlier window, then the order scored), each not overlapping those taken before
+    /// it: as many passes as passages wanted, not a sort of every window.
+    fn best_passages(
+        &self,
+        text: &str,
+        scored: &[(f64, usize, usize)],
+        max: usize,
+    ) -> Vec<Passage> {
         let mut taken: Vec<Passage> = Vec::new();
         while taken.len() < max {
             let best = scored
@@ -523,28 +532,8 @@ mod tests {
                 }
             }
         }
-        let mut taken: Vec<Passage> = Vec::new();
-        while taken.len() < max {
-            let best = scored
-                .iter()
-                .filter(|&&(_, first, last)| {
-                    !taken.iter().any(|p| first < p.last && p.first < last)
-                })
-                .min_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let Some(&(score, first, last)) = best else {
-                break;
-            };
-            let (a, b) = (&index.sentences[first], &index.sentences[last - 1]);
-            taken.push(Passage {
-                first,
-                last,
-                text: text[a.byte_start..b.byte_end].to_string(),
-                start: a.char_start,
-                end: b.char_end,
-                score,
-            });
-        }
-        taken
+        // The selection among scored windows is the index's own: this compares the scoring.
+        index.best_passages(text, &scored, max)
     }
 
     #[test]
