@@ -11,7 +11,7 @@
 //!   published), and every claim citing a page of its own, so the page cache fills too.
 //!
 //! ```text
-//! cargo run --release --example pipeline_bench -- [--drafts 2000] [--pages 20] [--claims 3|mixed]
+//! cargo run --release --example pipeline_bench -- [--drafts 2000] [--pages 20] [--claims N|mixed]
 //!     [--in-flight 10000] [--skip-memory]
 //! ```
 //!
@@ -57,7 +57,8 @@ const DRAFTS_IN_FLIGHT: usize = 64;
 struct Args {
     drafts: usize,
     pages: usize,
-    mixed: bool,
+    /// Cited claims per draft; 0 for the mixed 1–20.
+    claims: usize,
     in_flight: usize,
     skip_memory: bool,
     phase: Option<String>,
@@ -68,7 +69,7 @@ fn args() -> Args {
     let mut a = Args {
         drafts: 2_000,
         pages: 20,
-        mixed: false,
+        claims: 3,
         in_flight: 10_000,
         skip_memory: false,
         phase: None,
@@ -80,7 +81,17 @@ fn args() -> Args {
         match flag.as_str() {
             "--drafts" => a.drafts = value().parse().expect("--drafts N"),
             "--pages" => a.pages = value().parse().expect("--pages N"),
-            "--claims" => a.mixed = value() == "mixed",
+            "--claims" => {
+                let v = value();
+                a.claims = if v == "mixed" {
+                    0
+                } else {
+                    v.parse()
+                        .ok()
+                        .filter(|n| (1..=20).contains(n))
+                        .expect("--claims 1..=20 or mixed")
+                };
+            }
             "--in-flight" => a.in_flight = value().parse().expect("--in-flight N"),
             "--skip-memory" => a.skip_memory = true,
             "--phase" => a.phase = Some(value()),
@@ -108,7 +119,10 @@ fn main() {
 
 /// Runs every phase in a child process and prints the figures side by side.
 fn orchestrate(args: &Args) {
-    let claims = if args.mixed { "1–20 (mixed)" } else { "3" };
+    let claims = match args.claims {
+        0 => "1–20 (mixed)".to_owned(),
+        n => n.to_string(),
+    };
     println!(
         "pipeline_bench: {} drafts, {claims} cited claims each, {} distinct pages on 127.0.0.1, warm cache",
         args.drafts, args.pages
@@ -192,7 +206,7 @@ fn child(args: &Args, phase: &str, extra: &[&str]) -> Value {
         .args(["--phase", phase])
         .args(["--drafts", &args.drafts.to_string()])
         .args(["--pages", &args.pages.to_string()])
-        .args(["--claims", if args.mixed { "mixed" } else { "3" }])
+        .args(["--claims", &claims_arg(args)])
         .args(["--in-flight", &args.in_flight.to_string()])
         .args(extra)
         .stderr(std::process::Stdio::inherit());
@@ -317,7 +331,18 @@ fn page_html(n: usize) -> String {
 // The drafts
 
 fn claims_of(args: &Args, i: usize) -> usize {
-    if args.mixed { 1 + (i * 13) % 20 } else { 3 }
+    match args.claims {
+        0 => 1 + (i * 13) % 20,
+        n => n,
+    }
+}
+
+/// `--claims` as given: a count, or `mixed`.
+fn claims_arg(args: &Args) -> String {
+    match args.claims {
+        0 => "mixed".to_owned(),
+        n => n.to_string(),
+    }
 }
 
 /// The page the `j`th claim of draft `i` cites.
@@ -870,7 +895,8 @@ async fn memory(
     open: watch::Sender<bool>,
 ) -> serde_json::Map<String, Value> {
     let mut args = args.clone();
-    args.mixed = false;
+    // Each claim cites a page of its own: `page_of` numbers them for 3 claims a draft.
+    args.claims = 3;
     let config = config(&args);
     let capacity_mb = config.fetch_settings().cache_capacity_bytes as f64 / 1048576.0;
     let topics = config.kafka.topics.clone();
