@@ -1,7 +1,8 @@
 //! Feeds arbitrary claims and source pages to the judge, the code that reads text written by
 //! others (any cited page). The input is a claim sentence and a page's text, split at the first
 //! NUL byte. The claim is read as the extractor reads a cited sentence (its figures, quotes and
-//! attribution), or built from the sentence alone when the extractor finds no claim in it.
+//! attribution); when the extractor finds no claim in it, a plain cited claim gets the
+//! sentence's text and figures.
 //!
 //! The judge must return, never panic, and:
 //! - a claim judged against the page indexed once (as the fetch cache keeps it, its windows'
@@ -15,9 +16,7 @@
 
 use factgate_core::extract::{ExtractLimits, extract_within};
 use factgate_core::judge::{Evidence, JudgeSettings, PageIndex, judge_page, judge_source};
-use factgate_core::model::{
-    BodyFormat, Citation, CitationRule, CitationStyle, Claim, ClaimElement, Location,
-};
+use factgate_core::model::{BodyFormat, Claim, ClaimElement};
 use factgate_core::text::figures::parse_figures;
 use libfuzzer_sys::fuzz_target;
 
@@ -62,33 +61,20 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-/// The claim the extractor reads in `sentence` cited by a link, or one built from the sentence.
+/// The claim the extractor reads in `sentence` cited by a link, or, when it finds none there,
+/// the claim of a plain cited sentence with its text and figures replaced by the sentence's.
 fn claim_of(sentence: &str) -> Claim {
-    let article = format!("{sentence} [source]({URL})");
-    let extracted = extract_within(&article, BodyFormat::Markdown, &ExtractLimits::default())
-        .ok()
-        .and_then(|e| e.claims.into_iter().find(|c| !c.citations.is_empty()));
-    extracted.unwrap_or_else(|| Claim {
-        id: "c-fuzz".to_owned(),
-        text: sentence.to_owned(),
-        kinds: Vec::new(),
-        figures: parse_figures(sentence),
-        quotes: Vec::new(),
-        attributed_to: None,
-        location: Location {
-            section: None,
-            paragraph: 0,
-            sentence: 0,
-            block: None,
-            span: None,
-        },
-        citations: vec![Citation {
-            url: URL.to_owned(),
-            style: CitationStyle::InlineLink,
-            label: None,
-        }],
-        citation_rule: CitationRule::SameSentence,
-        prejudgment: None,
+    let cited = |sentence: &str| {
+        let article = format!("{sentence} [source]({URL})");
+        extract_within(&article, BodyFormat::Markdown, &ExtractLimits::default())
+            .ok()
+            .and_then(|e| e.claims.into_iter().find(|c| !c.citations.is_empty()))
+    };
+    cited(sentence).unwrap_or_else(|| {
+        let mut claim = cited("Sales rose 5% in 2024.").expect("a cited figure is a claim");
+        claim.text = sentence.to_owned();
+        claim.figures = parse_figures(sentence);
+        claim
     })
 }
 
