@@ -67,7 +67,7 @@ pub use tikv_jemallocator;
 /// pipeline bench so its figures are the binary's), started with factgate's options.
 ///
 /// - jemalloc returns freed pages to the system where glibc's per-thread arenas keep them: pages
-///   are indexed on one thread and evicted on another (see README "Performance").
+///   are indexed on one thread and evicted on another (see docs/performance.md).
 /// - Its options are read when it starts (`_RJEM_MALLOC_CONF` in the environment overrides
 ///   them): a background thread returns pages freed for a second to the system (muzzy pages at
 ///   once), so RSS follows what is held after a burst; jemalloc's default keeps them ten seconds.
@@ -75,7 +75,7 @@ pub use tikv_jemallocator;
 ///   partly used and freed pages, and factgate has few threads that allocate, most of it served
 ///   by their thread caches. With 10,000 articles held and a full page cache, peak RSS was
 ///   281–286 MB against 298–309 MB with the default, at the same throughput within the noise
-///   (README "Performance"); the count does not grow with the CPUs a container sees.
+///   (docs/performance.md); the count does not grow with the CPUs a container sees.
 #[macro_export]
 macro_rules! use_jemalloc {
     () => {

@@ -19,6 +19,7 @@ mod cli_extract;
 mod config;
 mod dead_letter;
 mod deploy;
+mod docs;
 mod e2e_tansu;
 mod fetch;
 mod join;
