@@ -28,7 +28,8 @@
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
 //! - [`inputs`]: what `factgate check` reads: files, directories, globs, standard input; bodies
 //!   and draft events.
-//! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF, HTML.
+//! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF, GitHub
+//!   Actions annotations, GitLab Code Quality, HTML.
 //! - [`progress`]: `factgate check`'s progress lines on stderr.
 //! - [`telemetry`]: logs and traces: the subscriber, OTLP export, and the W3C trace context.
 //! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,

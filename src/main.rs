@@ -141,10 +141,11 @@ struct CheckArgs {
     /// from the content when absent.
     #[arg(long, value_parser = parse_format)]
     input_format: Option<BodyFormat>,
-    /// The report: text, json (decision events, one per line), markdown, junit, sarif or html (a
-    /// web page per article; with several articles an index page at --output and the articles'
-    /// pages in a folder beside it named after it).
-    #[arg(long, short, default_value = "text", value_parser = parse_report_format)]
+    /// The report: text; json (decision events, one per line); markdown; junit; sarif; github
+    /// (GitHub Actions annotations at each claim's line and column); gitlab (a GitLab Code Quality
+    /// report); html (a web page per article; with several articles an index page at --output and
+    /// the articles' pages in a folder beside it named after it).
+    #[arg(long, short, default_value = "text", value_parser = ReportFormatParser)]
     format: Format,
     /// Same as `--format json`.
     #[arg(long, conflicts_with = "format")]
@@ -176,6 +177,41 @@ struct CheckArgs {
 
 fn parse_format(s: &str) -> Result<BodyFormat, String> {
     s.parse()
+}
+
+/// `--format`: [`parse_report_format`], with the formats' names for `--help` and completions.
+#[derive(Clone)]
+struct ReportFormatParser;
+
+impl clap::builder::TypedValueParser for ReportFormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        let text = value.to_string_lossy();
+        parse_report_format(&text).map_err(|message| {
+            let name = arg.map_or_else(|| "--format".to_owned(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value '{text}' for '{name}': {message}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Format::ALL
+                .into_iter()
+                .map(|f| clap::builder::PossibleValue::new(f.as_str())),
+        ))
+    }
 }
 
 fn parse_report_format(s: &str) -> Result<Format, String> {

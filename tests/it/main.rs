@@ -15,6 +15,7 @@ mod support;
 mod check;
 mod claims;
 mod cli_check;
+mod cli_conventions;
 mod cli_extract;
 mod config;
 mod dead_letter;
