@@ -39,12 +39,14 @@
 //! - [`recheck`]: `factgate recheck`: an archive checked again as one bounded, resumable run
 //!   isolated by its run id, with progress, a summary and a diff against the live decisions.
 //! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
+//! - [`cli`]: the command line's shell completions and man pages.
 
 pub use factgate_core::{
     decide, events, extract, fetched, join, judge, model, quorum, roles, text,
 };
 
 pub mod check;
+pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod http;

@@ -1,6 +1,7 @@
 //! The command-line conventions people expect of a checker run in CI: every human report places a
 //! claim by line and column; GitHub Actions annotations and a GitLab Code Quality report, each
-//! checked against the shape its CI system documents.
+//! checked against the shape its CI system documents; standard input given a name; a
+//! configuration validated and printed, secrets redacted; shell completions and man pages.
 //! Sources come from an origin on 127.0.0.1.
 
 use std::io::Write;
@@ -349,4 +350,231 @@ async fn gitlab_code_quality_matches_the_documented_format() {
         v
     };
     assert_eq!(prints(&again), prints(&report));
+}
+
+#[tokio::test]
+async fn standard_input_takes_the_name_it_is_given() {
+    let s = setup().await;
+    let out = factgate(
+        &[
+            "check",
+            "-",
+            "--stdin-name",
+            "news/prices.md",
+            "-c",
+            "local.toml",
+            "--format",
+            "sarif",
+        ],
+        s.dir.path(),
+        Some(s.text.clone()),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let sarif: Value = serde_json::from_slice(&out.stdout).expect("SARIF");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert!(!results.is_empty());
+    for result in results {
+        let location = &result["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uri"], "news/prices.md");
+        assert!(
+            location["region"]["startLine"].as_u64().is_some(),
+            "{result:#}"
+        );
+    }
+    let progress = String::from_utf8_lossy(&out.stderr);
+    assert!(progress.contains("news/prices.md: BLOCK"), "{progress}");
+    assert!(!progress.contains(" -: "), "{progress}");
+
+    // Without a name it stays `-`, and the article id is the name.
+    let out = factgate(
+        &["check", "-", "-c", "local.toml", "--json"],
+        s.dir.path(),
+        Some(s.text.clone()),
+    )
+    .await;
+    let decision: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(decision["article_id"], "-");
+    let out = factgate(
+        &[
+            "check",
+            "-",
+            "--stdin-name",
+            "news/prices.md",
+            "-c",
+            "local.toml",
+            "--json",
+        ],
+        s.dir.path(),
+        Some(s.text.clone()),
+    )
+    .await;
+    let decision: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(decision["article_id"], "news/prices.md");
+}
+
+#[tokio::test]
+async fn config_check_validates_and_prints_the_effective_configuration_redacted() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("site.toml"),
+        "[join]\ndeadline_ms = 45000\n[kafka]\nbootstrap_servers = \"broker-1:9092\"\n\
+         [kafka.properties]\n\"sasl.username\" = \"factgate\"\n",
+    )
+    .unwrap();
+    let run = |args: &'static [&'static str], env: &'static [(&'static str, &'static str)]| {
+        let dir = dir.path().to_owned();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                let mut command = Command::new(env!("CARGO_BIN_EXE_factgate"));
+                command
+                    .args(args)
+                    .current_dir(dir)
+                    .env_remove("FACTGATE_CONFIG");
+                for (k, v) in env {
+                    command.env(k, v);
+                }
+                command.output().expect("factgate runs")
+            })
+            .await
+            .unwrap()
+        }
+    };
+    let out = run(
+        &["config", "check", "site.toml"],
+        &[
+            (
+                "FACTGATE_KAFKA__PROPERTIES__SASL_PASSWORD",
+                "s3cret-hunter2",
+            ),
+            ("FACTGATE_FETCH__TIMEOUT_MS", "7000"),
+        ],
+    )
+    .await;
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{printed}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!printed.contains("s3cret-hunter2"), "{printed}");
+    assert!(
+        printed.contains("\"sasl.password\" = \"[redacted]\""),
+        "{printed}"
+    );
+    assert!(printed.contains("FACTGATE_FETCH__TIMEOUT_MS"), "{printed}");
+    // What it prints is a configuration: it loads back to the settings in force.
+    let effective: toml::Value = toml::from_str(&printed).expect("TOML");
+    assert_eq!(effective["join"]["deadline_ms"].as_integer(), Some(45_000));
+    assert_eq!(effective["fetch"]["timeout_ms"].as_integer(), Some(7_000));
+    assert_eq!(
+        effective["kafka"]["bootstrap_servers"].as_str(),
+        Some("broker-1:9092")
+    );
+    // Every section of config/factgate.toml is there.
+    let documented: toml::Value = toml::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("config/factgate.toml"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for section in documented.as_table().unwrap().keys() {
+        assert!(effective.get(section).is_some(), "[{section}] missing");
+    }
+
+    // An invalid value: status 2, the key named on stderr, nothing on stdout.
+    let out = run(
+        &["config", "check", "site.toml"],
+        &[("FACTGATE_JOIN__DEADLINE_MS", "0")],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("join.deadline_ms"), "{err}");
+    // A misspelt key in the file, and a file that is not there.
+    std::fs::write(dir.path().join("typo.toml"), "[fetch]\ntimout_ms = 5\n").unwrap();
+    let out = run(&["config", "check", "typo.toml"], &[]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fetch.timout_ms"));
+    let out = run(&["config", "check", "missing.toml"], &[]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.toml"));
+    // No file: the defaults, and FACTGATE_CONFIG names one as for the other commands.
+    let out = run(&["config", "check"], &[]).await;
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("embedded broker"));
+    let out = run(&["config", "check"], &[("FACTGATE_CONFIG", "typo.toml")]).await;
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn completions_and_man_pages_cover_every_command() {
+    let factgate = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_factgate"))
+            .args(args)
+            .output()
+            .expect("factgate runs");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let commands = [
+        "check",
+        "run",
+        "recheck",
+        "extract",
+        "demo",
+        "config",
+        "completions",
+        "man",
+    ];
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = factgate(&["completions", shell]);
+        for command in commands {
+            assert!(script.contains(command), "{shell}: no {command}");
+        }
+        assert!(script.contains("stdin-name"), "{shell}");
+        assert!(script.contains("gitlab"), "{shell}: the report formats");
+    }
+    // bash reads the script it is given without a syntax error, and then completes the command.
+    let bash = factgate(&["completions", "bash"]);
+    let out = Command::new("bash")
+        .args([
+            "-c",
+            "source /dev/stdin; COMP_WORDS=(factgate con); COMP_CWORD=1; _factgate factgate con factgate; echo \"${COMPREPLY[*]}\"",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(bash.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("bash");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "config");
+
+    let page = factgate(&["man"]);
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH factgate 1"),
+        "{page}"
+    );
+    for command in commands {
+        assert!(
+            page.contains(&format!("factgate\\-{command}(1)")),
+            "no {command} in\n{page}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let listed = factgate(&["man", "--dir", dir.path().to_str().unwrap()]);
+    for name in ["factgate.1", "factgate-check.1", "factgate-config-check.1"] {
+        let path = dir.path().join(name);
+        assert!(listed.contains(&path.display().to_string()), "{listed}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(".SH SYNOPSIS"), "{name}");
+    }
+    let check = std::fs::read_to_string(dir.path().join("factgate-check.1")).unwrap();
+    assert!(check.contains("stdin\\-name"), "{check}");
 }
