@@ -139,18 +139,6 @@ fn one_line(text: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn line_breaks_in_evidence_become_one_space() {
-        assert_eq!(
-            super::one_line("Plans and pricing\n\nBudgetTutor  costs $9"),
-            "Plans and pricing BudgetTutor  costs $9"
-        );
-        assert_eq!(super::one_line("a b"), "a b");
-    }
-}
-
 /// `place; section, paragraph N` when the claim was located, the report's location alone when not.
 pub(super) fn located(place: Option<&str>, location: &str) -> String {
     match (place, location.is_empty()) {
@@ -234,5 +222,17 @@ fn changes_text(out: &mut String, changes: &RevisionChanges) {
     let total = (c.fixed + c.still_open + c.new) as usize;
     if listed < total {
         let _ = writeln!(out, "  … {} more not listed", total - listed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn line_breaks_in_evidence_become_one_space() {
+        assert_eq!(
+            super::one_line("Plans and pricing\n\nBudgetTutor  costs $9"),
+            "Plans and pricing BudgetTutor  costs $9"
+        );
+        assert_eq!(super::one_line("a b"), "a b");
     }
 }

@@ -153,10 +153,13 @@ async fn text_markdown_junit_and_html_place_each_claim_by_line_and_column() {
     );
 }
 
+/// A workflow command: its name, its properties and its message, unescaped.
+type Annotation = (String, Vec<(String, String)>, String);
+
 /// GitHub's workflow command syntax, as the runner parses it: `::name key=value,…::message`, the
 /// properties those of an annotation, values with `%`, CR, LF, `:` and `,` escaped, the message
 /// with `%`, CR and LF escaped.
-fn parse_annotation(line: &str) -> Option<(String, Vec<(String, String)>, String)> {
+fn parse_annotation(line: &str) -> Option<Annotation> {
     let rest = line.strip_prefix("::")?;
     let (head, message) = rest.split_once("::")?;
     let (name, properties) = match head.split_once(' ') {
