@@ -271,3 +271,161 @@ fn the_layout_table_matches_the_tree() {
         "the README's Layout table does not name {unnamed:?}"
     );
 }
+
+/// The README's install command: what a reader runs first, and what the Dockerfile and CI run.
+const INSTALL: &str = "cargo install --locked --path .";
+
+/// The README's code blocks, in order: (info string, content).
+fn readme_blocks() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let mut blocks = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for event in Parser::new_ext(&text, Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::CodeBlock(pulldown_cmark::CodeBlockKind::Fenced(info))) => {
+                current = Some((info.into_string(), String::new()));
+            }
+            Event::Text(t) => {
+                if let Some((_, content)) = current.as_mut() {
+                    content.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => blocks.extend(current.take()),
+            _ => {}
+        }
+    }
+    blocks
+}
+
+/// Output as compared: loopback ports and addresses vary from run to run.
+fn normalized(text: &str) -> String {
+    let port = regex::Regex::new(r"127\.0\.0\.1:\d+").unwrap();
+    port.replace_all(text, "127.0.0.1:PORT").into_owned()
+}
+
+/// Every shell example of the README runs as written, one block after another in one shell (as
+/// a reader types them into one terminal), from a folder holding the repository's `examples/`
+/// and `config/`, with the `factgate` this suite built first on the PATH and a home directory of
+/// its own; each exits 0 and prints every line of the output the README shows after it (lines
+/// with `…` stand for what it leaves out).
+///
+/// Not run here: `.ci/test.sh` (this suite itself), and the install command, which the
+/// Dockerfile and CI's `.ci/test.sh` run (checked below).
+#[test]
+fn the_readme_shell_examples_run_as_written() {
+    let blocks = readme_blocks();
+    let mut script = String::new();
+    let mut expected: Vec<(usize, String)> = Vec::new();
+    let mut install_seen = false;
+    let mut ran = 0;
+    for (i, (info, content)) in blocks.iter().enumerate() {
+        if info != "sh" {
+            continue;
+        }
+        if content.trim() == ".ci/test.sh" {
+            continue;
+        }
+        let mut lines = Vec::new();
+        for line in content.lines() {
+            if line.starts_with("cargo install") {
+                assert_eq!(line, INSTALL, "the README's install line");
+                install_seen = true;
+            } else {
+                lines.push(line);
+            }
+        }
+        ran += 1;
+        script.push_str(&format!(
+            "echo '@@block {i}@@'; echo '@@block {i}@@' >&2\n{}\n",
+            lines.join("\n")
+        ));
+        if let Some((next_info, output)) = blocks.get(i + 1)
+            && next_info == "text"
+        {
+            expected.push((i, output.clone()));
+        }
+    }
+    assert!(install_seen, "the README shows `{INSTALL}`");
+    assert!(ran >= 4, "only {ran} shell blocks found");
+    script.push_str("echo '@@end@@'\n");
+
+    // The example's sources are served on the port the README names: another server there would
+    // answer in their place.
+    if let Err(err) = std::net::TcpListener::bind("127.0.0.1:8765") {
+        panic!("port 8765, which the README's example serves its sources on, is taken: {err}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for linked in ["examples", "config"] {
+        std::os::unix::fs::symlink(root().join(linked), dir.path().join(linked)).unwrap();
+    }
+    std::fs::create_dir(dir.path().join("home")).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_factgate")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut child = std::process::Command::new("timeout")
+        .args(["300", "bash", "-euo", "pipefail", "-c", &script])
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env("HOME", dir.path().join("home"))
+        .env_remove("FACTGATE_CONFIG")
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash");
+    let mut stderr = String::new();
+    let mut stderr_pipe = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        std::io::Read::read_to_string(&mut stderr_pipe, &mut stderr).ok();
+        stderr
+    });
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    let status = child.wait().unwrap();
+    let stderr = reader.join().unwrap();
+    assert!(
+        status.success() && stdout.contains("@@end@@"),
+        "a README example failed ({status}); the last block started is the one at fault\n\
+         --- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    for (i, output) in expected {
+        let printed = stdout
+            .split(&format!("@@block {i}@@"))
+            .nth(1)
+            .and_then(|rest| rest.split("@@").next())
+            .unwrap_or_default();
+        let printed = normalized(printed);
+        for line in output.lines() {
+            if line.contains('…') || line.contains("...") || line.trim().is_empty() {
+                continue;
+            }
+            let line = normalized(line);
+            assert!(
+                printed.lines().any(|p| p.trim_end() == line.trim_end()),
+                "the README shows {line:?} after block {i}, which printed:\n{printed}"
+            );
+        }
+    }
+}
+
+/// The install line is the Dockerfile's build command (with the image's profile and install
+/// root), and CI runs the Dockerfile's command, so both stay in working order.
+#[test]
+fn the_install_line_is_what_the_dockerfile_and_ci_run() {
+    let dockerfile = std::fs::read_to_string(root().join("deploy/Dockerfile")).unwrap();
+    assert!(
+        dockerfile.contains(&format!(
+            "{INSTALL} --profile \"$PROFILE\" --root /usr/local"
+        )),
+        "deploy/Dockerfile builds with `{INSTALL}`"
+    );
+    let ci = std::fs::read_to_string(root().join(".ci/test.sh")).unwrap();
+    assert!(
+        ci.contains("deploy/Dockerfile") && ci.contains("cargo install"),
+        ".ci/test.sh runs the Dockerfile's cargo command"
+    );
+}
