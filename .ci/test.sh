@@ -208,7 +208,7 @@ cargo test --workspace --all-targets --locked --no-run
 # about twice as long as the rest of this run): the same `cargo install` command, from the same
 # place, with the dev profile, into a directory thrown away.
 log "the Dockerfile's cargo command (deploy/Dockerfile, PROFILE=dev)"
-docker_build=$(awk '/^RUN / { run = 1 } run && /cargo install/ { sub(/^[ \t]*/, ""); sub(/ *\\$/, ""); print; exit }' deploy/Dockerfile)
+docker_build=$(awk '/^RUN / { run = 1 } run && !/^[ \t]*#/ && /cargo install/ { sub(/^[ \t]*/, ""); sub(/ *\\$/, ""); print; exit }' deploy/Dockerfile)
 case "$docker_build" in
   "cargo install --locked --path . --profile \"\$PROFILE\" --root /usr/local"*) ;;
   *) echo "deploy/Dockerfile's build command is not the README's install command: $docker_build" >&2; exit 1 ;;
