@@ -103,13 +103,28 @@ pub fn collect(
     stdin: &mut dyn Read,
     max_body_bytes: u64,
 ) -> (Vec<Article>, Vec<InputError>) {
+    collect_named(inputs, format, stdin, None, max_body_bytes)
+}
+
+/// [`collect`], with standard input's content given a name (`--stdin-name`): the article read
+/// from it, or the draft events in it (`name:3`, `name#2`), are called so, and a body read from it
+/// is located by line and column as a file of that name would be. Without a name it is `-`.
+pub fn collect_named(
+    inputs: &[String],
+    format: Option<BodyFormat>,
+    stdin: &mut dyn Read,
+    stdin_name: Option<&str>,
+    max_body_bytes: u64,
+) -> (Vec<Article>, Vec<InputError>) {
     let mut articles = Vec::new();
     let mut errors = Vec::new();
     for input in inputs {
         if input == "-" {
+            let name = stdin_name.unwrap_or("-");
+            let path = stdin_name.map(Path::new);
             match read_bounded(stdin, true, max_body_bytes) {
                 Ok(bytes) => {
-                    read_content("-", None, &bytes, true, format, &mut articles, &mut errors)
+                    read_content(name, path, &bytes, true, format, &mut articles, &mut errors)
                 }
                 Err(err) => errors.push(err.into_input_error("standard input")),
             }
@@ -394,6 +409,38 @@ mod tests {
 
     fn collect_stdin(input: &str) -> (Vec<Article>, Vec<InputError>) {
         collect(&["-".to_owned()], None, &mut input.as_bytes(), 1 << 20)
+    }
+
+    #[test]
+    fn standard_input_takes_the_name_it_is_given() {
+        let stdin = ["-".to_owned()];
+        let (articles, _) = collect(&stdin, None, &mut &b"Plain text."[..], 1 << 20);
+        assert_eq!(articles[0].name, "-");
+        assert_eq!(articles[0].file, None);
+        let (articles, _) = collect_named(
+            &stdin,
+            None,
+            &mut &b"Plain text."[..],
+            Some("news/a.md"),
+            1 << 20,
+        );
+        assert_eq!(articles[0].name, "news/a.md");
+        assert_eq!(articles[0].file.as_deref(), Some(Path::new("news/a.md")));
+        match &articles[0].content {
+            Content::Body { article_id, .. } => assert_eq!(article_id, "news/a.md"),
+            other => panic!("expected a body, got {other:?}"),
+        }
+        let lines = format!("{}\n{}\n", draft("a-1", "One."), draft("a-2", "Two."));
+        let (articles, _) = collect_named(
+            &stdin,
+            None,
+            &mut lines.as_bytes(),
+            Some("export.jsonl"),
+            1 << 20,
+        );
+        let names: Vec<&str> = articles.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["export.jsonl:1", "export.jsonl:2"]);
+        assert!(articles.iter().all(|a| a.file.is_none()));
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub const DEFAULT_RETRY_AFTER_MAX_MS: u64 = 30_000;
 /// Default total weight of the page cache (64 MiB): a 1,500-word page weighs about 171 KiB with
 /// its index, so some 380 such pages, more than a newsroom cites in the hour a page stays cached
 /// (`cache.ttl_ok_s`), and a process holding 10,000 articles in flight with a full cache stays
-/// within 300 MB (README "Performance"). Each MiB more costs about a MiB of RSS: raise it where
+/// within 300 MB (docs/performance.md). Each MiB more costs about a MiB of RSS: raise it where
 /// many drafts cite the same pages over a longer span (re-checking an archive).
 pub const DEFAULT_CACHE_CAPACITY_BYTES: u64 = 64 * 1024 * 1024;
 /// Default time a good page stays cached, in seconds.

@@ -40,7 +40,9 @@
 //! - `service`: `[extract]`, `[join]`, `[http]`, `[log]`, `[trace]`.
 //! - `load`: the file and the environment, through figment.
 //! - `error`: [`ConfigError`], and the `Validation` in which `validate` collects problems.
+//! - [`check`]: `factgate config check`, the effective configuration printed as TOML.
 
+pub mod check;
 mod error;
 mod fetch;
 mod judge;

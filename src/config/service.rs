@@ -195,7 +195,7 @@ pub const DEFAULT_PAGE_BODY_BYTES: usize = 64 << 20;
 
 /// The default of `http.decision_bytes`: 16 MiB keeps the decisions of about 6,000 articles
 /// (a report of three claims is about 3 KiB as JSON), days of a newsroom's output, within the
-/// memory the defaults are sized for (README, Performance).
+/// memory the defaults are sized for (docs/performance.md).
 pub const DEFAULT_DECISION_BYTES: usize = 16 << 20;
 
 impl Default for HttpConfig {
