@@ -32,4 +32,5 @@ mod poison;
 mod prometheus_live;
 mod recheck;
 mod schemas;
+mod ssrf;
 mod ui_browser;
