@@ -129,6 +129,25 @@ pub enum RefusalReason {
 }
 
 impl RefusalReason {
+    /// The setting that would let this fetch through, when one would: the allowlist for an
+    /// address, the redirect cap for a long chain. `None` for what no setting allows (another
+    /// scheme, a malformed URL, a redirect loop).
+    pub fn allowed_by(&self) -> Option<&'static str> {
+        match self {
+            Self::Address { .. } | Self::NoAllowedAddress { .. } => Some("fetch.address_allowlist"),
+            Self::TooManyRedirects { .. } => Some("fetch.max_redirects"),
+            Self::Scheme(_) | Self::InvalidUrl(_) | Self::RedirectLoop => None,
+        }
+    }
+
+    /// What was refused, for a reader: "loopback address 127.0.0.1", "more than 5 redirects".
+    pub fn what(&self) -> String {
+        match self {
+            Self::Address { address, range } => format!("{range} address {address}"),
+            other => other.to_string(),
+        }
+    }
+
     /// A low-cardinality name for logs and metric labels.
     pub fn class(&self) -> &'static str {
         match self {

@@ -6,7 +6,7 @@
 //! (see [`FetchStatus::leaves_source_unjudged`]). A check never ends in silence: every path
 //! returns a result with its reason.
 
-use super::fetch::{FetchOutcome, Fetcher};
+use super::fetch::{FetchOutcome, Fetcher, RefusalReason};
 use super::llm::{Lead, LlmJudge, QuorumOutcome};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::judge::{
@@ -308,6 +308,22 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
             format!("Source is paywalled ({marker})"),
             "Cite an open source, or check the claim by hand",
         ),
+        FetchOutcome::RefusedByPolicy(reason) => (
+            Severity::Medium,
+            format!("Source was not fetched: {}", describe(outcome)),
+            match reason {
+                RefusalReason::Address { .. } | RefusalReason::NoAllowedAddress { .. } => {
+                    "Cite a source on a public address; a source on this network is checked \
+                     once its addresses are in `fetch.address_allowlist`"
+                }
+                RefusalReason::TooManyRedirects { .. } => {
+                    "Cite the page the redirects lead to, or raise `fetch.max_redirects`"
+                }
+                RefusalReason::RedirectLoop => "Cite a page that does not redirect in a loop",
+                RefusalReason::Scheme(_) => "Cite an http or https source",
+                RefusalReason::InvalidUrl(_) => "Correct the citation's URL",
+            },
+        ),
         other => (
             Severity::Medium,
             format!("Source could not be checked: {}", describe(other)),
@@ -341,7 +357,10 @@ fn describe(outcome: &FetchOutcome) -> String {
         FetchOutcome::UnexpectedStatus { status } => format!("unexpected HTTP status {status}"),
         FetchOutcome::Timeout => "timed out".to_owned(),
         FetchOutcome::TooLarge { limit } => format!("larger than the {limit}-byte cap"),
-        FetchOutcome::RefusedByPolicy(reason) => format!("refused by policy: {reason}"),
+        FetchOutcome::RefusedByPolicy(reason) => match reason.allowed_by() {
+            Some(key) => format!("refused: {} (allow it with `{key}`)", reason.what()),
+            None => format!("refused: {}", reason.what()),
+        },
         FetchOutcome::UnsupportedContent { content_type } => {
             format!("unsupported content type {content_type}")
         }
@@ -525,6 +544,29 @@ mod tests {
             r.confidence,
             Some(judgment(Verdict::Supported, None).confidence())
         );
+    }
+
+    #[test]
+    fn a_refused_source_says_what_was_refused_and_the_setting_that_allows_it() {
+        let refused = FetchOutcome::RefusedByPolicy(RefusalReason::Address {
+            address: "10.0.0.7".parse().expect("address"),
+            range: "private",
+        });
+        let issue = fetch_issue(&claim(), "http://10.0.0.7/report", &refused);
+        assert_eq!(
+            issue.problem,
+            "Source was not fetched: refused: private address 10.0.0.7 (allow it with \
+             `fetch.address_allowlist`)"
+        );
+        assert!(
+            issue.recommendation.contains("`fetch.address_allowlist`")
+                && !issue.recommendation.contains("reachable"),
+            "{}",
+            issue.recommendation
+        );
+        let scheme = FetchOutcome::RefusedByPolicy(RefusalReason::Scheme("ftp".into()));
+        let issue = fetch_issue(&claim(), "ftp://x/y", &scheme);
+        assert!(!issue.problem.contains("allow it"), "{}", issue.problem);
     }
 
     #[test]

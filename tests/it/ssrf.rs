@@ -504,3 +504,57 @@ async fn the_local_use_nat64_prefix_is_refused_as_literal_by_resolver_and_after_
 fn redirect(to: &str) -> Response {
     respond(302, &[("location", to)], "")
 }
+
+/// Log lines written by the thread's subscriber, for a test to read back.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("log buffer").extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A source refused by the policy is one WARN line however many claims cite it and however
+/// many addresses its name resolves to, and the line names the setting that would allow it.
+#[tokio::test]
+async fn a_refused_source_is_logged_once_with_the_setting_that_allows_it() {
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let fetcher = Fetcher::new(FetchSettings {
+        max_retries: 0,
+        ..FetchSettings::default()
+    })
+    .expect("fetcher");
+    // Port 9 (discard): nothing is ever sent there, the policy refuses first.
+    for _claim in 0..3 {
+        for url in ["http://127.0.0.1:9/a", "http://localhost:9/b"] {
+            let fetched = fetcher.fetch(url).await;
+            assert!(
+                matches!(*fetched.outcome, FetchOutcome::RefusedByPolicy(_)),
+                "{url}: {:?}",
+                fetched.outcome
+            );
+        }
+    }
+    let text = String::from_utf8(logs.0.lock().expect("log buffer").clone()).expect("UTF-8");
+    let warns: Vec<&str> = text.lines().filter(|l| l.contains(" WARN ")).collect();
+    assert_eq!(warns.len(), 2, "one per source:\n{text}");
+    for line in warns {
+        assert!(
+            line.contains("fetch.address_allowlist") && line.contains("loopback"),
+            "{line}"
+        );
+    }
+}
