@@ -64,16 +64,40 @@ static META_CHARSET: LazyLock<Regex> = LazyLock::new(|| {
 /// charset; for HTML, a `<meta>` charset in the first 1024 bytes; UTF-8. A BOM wins because it
 /// cannot be wrong about the bytes that follow it. Malformed bytes become U+FFFD, never an error.
 pub fn decode(body: &[u8], header_charset: Option<&str>, kind: TextKind) -> String {
-    let declared = header_charset
+    // `decode` sniffs a BOM itself and replaces malformed sequences.
+    let (text, _, _) = declared_encoding(body, header_charset, kind).decode(body);
+    text.into_owned()
+}
+
+/// [`decode`], taking the body: when it is UTF-8 already (no BOM, valid, and so declared or not
+/// declared at all), its bytes become the text without a copy, so a page is held once, not
+/// twice.
+pub fn decode_owned(body: Vec<u8>, header_charset: Option<&str>, kind: TextKind) -> String {
+    if declared_encoding(&body, header_charset, kind) == UTF_8 && Encoding::for_bom(&body).is_none()
+    {
+        match String::from_utf8(body) {
+            Ok(text) => return text,
+            Err(err) => return decode(err.as_bytes(), header_charset, kind),
+        }
+    }
+    decode(&body, header_charset, kind)
+}
+
+/// The encoding a body declares: the Content-Type charset; for HTML, a `<meta>` charset in the
+/// first 1024 bytes; else UTF-8. (A BOM, which wins over all of them, is the decoder's to see.)
+fn declared_encoding(
+    body: &[u8],
+    header_charset: Option<&str>,
+    kind: TextKind,
+) -> &'static Encoding {
+    header_charset
         .and_then(|label| Encoding::for_label(label.as_bytes()))
         .or_else(|| {
             (kind == TextKind::Html)
                 .then(|| meta_charset(body))
                 .flatten()
-        });
-    // `decode` sniffs a BOM itself and replaces malformed sequences.
-    let (text, _, _) = declared.unwrap_or(UTF_8).decode(body);
-    text.into_owned()
+        })
+        .unwrap_or(UTF_8)
 }
 
 fn meta_charset(body: &[u8]) -> Option<&'static Encoding> {
@@ -479,6 +503,27 @@ mod tests {
             ),
             "bom"
         );
+    }
+
+    #[test]
+    fn an_owned_body_decodes_as_a_borrowed_one() {
+        for (body, charset, kind) in [
+            (&b"<p>caf\xc3\xa9</p>"[..], None, TextKind::Html),
+            (&b"caf\xe9"[..], Some("windows-1252"), TextKind::Plain),
+            (
+                &b"<meta charset=\"windows-1252\"><p>caf\xe9</p>"[..],
+                None,
+                TextKind::Html,
+            ),
+            (&b"\xef\xbb\xbfbom"[..], None, TextKind::Plain),
+            (&b"ok \xff"[..], Some("utf-8"), TextKind::Plain),
+        ] {
+            assert_eq!(
+                decode_owned(body.to_vec(), charset, kind),
+                decode(body, charset, kind),
+                "{body:?}"
+            );
+        }
     }
 
     #[test]
