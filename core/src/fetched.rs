@@ -42,6 +42,17 @@ pub enum FetchOutcome {
         /// 401 or 403.
         status: u16,
     },
+    /// A page served as a success that is not a source: an error page (a soft 404) or a site
+    /// search's results (see `webpage::not_a_source`). The citation does not lead to what it
+    /// cites, as a dead link does not.
+    NotASource {
+        /// The status it was served with (a 2xx).
+        status: u16,
+        /// An error page or search results.
+        kind: crate::text::webpage::NotASourceKind,
+        /// What gave it away: the title or heading, `noindex`, the schema.org type, the query.
+        marker: String,
+    },
     /// 402, or a page whose markup or text shows a paywall (see `content::paywall_marker`).
     Paywalled {
         /// The marker that gave the paywall away (`"HTTP 402"`, a class name or a phrase).

@@ -13,6 +13,7 @@ use crate::judge::{
     IssueKind, JudgeSettings, Judgment, PageIndex, Source, calibration, judge_page,
 };
 use crate::model::{Claim, Severity, Span, Verdict};
+use crate::text::webpage::NotASourceKind;
 use chrono::Utc;
 use std::sync::Arc;
 
@@ -298,6 +299,24 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
             format!("Citation returns {status} error"),
             "Find alternative source or remove claim",
         ),
+        FetchOutcome::NotASource { kind, marker, .. } => (
+            Severity::High,
+            match kind {
+                NotASourceKind::ErrorPage => format!(
+                    "The citation leads to an error page, not the source (\"{marker}\", served \
+                     as a success)"
+                ),
+                NotASourceKind::SearchResults => format!(
+                    "The citation leads to a site search's results, not the source ({marker})"
+                ),
+            },
+            match kind {
+                NotASourceKind::ErrorPage => "Find the page that states the claim, or remove claim",
+                NotASourceKind::SearchResults => {
+                    "Cite the article or document itself, not a search for it"
+                }
+            },
+        ),
         FetchOutcome::Forbidden { status } => (
             Severity::High,
             format!("Citation returns {status}: the source refuses access"),
@@ -348,6 +367,10 @@ fn describe(outcome: &FetchOutcome) -> String {
     match outcome {
         FetchOutcome::Ok(_) => "read".to_owned(),
         FetchOutcome::NotFound { status } => format!("page not found ({status})"),
+        FetchOutcome::NotASource { kind, status, .. } => match kind {
+            NotASourceKind::ErrorPage => format!("an error page served as {status}"),
+            NotASourceKind::SearchResults => format!("search results served as {status}"),
+        },
         FetchOutcome::Forbidden { status } => format!("access forbidden ({status})"),
         FetchOutcome::Paywalled { marker } => format!("paywall ({marker})"),
         FetchOutcome::RateLimited { .. } => "rate limited (429) after retries".to_owned(),
@@ -373,7 +396,8 @@ fn describe(outcome: &FetchOutcome) -> String {
 fn fetch_status(outcome: &FetchOutcome) -> FetchStatus {
     match outcome {
         FetchOutcome::Ok(_) => FetchStatus::Ok,
-        FetchOutcome::NotFound { .. } => FetchStatus::NotFound,
+        // Not found where the citation points, whatever the status said.
+        FetchOutcome::NotFound { .. } | FetchOutcome::NotASource { .. } => FetchStatus::NotFound,
         FetchOutcome::Forbidden { .. } => FetchStatus::Forbidden,
         FetchOutcome::Paywalled { .. } => FetchStatus::Paywalled,
         FetchOutcome::RateLimited { .. } => FetchStatus::RateLimited,
@@ -392,6 +416,7 @@ fn http_status(outcome: &FetchOutcome) -> Option<u16> {
     match outcome {
         FetchOutcome::Ok(page) => Some(page.status),
         FetchOutcome::NotFound { status }
+        | FetchOutcome::NotASource { status, .. }
         | FetchOutcome::Forbidden { status }
         | FetchOutcome::ServerError { status, .. }
         | FetchOutcome::UnexpectedStatus { status } => Some(*status),

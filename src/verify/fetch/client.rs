@@ -197,6 +197,13 @@ fn to_outcome(
                 }
             };
             let page = content::document_to_text(&document);
+            if let Some(found) = content::not_a_source(&document, &page, &final_url) {
+                return FetchOutcome::NotASource {
+                    status,
+                    kind: found.kind,
+                    marker: found.marker,
+                };
+            }
             (page.title, page.text, Some(decoded), page.claim_reviews)
         }
         TextKind::Plain => (None, decoded, None, Vec::new()),
