@@ -28,6 +28,10 @@ pub const DEFAULT_FETCH_MAX_NESTING_DEPTH: usize = 512;
 /// article is a few thousand, a long reference page tens of thousands. At the cap the tree costs
 /// tens of megabytes (docs/reliability.md gives the figure).
 pub const DEFAULT_FETCH_MAX_HTML_NODES: usize = 200_000;
+/// Default cap on the readable text of a fetched page (2 MiB): a long report is a few hundred
+/// kilobytes of text, and the judge's index of a page costs tens of times its text
+/// (docs/reliability.md).
+pub const DEFAULT_FETCH_MAX_TEXT_BYTES: u64 = 2 * 1024 * 1024;
 /// Default steady request rate to one host.
 pub const DEFAULT_PER_HOST_RPS: f64 = 2.0;
 /// Default burst of requests to one host above the steady rate.
@@ -86,6 +90,10 @@ pub struct FetchConfig {
     /// its tree is built and again while it is built; a page with more leaves its source
     /// unjudged. Bounds the memory one page can take, whatever its size in bytes.
     pub max_html_nodes: usize,
+    /// Cap on a fetched page's readable text (HTML reduced to what a reader sees, or text/plain
+    /// as sent); a page with more is not judged and leaves its source unjudged. Bounds the memory
+    /// of the judge's index of one page.
+    pub max_text_bytes: u64,
     /// Fetch from private, loopback, link-local, CGNAT and cloud-metadata addresses. Keep `false`
     /// in production: a draft could otherwise make factgate read internal services.
     pub allow_private_addresses: bool,
@@ -122,6 +130,7 @@ impl Default for FetchConfig {
             max_redirects: DEFAULT_MAX_REDIRECTS,
             max_nesting_depth: DEFAULT_FETCH_MAX_NESTING_DEPTH,
             max_html_nodes: DEFAULT_FETCH_MAX_HTML_NODES,
+            max_text_bytes: DEFAULT_FETCH_MAX_TEXT_BYTES,
             allow_private_addresses: false,
             address_allowlist: Vec::new(),
             per_host_requests_per_second: DEFAULT_PER_HOST_RPS,
@@ -182,6 +191,7 @@ impl FetchConfig {
         validation.nonzero("fetch.max_decompressed_bytes", self.max_decompressed_bytes);
         validation.nonzero("fetch.max_nesting_depth", self.max_nesting_depth as u64);
         validation.nonzero("fetch.max_html_nodes", self.max_html_nodes as u64);
+        validation.nonzero("fetch.max_text_bytes", self.max_text_bytes);
         // Decompressed text is never smaller than what arrived, except for a bomb; a lower cap
         // would refuse every compressed page that fits the body cap.
         validation.not_above(

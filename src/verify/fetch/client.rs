@@ -125,6 +125,7 @@ pub async fn read_response(
     let limits = PageLimits {
         max_depth: settings.max_nesting_depth,
         max_nodes: settings.max_html_nodes,
+        max_text_bytes: settings.max_text_bytes,
     };
     // Decoding and parsing a page of megabytes is CPU work: it runs on the bounded parsing
     // pool, and stops as soon as the fetch's time is up (this future is then dropped).
@@ -139,11 +140,13 @@ pub async fn read_response(
     })
 }
 
-/// The bounds on an HTML page's tree: `fetch.max_nesting_depth`, `fetch.max_html_nodes`.
+/// The bounds on a page: `fetch.max_nesting_depth`, `fetch.max_html_nodes`,
+/// `fetch.max_text_bytes`.
 #[derive(Debug, Clone, Copy)]
 struct PageLimits {
     max_depth: usize,
     max_nodes: usize,
+    max_text_bytes: u64,
 }
 
 #[allow(clippy::too_many_arguments)] // one response's parts, passed across a thread boundary
@@ -158,18 +161,18 @@ fn to_outcome(
     cancel: &AtomicBool,
 ) -> FetchOutcome {
     use crate::text::markup::{self, Stopped, TooLarge};
+    let refused = |what: String| FetchOutcome::UnsupportedContent {
+        content_type: format!("{content_type} {what}"),
+    };
     // The body's bytes become the text's when they are UTF-8 already (most pages): one copy of
     // the page in memory, not two.
     let decoded = content::decode_owned(bytes, charset.as_deref(), kind);
-    let (title, text, html, claim_reviews) = match kind {
+    let (title, text, paywall_markup, claim_reviews) = match kind {
         TextKind::Html => {
             // A tree costs time that grows with its depth and memory that grows with its nodes:
             // a page nested too deep, or plainly of too many nodes, is not built (a linear scan
             // says so first), and a build that passes the node budget all the same (elements
             // the parser reconstructs) is stopped. Either leaves the source unjudged.
-            let refused = |what: String| FetchOutcome::UnsupportedContent {
-                content_type: format!("{content_type} {what}"),
-            };
             match markup::check_html_shape(&decoded, limits.max_depth, limits.max_nodes) {
                 Ok(()) => {}
                 Err(TooLarge::Deep(too_deep)) => {
@@ -185,7 +188,12 @@ fn to_outcome(
                     ));
                 }
             }
-            let document = match markup::parse_html_bounded(&decoded, cancel, limits.max_nodes) {
+            // The markup's paywall marker is looked for now, so the markup can go as soon as
+            // the tree holds the page: it is not kept beside the tree and the text.
+            let paywall_markup = content::paywall_marker(Some(&decoded), "");
+            let parsed = markup::parse_html_bounded(&decoded, cancel, limits.max_nodes);
+            drop(decoded);
+            let document = match parsed {
                 Ok(document) => document,
                 // Cancelled: the fetch's time ran out and no one awaits this any more.
                 Err(Stopped::Cancelled(_)) => return FetchOutcome::Timeout,
@@ -204,11 +212,19 @@ fn to_outcome(
                     marker: found.marker,
                 };
             }
-            (page.title, page.text, Some(decoded), page.claim_reviews)
+            (page.title, page.text, paywall_markup, page.claim_reviews)
         }
         TextKind::Plain => (None, decoded, None, Vec::new()),
     };
-    if let Some(marker) = content::paywall_marker(html.as_deref(), &text) {
+    // The judge indexes what a page says, at many times its size: a page with more to read than
+    // `fetch.max_text_bytes` is not judged (its source is unjudged) rather than indexed.
+    if text.len() as u64 > limits.max_text_bytes {
+        return refused(format!(
+            "with more text than fetch.max_text_bytes ({} bytes)",
+            limits.max_text_bytes
+        ));
+    }
+    if let Some(marker) = paywall_markup.or_else(|| content::paywall_marker(None, &text)) {
         return FetchOutcome::Paywalled { marker };
     }
     // A page with no visible text (a script-rendered shell, an empty body) cannot be judged. As
