@@ -141,6 +141,33 @@ pub fn html_to_text(html: &str) -> HtmlText {
 /// Extracts the title and visible text of a parsed HTML document (see
 /// [`crate::text::markup::parse_html_cancellable`] for a parse bounded in time).
 pub fn document_to_text(document: &Html) -> HtmlText {
+    // No text is longer than the address space: the limit is never reached.
+    document_to_text_within(document, usize::MAX).unwrap_or_else(|TextTooLong { .. }| HtmlText {
+        title: None,
+        text: String::new(),
+        claim_reviews: Vec::new(),
+    })
+}
+
+/// A page with more visible text than its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("its visible text is longer than {limit} bytes")]
+pub struct TextTooLong {
+    /// The limit exceeded, in bytes.
+    pub limit: usize,
+}
+
+/// [`document_to_text`] for a page whose visible text may be at most `max_bytes` long: the
+/// reading stops, without holding more than about twice that, as soon as the text is sure to be
+/// longer.
+///
+/// # Errors
+/// [`TextTooLong`] when the visible text is longer than `max_bytes`.
+pub fn document_to_text_within(document: &Html, max_bytes: usize) -> Result<HtmlText, TextTooLong> {
+    let too_long = TextTooLong { limit: max_bytes };
+    // Runs of blank space are collapsed as the text is read (as tidying would), so the raw text
+    // is about as long as the tidy one; the margin covers what tidying still removes.
+    let raw_limit = max_bytes.saturating_mul(2);
     let title = Selector::parse("title")
         .ok()
         .and_then(|sel| document.select(&sel).next())
@@ -155,6 +182,9 @@ pub fn document_to_text(document: &Html) -> HtmlText {
     // as a browser shows it, and only `<br>` and blocks break lines.
     let mut preformatted = 0usize;
     for edge in document.tree.root().traverse() {
+        if out.len() > raw_limit {
+            return Err(too_long);
+        }
         match edge {
             Edge::Open(node) => match node.value() {
                 Node::Element(el) if skipping > 0 || is_dropped(el) => skipping += 1,
@@ -164,13 +194,18 @@ pub fn document_to_text(document: &Html) -> HtmlText {
                     if el.name() == "pre" {
                         preformatted += 1;
                     }
-                    out.push_str("\n\n");
+                    push_break(&mut out);
                 }
                 Node::Text(text) if preformatted > 0 => out.push_str(text),
-                Node::Text(text) => out.extend(
-                    text.chars()
-                        .map(|c| if c.is_whitespace() { ' ' } else { c }),
-                ),
+                Node::Text(text) => {
+                    for c in text.chars() {
+                        let c = if c.is_whitespace() { ' ' } else { c };
+                        // A space after a space or a line break is one tidying removes.
+                        if c != ' ' || !(out.is_empty() || out.ends_with([' ', '\n'])) {
+                            out.push(c);
+                        }
+                    }
+                }
                 _ => {}
             },
             Edge::Close(node) => match node.value() {
@@ -179,17 +214,25 @@ pub fn document_to_text(document: &Html) -> HtmlText {
                     if el.name() == "pre" {
                         preformatted = preformatted.saturating_sub(1);
                     }
-                    out.push_str("\n\n");
+                    push_break(&mut out);
                 }
                 _ => {}
             },
         }
     }
-    HtmlText {
-        title,
-        text: tidy(&out),
-        claim_reviews: claim_reviews(document),
+    if out.len() > raw_limit {
+        return Err(too_long);
     }
+    let text = tidy(&out);
+    drop(out);
+    if text.len() > max_bytes {
+        return Err(too_long);
+    }
+    Ok(HtmlText {
+        title,
+        text,
+        claim_reviews: claim_reviews(document),
+    })
 }
 
 /// The most reviews read from one page; a fact-check page carries one or a few.
@@ -363,6 +406,14 @@ fn microdata_review(scope: ElementRef<'_>) -> Option<ClaimReview> {
         best_rating: field("bestRating"),
         worst_rating: field("worstRating"),
     })
+}
+
+/// Ends a block: a blank line, unless the text starts there or one ends it already (tidying
+/// keeps one blank line between blocks, however many there were).
+fn push_break(out: &mut String) {
+    if !out.is_empty() && !out.ends_with("\n\n") {
+        out.push_str("\n\n");
+    }
 }
 
 fn collapse_spaces(s: &str) -> String {
@@ -875,6 +926,25 @@ mod tests {
         assert_eq!(
             page.text,
             "Prices\n\nThe plan costs $9/month.\n\nIt launched in 2021.\nLine two\n\none\n\ntwo"
+        );
+    }
+
+    #[test]
+    fn reading_stops_once_the_text_is_longer_than_its_limit() {
+        let html = format!("<p>{}</p>", "word ".repeat(1000));
+        let document = Html::parse_document(&html);
+        let whole = document_to_text(&document);
+        assert_eq!(whole.text.len(), 4999);
+        assert_eq!(document_to_text_within(&document, 4999), Ok(whole));
+        assert_eq!(
+            document_to_text_within(&document, 4998),
+            Err(TextTooLong { limit: 4998 })
+        );
+        // Blank space that tidying removes does not count.
+        let spaced = Html::parse_document(&format!("<p>a{}b</p>", " ".repeat(100)));
+        assert_eq!(
+            document_to_text_within(&spaced, 3).map(|p| p.text),
+            Ok("a b".to_owned())
         );
     }
 

@@ -204,7 +204,16 @@ fn to_outcome(
                     ));
                 }
             };
-            let page = content::document_to_text(&document);
+            // The judge indexes what a page says, at many times its size: a page with more to
+            // read than `fetch.max_text_bytes` is not judged (its source is unjudged), and the
+            // reading stops as soon as it is sure to be longer.
+            let max_text = usize::try_from(limits.max_text_bytes).unwrap_or(usize::MAX);
+            let Ok(page) = content::document_to_text_within(&document, max_text) else {
+                return refused(format!(
+                    "with more text than fetch.max_text_bytes ({} bytes)",
+                    limits.max_text_bytes
+                ));
+            };
             if let Some(found) = content::not_a_source(&document, &page, &final_url) {
                 return FetchOutcome::NotASource {
                     status,
@@ -216,8 +225,7 @@ fn to_outcome(
         }
         TextKind::Plain => (None, decoded, None, Vec::new()),
     };
-    // The judge indexes what a page says, at many times its size: a page with more to read than
-    // `fetch.max_text_bytes` is not judged (its source is unjudged) rather than indexed.
+    // A text/plain page is its text, under the same cap.
     if text.len() as u64 > limits.max_text_bytes {
         return refused(format!(
             "with more text than fetch.max_text_bytes ({} bytes)",
