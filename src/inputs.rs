@@ -613,7 +613,10 @@ mod tests {
             matches!(&first.content, Content::Body { article_id, .. } if article_id == "first")
         );
         // Only now is the input read further.
-        assert!(matches!(articles.next(), Some(Err(InputError::Read { .. }))));
+        assert!(matches!(
+            articles.next(),
+            Some(Err(InputError::Read { .. }))
+        ));
         assert!(articles.next().is_none());
     }
 

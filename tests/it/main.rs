@@ -21,6 +21,7 @@ mod dead_letter;
 mod deploy;
 mod e2e_tansu;
 mod fetch;
+mod hostile;
 mod http2;
 mod join;
 mod kafka;
