@@ -130,7 +130,7 @@ pub fn read<'a>(
     max_body_bytes: u64,
 ) -> Articles<'a> {
     Articles {
-        inputs: inputs.to_vec().into_iter(),
+        inputs: inputs.iter().cloned().collect(),
         files: VecDeque::new(),
         ready: VecDeque::new(),
         lines: None,
@@ -142,7 +142,8 @@ pub fn read<'a>(
 
 /// The articles of the inputs, read as they are asked for (see [`read`]).
 pub struct Articles<'a> {
-    inputs: std::vec::IntoIter<String>,
+    /// Inputs not yet opened.
+    inputs: VecDeque<String>,
     /// Files of the current input (a directory's, a pattern's) not yet opened.
     files: VecDeque<PathBuf>,
     /// Articles and errors read from the current file and not yet given.
@@ -176,7 +177,7 @@ impl<'a> Iterator for Articles<'a> {
                 self.open_file(&file);
                 continue;
             }
-            let input = self.inputs.next()?;
+            let input = self.inputs.pop_front()?;
             if input == "-" {
                 // Read once: a second `-` finds it at its end, as a read of a pipe would.
                 let reader: Box<dyn BufRead + 'a> = match self.stdin.take() {
