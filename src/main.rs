@@ -436,24 +436,49 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }
         None => Vec::new(),
     };
-    let (articles, errors) = inputs::collect_named(
+    // Read as they are checked: a large export, or a pipe from kcat, is never held whole.
+    let max_body_bytes = config.extract.max_body_bytes;
+    // How many articles there are, for the progress lines: counted in a first pass over the
+    // files, which holds none of them; standard input can be read only once.
+    let total = (!args.inputs.iter().any(|i| i == "-")).then(|| {
+        inputs::read(
+            &args.inputs,
+            args.input_format,
+            &mut std::io::empty(),
+            max_body_bytes,
+        )
+        .filter(Result::is_ok)
+        .count()
+    });
+    let mut stdin = std::io::stdin().lock();
+    let mut articles = inputs::read_named(
         &args.inputs,
         args.input_format,
-        &mut std::io::stdin().lock(),
+        &mut stdin,
         args.stdin_name.as_deref(),
-        config.extract.max_body_bytes,
-    );
+        max_body_bytes,
+    )
+    .peekable();
+    // Several HTML pages need a place to go (refused before checking anything), and only a
+    // lone article may be compared with a lone decision of another name. From standard input,
+    // whether a second comes is read ahead only when that matters.
+    let mut first = None;
+    let several = match total {
+        Some(total) => total > 1,
+        None if (format == Format::Html && args.output.is_none()) || !previous.is_empty() => {
+            first = articles.next();
+            articles.peek().is_some()
+        }
+        None => true,
+    };
+    let mut articles = first.into_iter().chain(articles);
     let progress = Progress::new(
         std::io::stderr(),
-        articles.len(),
+        total,
         verbosity,
         factgate::telemetry::stderr_wants_colour(),
     );
-    for err in &errors {
-        progress.input_error(err);
-    }
-    // Several HTML pages need a place to go: refuse before checking anything.
-    if format == Format::Html && articles.len() > 1 && args.output.is_none() {
+    if format == Format::Html && several && args.output.is_none() {
         anyhow::bail!(
             "--format html with several articles writes an index and one page per article: \
              give --output FILE (the pages go in a folder beside it)"
@@ -480,10 +505,20 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         concurrency: CHECK_CONCURRENCY,
         limits: config.extract.limits(),
     };
-    let mut done: Vec<Done> = Vec::with_capacity(articles.len());
-    // Only a lone article may be compared with a lone decision of another name.
-    let lone = articles.len() == 1;
-    for article in articles {
+    // Kept for the reports written at the end; a report written as it goes keeps none.
+    let mut done: Vec<Done> = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    let mut blocked = false;
+    let lone = !several;
+    for article in &mut articles {
+        let article = match article {
+            Ok(article) => article,
+            Err(err) => {
+                progress.input_error(&err);
+                errors.push(err.to_string());
+                continue;
+            }
+        };
         progress.article_started(&article.name);
         let started = std::time::Instant::now();
         let (decision, extraction) = match &article.content {
@@ -539,30 +574,30 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             extraction,
             seconds,
         };
+        blocked |= finished.decision.outcome == Outcome::Block;
         if format.streams() {
             // Written as each article is decided, so `kcat … | factgate check -` answers as it
             // reads; a closed pipe ends the run (see `main`).
             sink.write_all(render::render(format, &[finished.view()]).as_bytes())
                 .context("writing the report")?;
             sink.flush().context("writing the report")?;
+        } else {
+            done.push(finished);
         }
-        done.push(finished);
     }
     if !format.streams() {
         let views: Vec<CheckedArticle<'_>> = done.iter().map(Done::view).collect();
-        let unreadable: Vec<String> = errors.iter().map(ToString::to_string).collect();
         let report = match (format, args.output.as_deref()) {
             (Format::Html, Some(index)) if views.len() > 1 => {
-                write_html_pages(index, &views, &unreadable)?
+                write_html_pages(index, &views, &errors)?
             }
-            _ => render::render_with_unreadable(format, &views, &unreadable),
+            _ => render::render_with_unreadable(format, &views, &errors),
         };
         sink.write_all(report.as_bytes())
             .context("writing the report")?;
     }
     sink.flush().context("writing the report")?;
     progress.summary(errors.len());
-    let blocked = done.iter().any(|d| d.decision.outcome == Outcome::Block);
     Ok(if !errors.is_empty() {
         ExitCode::from(EXIT_ERROR)
     } else if blocked {
