@@ -110,12 +110,7 @@ fn main() -> anyhow::Result<()> {
                     .map(|i| {
                         format!(
                             "[{:?} {:?} {:?}] {} | {} | {}",
-                            i.severity,
-                            i.issue_type,
-                            i.element,
-                            i.claim,
-                            i.problem,
-                            i.evidence
+                            i.severity, i.issue_type, i.element, i.claim, i.problem, i.evidence
                         )
                     })
                     .collect();
