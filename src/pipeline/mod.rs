@@ -13,6 +13,7 @@
 //! - `join`: [`crate::join::JoinState`] over manifests and results; decisions as soon as complete,
 //!   or at the event-time deadline.
 //! - `board`: every process reads drafts and decisions to answer the HTTP endpoint.
+//! - `override_loop`: with the join, editors' overrides in, a new decision on their revision out.
 //!
 //! Each role is its own consumer group and stores a message's offset only after everything it
 //! produced for that message is acknowledged (the join: only up to its earliest undecided
@@ -27,6 +28,7 @@ mod board;
 mod extract_loop;
 mod history;
 mod join_loop;
+mod override_loop;
 mod verify_loop;
 
 use crate::config::Config;
@@ -131,6 +133,9 @@ pub enum PipelineError {
     },
     #[error("the HTTP server failed")]
     Http(#[source] std::io::Error),
+    /// The login's credentials could not be read.
+    #[error("the login of the HTTP endpoint")]
+    Login(#[source] crate::http::login::LoginError),
 }
 
 /// Why a role or a task stopped before its shutdown signal.
@@ -339,6 +344,27 @@ impl Services {
     }
 }
 
+/// Where the pages' override form sends an override: the overrides topic, keyed by article.
+fn override_sink(services: Arc<Services>) -> crate::http::OverrideSink {
+    Arc::new(move |over: crate::events::OverrideEvent| {
+        let services = Arc::clone(&services);
+        async move {
+            let topic = services.config.kafka.topics.overrides.clone();
+            services
+                .publish(
+                    &topic,
+                    &over.article_id,
+                    crate::events::OVERRIDE_V1,
+                    &over,
+                    None,
+                )
+                .await
+                .map_err(|err| err.to_string())
+        }
+        .boxed()
+    })
+}
+
 /// The block that replaces a decision the broker cannot take (`internal_error`, saying why):
 /// small, so it always fits, and never a pass.
 fn unpublishable(decision: &Decision, why: &str, published_at: Option<DateTime<Utc>>) -> Decision {
@@ -469,21 +495,59 @@ pub async fn run(
         let stop = stop_rx.clone();
         tasks.spawn(async move { ("board".to_owned(), board::run(services, stop).await) });
     }
+    if roles.contains(&Role::Join) {
+        let services = Arc::clone(&services);
+        let stop = stop_rx.clone();
+        tasks.spawn(async move {
+            (
+                "overrides".to_owned(),
+                override_loop::run(services, stop).await,
+            )
+        });
+    }
     if serve_http {
-        let listener = tokio::net::TcpListener::bind(services.config.http.listen)
+        let http = services.config.http.clone();
+        let login =
+            crate::http::login::Login::from_config(&http.auth).map_err(PipelineError::Login)?;
+        if !login.is_configured() {
+            tracing::warn!(
+                "no login is configured ([http.auth]): the API and the pages on http.listen refuse every request"
+            );
+        }
+        let api = tokio::net::TcpListener::bind(http.listen)
             .await
             .map_err(PipelineError::Http)?;
-        info!(listen = %services.config.http.listen, "HTTP endpoint listening");
-        let router = crate::http::router(services.board.clone(), Arc::clone(&readiness));
-        let mut stop = stop_rx.clone();
-        let http = services.config.http.clone();
-        tasks.spawn(async move {
-            let served = crate::http::serve(listener, router, &http, async move {
-                let _ = stop.wait_for(|s| *s).await;
-            })
-            .await;
-            ("http".to_owned(), served.map_err(PipelineError::Http))
-        });
+        let admin = tokio::net::TcpListener::bind(http.admin_listen)
+            .await
+            .map_err(PipelineError::Http)?;
+        info!(listen = %http.listen, admin_listen = %http.admin_listen, "HTTP endpoints listening");
+        let routers = [
+            (
+                "http",
+                api,
+                crate::http::router(
+                    services.board.clone(),
+                    login,
+                    Some(override_sink(Arc::clone(&services))),
+                ),
+            ),
+            (
+                "http-admin",
+                admin,
+                crate::http::admin_router(Arc::clone(&readiness)),
+            ),
+        ];
+        for (name, listener, router) in routers {
+            let mut stop = stop_rx.clone();
+            let http = http.clone();
+            tasks.spawn(async move {
+                let served = crate::http::serve(listener, router, &http, async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                })
+                .await;
+                (name.to_owned(), served.map_err(PipelineError::Http))
+            });
+        }
     }
 
     let mut first_error = None;

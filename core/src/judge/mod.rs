@@ -464,11 +464,31 @@ fn judge_page_reading<'p>(
         }
     }
     let figure_problem = |e: f64, c: &Figure, s: &Figure| {
+        // Two percentages differ by points: "17%" against "7%" is 10 points higher, which a
+        // relative error ("143% off") does not say to an editor.
+        let off = if c.unit == crate::model::Unit::Percent && s.unit == crate::model::Unit::Percent
+        {
+            let points = c.value - s.value;
+            let rounded = (points.abs() * 10.0).round() / 10.0;
+            let shown = if rounded.fract() == 0.0 {
+                format!("{rounded:.0}")
+            } else {
+                format!("{rounded:.1}")
+            };
+            let unit = if rounded == 1.0 {
+                "percentage point"
+            } else {
+                "percentage points"
+            };
+            let way = if points > 0.0 { "higher" } else { "lower" };
+            format!("{shown} {unit} {way}")
+        } else {
+            format!("{:.0}% off", e * 100.0)
+        };
         format!(
-            "The claim says {} where the source says {} ({:.0}% off)",
+            "The claim says {} where the source says {} ({off})",
             c.text,
-            figures::describe(s),
-            e * 100.0
+            figures::describe(s)
         )
     };
 

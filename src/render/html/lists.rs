@@ -94,6 +94,10 @@ pub struct Desk<'a> {
     pub pending: usize,
     /// Reasons of today's blocks, most frequent first.
     pub top_reasons: Vec<(DecisionReason, usize)>,
+    /// Decisions made today to answer an editor's override.
+    pub overrides_today: usize,
+    /// Drafts read lately that could not be read (newest first): where they were and why.
+    pub unreadable: Vec<(String, String, DateTime<Utc>)>,
     pub today: DateTime<Utc>,
 }
 
@@ -108,9 +112,38 @@ struct DeskRow {
     href: String,
     decided_at: String,
     reasons: Vec<String>,
+    article_id: String,
+    /// The first finding that blocks, in words; for a pass, what was overridden or waived.
+    first_finding: String,
+    overridden_by: Option<String>,
     high: u32,
     medium: u32,
     low: u32,
+}
+
+/// The first finding of a decision in words: what blocks it first, or, for a pass, what was
+/// waived.
+fn first_finding(d: &Decision) -> String {
+    let blocking = d
+        .report
+        .issues
+        .iter()
+        .find(|i| crate::decide::review::blocks(d, i));
+    if let Some(issue) = blocking {
+        return format!(
+            "{}: {}",
+            crate::render::finding_words(issue.issue_type),
+            issue.problem
+        );
+    }
+    if let Some(w) = d.report.waived.first() {
+        return format!(
+            "{} {}",
+            crate::render::finding_words(w.issue.issue_type),
+            crate::render::waiver_words(&w.waiver)
+        );
+    }
+    String::new()
 }
 
 /// The desk's page of recent decisions (`/ui/`).
@@ -134,7 +167,14 @@ pub fn desk_page(desk: &Desk<'_>) -> String {
                 section: e.section.unwrap_or("").to_owned(),
                 href: e.href.to_owned(),
                 decided_at: d.decided_at.format("%Y-%m-%d %H:%M").to_string(),
-                reasons: reason_names(&d.reasons),
+                reasons: d
+                    .reasons
+                    .iter()
+                    .map(|r| crate::render::reason_words(*r).to_owned())
+                    .collect(),
+                article_id: d.article_id.clone(),
+                first_finding: first_finding(d),
+                overridden_by: d.override_applied.as_ref().map(|o| o.editor.clone()),
                 high: s.severity_counts.high,
                 medium: s.severity_counts.medium,
                 low: s.severity_counts.low,
@@ -155,6 +195,12 @@ pub fn desk_page(desk: &Desk<'_>) -> String {
             "passed_today": desk.passed_today,
             "pending": desk.pending,
             "top_reasons": reason_views(desk.top_reasons.iter().copied()),
+            "overrides_today": desk.overrides_today,
+            "unreadable": desk.unreadable.iter().map(|(at, error, seen)| serde_json::json!({
+                "at": at,
+                "error": error,
+                "seen": seen.format("%Y-%m-%d %H:%M").to_string(),
+            })).collect::<Vec<_>>(),
             "today": desk.today.format("%Y-%m-%d").to_string(),
         }),
     )
