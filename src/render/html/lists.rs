@@ -116,6 +116,8 @@ struct DeskRow {
     /// The first finding that blocks, in words; for a pass, what was overridden or waived.
     first_finding: String,
     overridden_by: Option<String>,
+    /// Claims for review (not blocking).
+    review: usize,
     high: u32,
     medium: u32,
     low: u32,
@@ -175,6 +177,7 @@ pub fn desk_page(desk: &Desk<'_>) -> String {
                 article_id: d.article_id.clone(),
                 first_finding: first_finding(d),
                 overridden_by: d.override_applied.as_ref().map(|o| o.editor.clone()),
+                review: crate::decide::review::for_review(d).len(),
                 high: s.severity_counts.high,
                 medium: s.severity_counts.medium,
                 low: s.severity_counts.low,
