@@ -74,3 +74,76 @@ pub fn for_review(decision: &Decision) -> Vec<ReviewItem> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::{ClaimVerdict, IssueType};
+
+    fn verdict(id: &str, status: ClaimStatus, confidence: Option<f64>) -> ClaimVerdict {
+        ClaimVerdict {
+            claim_id: id.into(),
+            text: format!("claim {id}"),
+            location: "paragraph 1".into(),
+            verdict: Some(status),
+            support: None,
+            confidence,
+            source_url: None,
+            evidence_quote: None,
+            correction: None,
+            severity: None,
+            source_credibility: None,
+            contested: false,
+            from_cache: None,
+            supporting_source: None,
+        }
+    }
+
+    fn issue(id: &str, severity: Severity) -> Issue {
+        Issue {
+            severity,
+            issue_type: IssueType::Unverifiable,
+            claim: format!("claim {id}"),
+            location: "paragraph 1".into(),
+            problem: "The source is ambiguous".into(),
+            evidence: String::new(),
+            recommendation: String::new(),
+            claim_id: Some(id.into()),
+            source_url: None,
+            element: None,
+        }
+    }
+
+    #[test]
+    fn unsure_claims_are_listed_for_review_and_blocking_ones_are_not() {
+        let mut d = crate::decide::decide_not_checked(
+            "a",
+            Some(1),
+            "d",
+            DecisionReason::InternalError,
+            "x",
+            None,
+            chrono::Utc::now(),
+        );
+        d.reasons = vec![DecisionReason::HighSeverityIssue];
+        d.report.issues = vec![issue("bad", Severity::High), issue("minor", Severity::Low)];
+        d.report.claims = vec![
+            verdict("bad", ClaimStatus::Refuted, Some(0.05)),
+            verdict("minor", ClaimStatus::Supported, Some(0.9)),
+            verdict("unsure", ClaimStatus::Inconclusive, None),
+            verdict("weak", ClaimStatus::Supported, Some(0.3)),
+            verdict("fine", ClaimStatus::Supported, Some(0.9)),
+        ];
+        let review: Vec<(String, String)> = for_review(&d)
+            .into_iter()
+            .map(|r| (r.claim_id, r.why))
+            .collect();
+        let ids: Vec<&str> = review.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["minor", "unsure", "weak"], "{review:?}");
+        assert!(review[0].1.contains("not blocking"));
+        assert!(review[1].1.contains("unconfirmed"));
+        assert!(review[2].1.contains("low confidence"));
+        assert!(blocks(&d, &d.report.issues[0]));
+        assert!(!blocks(&d, &d.report.issues[1]));
+    }
+}

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{CONTENT_SECURITY_POLICY, CSS, reason_views, render_template};
 use crate::events::{Decision, DecisionReason, Outcome};
-use crate::render::{CheckedArticle, outcome_word, reason_names, serde_name};
+use crate::render::{CheckedArticle, outcome_word, serde_name};
 
 #[derive(Serialize)]
 struct IndexRow {
@@ -37,7 +37,12 @@ pub fn index_page(
                 outcome_word: outcome_word(a.decision.outcome),
                 name: a.name.to_owned(),
                 href: href.clone(),
-                reasons: reason_names(&a.decision.reasons),
+                reasons: a
+                    .decision
+                    .reasons
+                    .iter()
+                    .map(|r| crate::render::reason_words(*r).to_owned())
+                    .collect(),
                 claims: s.total_claims,
                 high: s.severity_counts.high,
                 medium: s.severity_counts.medium,

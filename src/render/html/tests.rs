@@ -573,3 +573,71 @@ fn a_supported_claim_with_a_blocking_issue_is_not_shown_as_supported() {
     );
     assert!(select(&html, "article a.claim[data-verdict=supported]").is_empty());
 }
+
+#[test]
+fn an_edited_claim_is_listed_once_as_changed_with_before_and_after() {
+    let claim = |text: &str, status| crate::events::ClaimVerdict {
+        claim_id: format!("id-{}", text.len()),
+        text: text.into(),
+        location: "paragraph 1".into(),
+        verdict: Some(status),
+        support: None,
+        confidence: None,
+        source_url: None,
+        evidence_quote: None,
+        correction: None,
+        severity: None,
+        source_credibility: None,
+        contested: false,
+        from_cache: None,
+        supporting_source: None,
+    };
+    let decided = |revision, claims| {
+        let mut d = crate::decide::decide_not_checked(
+            "a-1",
+            Some(revision),
+            "d",
+            DecisionReason::InternalError,
+            "x",
+            None,
+            Utc::now(),
+        );
+        d.report.claims = claims;
+        d
+    };
+    let before = decided(
+        1,
+        vec![
+            claim(
+                "Unemployment in the region reached 17% in 2024, the agency said.",
+                crate::events::ClaimStatus::Refuted,
+            ),
+            claim(
+                "The council approved a budget of $2.4 billion.",
+                crate::events::ClaimStatus::Supported,
+            ),
+        ],
+    );
+    let after = decided(
+        2,
+        vec![
+            claim(
+                "Unemployment in the region reached 7% in 2024, the statistics agency said.",
+                crate::events::ClaimStatus::Supported,
+            ),
+            claim(
+                "The council approved a budget of $2.4 billion.",
+                crate::events::ClaimStatus::Supported,
+            ),
+        ],
+    );
+    let view = changes(&before, &after);
+    assert_eq!(view.edited.len(), 1, "one claim changed");
+    assert!(view.edited[0].before.contains("17%") && view.edited[0].after.contains("7% in"));
+    assert_eq!(
+        (view.edited[0].from, view.edited[0].to),
+        ("Refuted", "Supported")
+    );
+    assert!(view.added.is_empty(), "not also new: {:?}", view.added);
+    assert!(view.removed.is_empty(), "nor gone: {:?}", view.removed);
+}
