@@ -1003,6 +1003,80 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_override_form_sends_the_logged_in_editor_and_refuses_other_sites() {
+        let board = DecisionBoard::new(10);
+        let blocked = crate::decide::decide(
+            &crate::decide::ArticleCheck {
+                article_id: "a-1",
+                revision: 1,
+                content_digest: "digest",
+                published_at: chrono::Utc::now(),
+                claims: &crate::extract::extract(
+                    "Our pilot with 500 students showed 73% improvement.",
+                    crate::model::BodyFormat::Markdown,
+                )
+                .expect("extracts")
+                .claims,
+                results: &[],
+                unfinished: &[],
+            },
+            crate::decide::Strictness::Normal,
+            chrono::Utc::now(),
+        );
+        let issue = blocked.report.issues[0].clone();
+        board.record(blocked.clone());
+        let sent: Arc<Mutex<Vec<crate::events::OverrideEvent>>> = Arc::default();
+        let sink: OverrideSink = {
+            let sent = Arc::clone(&sent);
+            Arc::new(move |over| {
+                sent.lock().expect("lock").push(over);
+                Box::pin(async { Ok(()) })
+            })
+        };
+        let api = router(
+            board,
+            login::Login::with_credentials([("Ana Editor", "test-token-1")]),
+            Some(sink),
+        );
+        let form = format!(
+            "revision=1&decision_id={}&finding_type=unsourced&claim_id={}&reason=Checked+in+the+archive",
+            blocked.decision_id,
+            issue.claim_id.clone().expect("a claim")
+        );
+        let post = |site: Option<&'static str>| {
+            let mut request = Request::post("/ui/decisions/a-1/override")
+                .header("authorization", "Bearer test-token-1")
+                .header("content-type", "application/x-www-form-urlencoded");
+            if let Some(site) = site {
+                request = request.header("sec-fetch-site", site);
+            }
+            request.body(Body::from(form.clone())).expect("request")
+        };
+        let refused = api
+            .clone()
+            .oneshot(post(Some("cross-site")))
+            .await
+            .expect("answers");
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        assert!(sent.lock().expect("lock").is_empty());
+        let accepted = api
+            .clone()
+            .oneshot(post(Some("same-origin")))
+            .await
+            .expect("answers");
+        assert_eq!(accepted.status(), StatusCode::ACCEPTED);
+        let sent = sent.lock().expect("lock").clone();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(
+            sent[0].editor, "Ana Editor",
+            "the name logged in, not a form field"
+        );
+        assert_eq!(sent[0].decision_id, blocked.decision_id);
+        assert_eq!(sent[0].finding.claim_id, issue.claim_id);
+        assert_eq!(sent[0].reason, "Checked in the archive");
+    }
+
+    #[tokio::test]
     async fn a_decision_that_arrives_first_is_not_overwritten_by_its_draft() {
         let board = DecisionBoard::new(10);
         board.record(decision("a-1", 3));

@@ -137,8 +137,15 @@ fn first_finding(d: &Decision) -> String {
         .iter()
         .find(|i| crate::decide::review::blocks(d, i));
     if let Some(issue) = blocking {
+        // A check that did not complete says why: an unreadable draft's error, say.
+        let why =
+            if issue.issue_type == crate::events::IssueType::Error && !issue.evidence.is_empty() {
+                format!(" ({})", issue.evidence)
+            } else {
+                String::new()
+            };
         return format!(
-            "{}: {}",
+            "{}: {}{why}",
             crate::render::finding_words(issue.issue_type),
             issue.problem
         );
