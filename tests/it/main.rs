@@ -32,4 +32,5 @@ mod poison;
 mod prometheus_live;
 mod recheck;
 mod schemas;
+mod stall;
 mod ui_browser;
