@@ -300,7 +300,7 @@ fn records_skipped<'a>(
 }
 
 /// librdkafka's log line, as `rdkafka` logs it by default: target `librdkafka`, its level kept.
-fn forward_log(level: RDKafkaLogLevel, fac: &str, message: &str) {
+pub(crate) fn forward_log(level: RDKafkaLogLevel, fac: &str, message: &str) {
     match level {
         RDKafkaLogLevel::Emerg
         | RDKafkaLogLevel::Alert

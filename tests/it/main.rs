@@ -33,4 +33,5 @@ mod prometheus_live;
 mod recheck;
 mod schemas;
 mod stall;
+mod startup;
 mod ui_browser;
