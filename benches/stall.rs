@@ -10,8 +10,12 @@
 //!   (`judge::judge_page`): what each admitted claim would cost the verify role.
 //!
 //! `cargo bench --bench stall` runs the sizes of the reliability notes (docs/reliability.md);
-//! `cargo bench --bench stall -- 1000` only claims of 1,000 figures. In test mode
-//! (`cargo test --benches`) it runs the smallest shape once, so it keeps compiling and running.
+//! `cargo bench --bench stall -- 1000` only claims of 1,000 figure pairs ("4.7% to $312": two
+//! figures each). The cited page states the pairs of every claim, in sentences of
+//! [`PAGE_SENTENCE`] pairs; `STALL_PAGE_CLAIMS=1` makes it state one claim's only, and
+//! `STALL_PAGE_PAIRS=2000` that many pairs per claim (a page of a set size beside claims at the
+//! caps). In test mode (`cargo test --benches`) it runs the smallest shape once, so it keeps
+//! compiling and running.
 
 use factgate::extract::{ExtractLimits, extract_titled, extract_titled_within};
 use factgate::judge::{JudgeSettings, PageIndex, Source, judge_page};
@@ -22,7 +26,7 @@ use std::time::{Duration, Instant};
 const FIGURES: &[usize] = &[100, 500, 1_000, 2_500, 5_000];
 /// Claims in the draft, as in the report.
 const CLAIMS: usize = 6;
-/// Figures per sentence of the cited page.
+/// Figure pairs per sentence of the cited page.
 const PAGE_SENTENCE: usize = 5_000;
 
 /// One claim sentence stating `n` figures, citing `url`.
@@ -48,8 +52,16 @@ pub fn stalling_body(n: usize, url: &str) -> String {
 pub fn figure_page(n: usize) -> String {
     let mut page = String::new();
     let mut k_all = 0;
-    for i in 0..CLAIMS {
-        for k in 0..n {
+    let claims: usize = std::env::var("STALL_PAGE_CLAIMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CLAIMS);
+    let per_claim: usize = std::env::var("STALL_PAGE_PAIRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(n);
+    for i in 0..claims {
+        for k in 0..per_claim {
             if k_all % PAGE_SENTENCE == 0 {
                 page.push_str("\nIn the region revenue rose");
             }
@@ -111,6 +123,7 @@ fn main() {
             .max_by_key(|c| c.figures.len())
             .expect("a claim");
         let page = figure_page(n);
+        println!("         page: {} KiB of text", page.len() / 1024);
         let (index, index_time) = time(|| PageIndex::of(Source::from(page.as_str())));
         let (judgment, judge_time) = time(|| judge_page(claim, &index, url, &settings));
         println!(
