@@ -54,6 +54,9 @@ pub const BOARD_CAPACITY: usize = 100_000;
 
 /// How long a consumer's fetch may wait for records on the embedded broker.
 pub const EMBEDDED_FETCH_WAIT_MS: u32 = 5;
+/// The consumers' session timeout on the embedded broker, which holds a group rebalancing this
+/// long less a second whenever a member joins or leaves.
+pub const EMBEDDED_SESSION_TIMEOUT_MS: u32 = 3_000;
 /// The producer's compression on the embedded broker, whose topics live in factgate's memory.
 pub const EMBEDDED_COMPRESSION: &str = "lz4";
 
@@ -149,6 +152,10 @@ pub enum StopCause {
     /// rather than lose the message.
     #[error("no free check slot")]
     NoCheckSlot,
+    /// The join could not read back the decisions already made for partitions just assigned to
+    /// it; it stops rather than risk deciding a revision a second time.
+    #[error("the decisions already made could not be read back: {0}")]
+    ReadBack(String),
 }
 
 impl From<kafka::ConsumeError<rdkafka::error::KafkaError>> for StopCause {
@@ -469,6 +476,14 @@ pub async fn run(
             .properties
             .entry("fetch.wait.max.ms".to_owned())
             .or_insert_with(|| EMBEDDED_FETCH_WAIT_MS.to_string());
+        // The embedded broker holds a group rebalancing for the session timeout less a second
+        // whenever a member joins or leaves (a real broker waits only for the members to
+        // rejoin): a short one keeps partitions owned.
+        config
+            .kafka
+            .properties
+            .entry("session.timeout.ms".to_owned())
+            .or_insert_with(|| EMBEDDED_SESSION_TIMEOUT_MS.to_string());
     }
     let producer = EventProducer::new(&producer_kafka, &bootstrap)?;
     readiness.set_broker_reachable(true);
