@@ -30,6 +30,7 @@ mod llm_server;
 mod pipeline;
 mod poison;
 mod prometheus_live;
+mod rebalance;
 mod recheck;
 mod schemas;
 mod stall;
