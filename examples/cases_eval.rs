@@ -1,0 +1,192 @@
+//! Measures decisions on hand-written article/source cases (`tests/fixtures/claims/<set>/`), each
+//! checked as `factgate check` checks it, with its sources served on 127.0.0.1.
+//!
+//! Usage: `cargo run --release --example cases_eval -- SET [SET…] [--verbose] [--strictness S]`
+//! where SET is a folder under `tests/fixtures/claims/` (`tuning`, `heldout`, `blind-dev`,
+//! `blind-test`) or a path to one.
+//!
+//! Prints per kind of case: clean articles that pass, and wrong articles blocked *because of
+//! their wrong statement* (an issue of medium or high severity about the claim the case names)
+//! whose clean twin, when the case names one, passes. `--verbose` lists every case that is not
+//! decided as expected, with the issues it raised.
+
+#[path = "support/cases.rs"]
+mod cases;
+
+use cases::{Case, Expect, load_set, serve};
+use factgate::check::{CheckOptions, Document, NoProgress, check_article_with_progress};
+use factgate::config::Config;
+use factgate::decide::Strictness;
+use factgate::events::Outcome;
+use factgate::model::Severity;
+use factgate::verify::Verifier;
+use factgate::verify::fetch::Fetcher;
+use futures::StreamExt;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+/// What one case came to.
+struct Outcome1 {
+    blocked: bool,
+    /// A medium or high issue concerns the claim the case names.
+    about_claim: bool,
+    issues: Vec<String>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let verbose = std::env::args().any(|a| a == "--verbose");
+    let strictness: Strictness = arg("--strictness")
+        .map_or(Ok(Strictness::Normal), |s| s.parse())
+        .map_err(|e: String| anyhow::anyhow!(e))?;
+    let mut sets: Vec<String> = Vec::new();
+    let mut skip = false;
+    for a in std::env::args().skip(1) {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if a == "--strictness" {
+            skip = true;
+            continue;
+        }
+        if !a.starts_with("--") {
+            sets.push(a);
+        }
+    }
+    anyhow::ensure!(!sets.is_empty(), "usage: cases_eval SET [SET…] [--verbose]");
+    let mut all: Vec<Case> = Vec::new();
+    for set in &sets {
+        all.extend(load_set(set)?);
+    }
+    let config = Config::from_toml_str("[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n")?;
+    let runtime = tokio::runtime::Runtime::new()?;
+    let outcomes: Vec<Outcome1> = runtime.block_on(async {
+        let origin = serve(&all).await?;
+        let verifier = Verifier::new(
+            Fetcher::new(config.fetch_settings())?,
+            config.judge_settings(),
+            None,
+        );
+        let options = CheckOptions {
+            strictness,
+            deadline: Duration::from_secs(60),
+            concurrency: 8,
+            limits: config.extract.limits(),
+        };
+        let runs = all.iter().map(|case| {
+            let (verifier, options, origin) = (&verifier, &options, &origin);
+            async move {
+                let body = case.body(origin);
+                let checked = check_article_with_progress(
+                    &case.id(),
+                    1,
+                    Document {
+                        body: &body,
+                        format: case.body_format(),
+                        title: case.title.as_deref(),
+                    },
+                    verifier,
+                    options,
+                    &NoProgress,
+                )
+                .await;
+                let report = &checked.decision.report;
+                let about = case.claim_contains.as_deref().map(str::to_lowercase);
+                let about_claim = about.as_ref().is_some_and(|about| {
+                    report.issues.iter().any(|i| {
+                        i.severity >= Severity::Medium && i.claim.to_lowercase().contains(about)
+                    })
+                });
+                let issues = report
+                    .issues
+                    .iter()
+                    .map(|i| {
+                        format!(
+                            "[{:?} {:?} {:?}] {} | {} | {}",
+                            i.severity, i.issue_type, i.element, i.claim, i.problem, i.evidence
+                        )
+                    })
+                    .collect();
+                Outcome1 {
+                    blocked: checked.decision.outcome == Outcome::Block,
+                    about_claim,
+                    issues,
+                }
+            }
+        });
+        let out: Vec<Outcome1> = futures::stream::iter(runs).buffered(8).collect().await;
+        anyhow::Ok(out)
+    })?;
+
+    let passed: BTreeMap<(String, String), bool> = all
+        .iter()
+        .zip(&outcomes)
+        .map(|(c, o)| ((c.set.clone(), c.id()), !o.blocked))
+        .collect();
+    // kind -> (as expected, all)
+    let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut wrong_blocked_any = 0;
+    let mut misses = Vec::new();
+    for (case, o) in all.iter().zip(&outcomes) {
+        let ok = match case.expect {
+            Expect::Pass => !o.blocked,
+            Expect::Block => {
+                wrong_blocked_any += usize::from(o.blocked);
+                let twin_passes = case
+                    .twin_id()
+                    .is_none_or(|t| passed.get(&(case.set.clone(), t)).copied() == Some(true));
+                o.blocked && o.about_claim && twin_passes
+            }
+        };
+        let entry = by_kind.entry(case.kind_label()).or_default();
+        entry.0 += usize::from(ok);
+        entry.1 += 1;
+        if !ok {
+            misses.push((case, o));
+        }
+    }
+    println!("sets: {}; strictness {strictness:?}", sets.join(", "));
+    println!("kind            as expected");
+    let (mut clean_ok, mut clean_all, mut wrong_ok, mut wrong_all) = (0, 0, 0, 0);
+    for (kind, (ok, n)) in &by_kind {
+        println!(
+            "{kind:14}  {ok:3}/{n:<3}  {:5.1}%",
+            100.0 * *ok as f64 / *n as f64
+        );
+        if kind == "clean" {
+            clean_ok += ok;
+            clean_all += n;
+        } else {
+            wrong_ok += ok;
+            wrong_all += n;
+        }
+    }
+    println!(
+        "clean articles that pass: {clean_ok}/{clean_all}; wrong articles blocked because of their wrong statement (twin passing): {wrong_ok}/{wrong_all}; wrong articles blocked at all: {wrong_blocked_any}/{wrong_all}"
+    );
+    if verbose {
+        for (case, o) in misses {
+            println!(
+                "\n{} [{}] expected {:?}, {}:",
+                case.id(),
+                case.kind_label(),
+                case.expect,
+                if o.blocked { "blocked" } else { "passed" }
+            );
+            if let Some(about) = &case.claim_contains {
+                println!("    about: {about}");
+            }
+            for i in &o.issues {
+                println!("    {i}");
+            }
+        }
+    }
+    Ok(())
+}
