@@ -129,7 +129,8 @@ pub(super) fn read_back(
     tracing::debug!(committed = ?by_topic, "the join's new partitions start at");
     let mut oldest: Option<i64> = None;
     for (topic, froms) in &by_topic {
-        if let Some(at) = oldest_timestamp(&consumer, topic, froms, started)? {
+        let firsts = timestamps_at(&consumer, topic, froms, false, started)?;
+        if let Some(&at) = firsts.values().min() {
             oldest = Some(oldest.map_or(at, |o| o.min(at)));
         }
     }
@@ -153,23 +154,36 @@ pub(super) fn read_back(
         wanted.add_partition_offset(decisions_topic, partition.id(), Offset::Offset(since))?;
     }
     let found = consumer.offsets_for_times(wanted, REQUEST_TIMEOUT)?;
-    let mut ends: HashMap<i32, i64> = HashMap::new();
-    let mut assignment = TopicPartitionList::new();
+    // Where each partition's read starts, as the broker says, with its lowest offset and end.
+    let mut ranges: HashMap<i32, (i64, i64, i64)> = HashMap::new();
     for element in found.elements() {
         let (low, high) =
             consumer.fetch_watermarks(decisions_topic, element.partition(), REQUEST_TIMEOUT)?;
         let from = match element.offset() {
-            Offset::Offset(at) => at.max(low),
+            Offset::Offset(at) => at.clamp(low, high.max(low)),
             // No decision written since then, as far as the broker says: read from its reported
             // end, which may be short.
             _ => high,
         };
-        assignment.add_partition_offset(
-            decisions_topic,
-            element.partition(),
-            Offset::Offset(from),
-        )?;
-        ends.insert(element.partition(), from.min(high));
+        ranges.insert(element.partition(), (from, low, high));
+    }
+    // The broker's answer is checked: the decision just before each start must be older than
+    // `since`. librdkafka's mock cluster (the embedded broker) answers every time with the end.
+    // Where it is not, or cannot be told, the partition is read from its lowest offset.
+    let probes: HashMap<i32, i64> = ranges
+        .iter()
+        .filter(|(_, (from, low, _))| from > low)
+        .map(|(&partition, (from, _, _))| (partition, from - 1))
+        .collect();
+    let before = timestamps_at(&consumer, decisions_topic, &probes, true, started)?;
+    let mut ends: HashMap<i32, i64> = HashMap::new();
+    let mut assignment = TopicPartitionList::new();
+    for (&partition, &(from, low, high)) in &ranges {
+        let trusted = !probes.contains_key(&partition)
+            || before.get(&partition).is_some_and(|&at| at < since);
+        let from = if trusted { from } else { low };
+        assignment.add_partition_offset(decisions_topic, partition, Offset::Offset(from))?;
+        ends.insert(partition, from.min(high));
     }
     tracing::debug!(
         since_ms = since,
@@ -257,21 +271,27 @@ fn read_to_end(
     Ok(ends.into_keys().collect())
 }
 
-/// The oldest timestamp of the first message of each partition of `topic` from its offset in
-/// `froms`, in milliseconds; `None` when there is none (every partition was at its end).
-fn oldest_timestamp(
+/// The timestamp (in milliseconds) of the first message read from each partition's offset in
+/// `at` of `topic`, for the partitions where there is one: a message without a time counts as 0
+/// (the oldest). With `exact`, a message at another offset than asked (tansu serves a batch only
+/// from its first record; a record may be gone) is left out. A partition read to its end is.
+fn timestamps_at(
     consumer: &BaseConsumer<ReaderContext>,
     topic: &str,
-    froms: &HashMap<i32, i64>,
+    at: &HashMap<i32, i64>,
+    exact: bool,
     started: Instant,
-) -> Result<Option<i64>, ReadBackError> {
+) -> Result<HashMap<i32, i64>, ReadBackError> {
+    let mut found = HashMap::new();
+    if at.is_empty() {
+        return Ok(found);
+    }
     let mut starts = TopicPartitionList::new();
-    for (&partition, &from) in froms {
-        starts.add_partition_offset(topic, partition, Offset::Offset(from))?;
+    for (&partition, &offset) in at {
+        starts.add_partition_offset(topic, partition, Offset::Offset(offset))?;
     }
     consumer.assign(&starts)?;
-    let mut waiting: Vec<i32> = froms.keys().copied().collect();
-    let mut oldest: Option<i64> = None;
+    let mut waiting: Vec<i32> = at.keys().copied().collect();
     while !waiting.is_empty() {
         if started.elapsed() > READ_BACK_TIME_LIMIT {
             return Err(ReadBackError::Unfinished(
@@ -285,26 +305,26 @@ fn oldest_timestamp(
                 let partition = message.partition();
                 if waiting.contains(&partition) {
                     waiting.retain(|p| *p != partition);
-                    match message.timestamp().to_millis() {
-                        Some(at) => oldest = Some(oldest.map_or(at, |o| o.min(at))),
-                        // A message without a time: every decision retained may concern it.
-                        None => oldest = Some(0),
+                    if !exact || at.get(&partition) == Some(&message.offset()) {
+                        found.insert(partition, message.timestamp().to_millis().unwrap_or(0));
                     }
                     let mut done = TopicPartitionList::new();
                     done.add_partition(topic, partition);
                     let _ = consumer.pause(&done);
                 }
             }
-            // Nothing from where the join starts to the end: nothing read again there. (A
-            // message from there would have come before this event.)
+            // Nothing from there to the end. (A message from there would have come before this
+            // event.)
             Some(Err(rdkafka::error::KafkaError::PartitionEOF(partition))) => {
                 waiting.retain(|p| *p != partition);
             }
             Some(Err(err)) => warn!(error = %err, "reading back past decisions; reading on"),
         }
     }
+    // A pause outlives the assignment: the next read of these partitions would wait forever.
+    consumer.resume(&starts)?;
     consumer.unassign()?;
-    Ok(oldest)
+    Ok(found)
 }
 
 /// Reads the decisions topic into `history` (blocking: run it off the async workers).
