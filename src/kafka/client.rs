@@ -10,7 +10,6 @@ use rdkafka::config::ClientConfig;
 use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::{BaseConsumer, ConsumerContext, Rebalance, StreamConsumer};
 use rdkafka::error::{KafkaError, KafkaResult};
-use rdkafka::producer::FutureProducer;
 use rdkafka::{ClientContext, Statistics, TopicPartitionList};
 use tracing::{debug, error, info, warn};
 
@@ -76,13 +75,16 @@ pub fn group_id(config: &KafkaConfig, role: &str) -> String {
 ///
 /// # Errors
 /// [`KafkaSetupError::Client`] when librdkafka rejects the configuration.
-pub fn producer(config: &KafkaConfig, bootstrap: &str) -> Result<FutureProducer, KafkaSetupError> {
+pub fn producer(
+    config: &KafkaConfig,
+    bootstrap: &str,
+) -> Result<super::produce::KafkaProducer, KafkaSetupError> {
     let mut client = base_config(config, bootstrap);
     set_default(&mut client, config, "linger.ms", &LINGER_MS.to_string());
     client
         .set("enable.idempotence", "true")
         .set("acks", "all")
-        .create()
+        .create_with_context(super::produce::DeliveryContext)
         .map_err(|source| KafkaSetupError::Client {
             client: "producer".to_owned(),
             source: redact_config_error(source),

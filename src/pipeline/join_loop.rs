@@ -83,7 +83,7 @@ pub(super) async fn run(
     let config = &services.config;
     let topics = &config.kafka.topics;
     let consumer = kafka::consumer(&config.kafka, &services.bootstrap, "join")?;
-    let producer = services.producer.inner().clone();
+    let producer = services.producer.clone();
     consumer
         .context()
         .before_revoke(Box::new(move || flush_before_handover(&producer)));
@@ -356,9 +356,9 @@ fn drop_revoked(
 /// queued reach the topic before the next owner reads it back. The rebalance callback runs on
 /// the thread polling the consumer, an async worker: the wait is handed to tokio
 /// (`block_in_place`) so the worker's other tasks move on.
-fn flush_before_handover(producer: &rdkafka::producer::FutureProducer) {
+fn flush_before_handover(producer: &kafka::EventProducer) {
     use rdkafka::producer::Producer;
-    let flush = || producer.flush(REVOKE_FLUSH_TIMEOUT);
+    let flush = || producer.inner().flush(REVOKE_FLUSH_TIMEOUT);
     let flushed = match tokio::runtime::Handle::try_current() {
         Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
             tokio::task::block_in_place(flush)
