@@ -360,11 +360,7 @@ async fn join_instances_joining_leaving_and_killed_on_tansu_never_change_a_decis
     for (name, process) in &joins {
         all.extend(changes(name, process));
     }
-    let stretches = unowned_stretches(
-        all,
-        Some(("join-2", killed)),
-        2 * PARTITIONS as usize,
-    );
+    let stretches = unowned_stretches(all, Some(("join-2", killed)), 2 * PARTITIONS as usize);
     let base = stretches.first().map(|(at, _)| *at);
     let described: Vec<String> = stretches
         .iter()
