@@ -6,5 +6,6 @@
 pub mod llm;
 pub mod origin;
 pub mod pipeline;
+pub mod process;
 pub mod schema;
 pub mod tansu;
