@@ -52,7 +52,7 @@ fn main() -> anyhow::Result<()> {
             skip = false;
             continue;
         }
-        if a == "--strictness" {
+        if a == "--strictness" || a == "--medium-below" {
             skip = true;
             continue;
         }
@@ -65,7 +65,12 @@ fn main() -> anyhow::Result<()> {
     for set in &sets {
         all.extend(load_set(set)?);
     }
-    let config = Config::from_toml_str("[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n")?;
+    // `--medium-below P` sets `judge.unconfirmed_medium_below`, to see what a threshold does.
+    let mut toml = String::from("[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n");
+    if let Some(p) = arg("--medium-below") {
+        toml.push_str(&format!("[judge]\nunconfirmed_medium_below = {p}\n"));
+    }
+    let config = Config::from_toml_str(&toml)?;
     let runtime = tokio::runtime::Runtime::new()?;
     let outcomes: Vec<Outcome1> = runtime.block_on(async {
         let origin = serve(&all).await?;
@@ -110,12 +115,7 @@ fn main() -> anyhow::Result<()> {
                     .map(|i| {
                         format!(
                             "[{:?} {:?} {:?}] {} | {} | {}",
-                            i.severity,
-                            i.issue_type,
-                            i.element,
-                            i.claim,
-                            i.problem,
-                            i.evidence
+                            i.severity, i.issue_type, i.element, i.claim, i.problem, i.evidence
                         )
                     })
                     .collect();

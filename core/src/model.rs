@@ -390,9 +390,16 @@ impl ClaimElement {
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum Verdict {
+    /// The source states the claim.
     Supported,
+    /// The source plainly states the same fact otherwise (a contradiction the judge is confident
+    /// of), or a cited fact-check rates the claim false.
     Refuted,
-    Inconclusive,
+    /// The source does not clearly state the claim: listed for review, and blocking only where
+    /// the evidence that the source does not state it is strong (its issue's severity says).
+    /// Events written before this name said `inconclusive`, which reads as this.
+    #[serde(alias = "inconclusive")]
+    Unconfirmed,
 }
 
 impl Verdict {
@@ -401,7 +408,7 @@ impl Verdict {
         match self {
             Verdict::Supported => "supported",
             Verdict::Refuted => "refuted",
-            Verdict::Inconclusive => "inconclusive",
+            Verdict::Unconfirmed => "unconfirmed",
         }
     }
 }

@@ -132,13 +132,13 @@ fn a_market_size_far_off_is_refuted_high() {
     assert_eq!(j.verdict, Verdict::Refuted, "{j:#?}");
     assert_eq!(j.severity, Some(Severity::High));
     assert_eq!(j.correction.as_deref(), Some("source says $30 billion"));
-    assert!(j.support <= JudgeSettings::default().refute_threshold);
+    assert!(j.support <= JudgeSettings::default().support_threshold);
 }
 
 #[test]
 fn a_figure_fifteen_percent_off_is_medium() {
     let j = market_claim(34.5);
-    assert_eq!(j.verdict, Verdict::Inconclusive, "{j:#?}");
+    assert_eq!(j.verdict, Verdict::Unconfirmed, "{j:#?}");
     assert_eq!(j.severity, Some(Severity::Medium));
     assert_eq!(j.issue, Some(IssueKind::FigureDiscrepancy));
     assert!((j.figure_error.expect("compared") - 0.15).abs() < 1e-9);
@@ -157,7 +157,7 @@ fn a_quote_the_source_lacks_is_not_supported() {
     let text = "The CEO called the tutoring product \"the end of homework\" at launch.";
     let with_quote = check(&claim(text, vec![], &["the end of homework"]), MARKET);
     let without = check(&claim(text, vec![], &[]), MARKET);
-    assert_eq!(with_quote.verdict, Verdict::Inconclusive, "{with_quote:#?}");
+    assert_eq!(with_quote.verdict, Verdict::Unconfirmed, "{with_quote:#?}");
     assert_eq!(with_quote.issue, Some(IssueKind::QuoteNotFound));
     assert_eq!(with_quote.severity, Some(Severity::Medium));
     assert!(with_quote.support < without.support / 2.0);
@@ -203,7 +203,7 @@ fn an_unrelated_source_refutes_and_an_empty_one_is_inconclusive() {
     assert_eq!(unrelated.verdict, Verdict::Refuted, "{unrelated:#?}");
     assert_eq!(unrelated.issue, Some(IssueKind::NotInSource));
     let empty = check(&c, "  \n ");
-    assert_eq!(empty.verdict, Verdict::Inconclusive);
+    assert_eq!(empty.verdict, Verdict::Unconfirmed);
     assert_eq!(empty.issue, Some(IssueKind::EmptySource));
 }
 

@@ -186,7 +186,7 @@ fn changed_sources(live: &Decision, recheck: &Decision) -> Vec<Finding> {
                 Some(ClaimStatus::Supported) => "supported",
                 Some(ClaimStatus::Refuted) => "refuted",
                 Some(ClaimStatus::Contested) => "contested",
-                Some(ClaimStatus::Inconclusive) | None => "inconclusive",
+                Some(ClaimStatus::Unconfirmed) | None => "unconfirmed",
             };
             changed.push(Finding {
                 kind: FindingKind::SourceChanged,

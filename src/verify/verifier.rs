@@ -70,7 +70,7 @@ impl Verifier {
             fetch_status: fetch_status(&fetched.outcome),
             http_status: http_status(&fetched.outcome),
             fetch_attempts: attempts,
-            verdict: Verdict::Inconclusive,
+            verdict: Verdict::Unconfirmed,
             support: 0.0,
             confidence: None,
             source_credibility: 0.0,
@@ -140,13 +140,17 @@ async fn ask_quorum(
 }
 
 /// The more cautious of two verdicts: supported only when both support.
-fn cautious(a: Verdict, b: Verdict) -> Verdict {
-    let rank = |v: Verdict| match v {
-        Verdict::Refuted => 0,
-        Verdict::Inconclusive => 1,
-        Verdict::Supported => 2,
-    };
-    if rank(a) <= rank(b) { a } else { b }
+/// The verdict of the rules and of the LLM quorum together. A contradiction the rules
+/// established stands; what the rules leave unconfirmed the quorum settles (it may confirm
+/// support, or with a quorum a contradiction); a claim the rules support that the quorum refutes
+/// is unconfirmed: the two disagree, and an editor decides.
+fn settle(rules: Verdict, quorum: Verdict) -> Verdict {
+    match (rules, quorum) {
+        (Verdict::Refuted, _) => Verdict::Refuted,
+        (Verdict::Unconfirmed, q) => q,
+        (Verdict::Supported, Verdict::Refuted) => Verdict::Unconfirmed,
+        (Verdict::Supported, _) => Verdict::Supported,
+    }
 }
 
 fn apply_judgment(
@@ -155,7 +159,7 @@ fn apply_judgment(
     judgment: &Judgment,
     quorum: Option<&QuorumOutcome>,
 ) {
-    result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q.verdict));
+    result.verdict = quorum.map_or(judgment.verdict, |q| settle(judgment.verdict, q.verdict));
     result.support = judgment.support.clamp(0.0, 1.0);
     result.confidence = Some(calibration::confidence(result.support));
     result.source_credibility = judgment.credibility.score.clamp(0.0, 1.0);
@@ -177,23 +181,32 @@ fn apply_judgment(
     if let Some(q) = quorum {
         result.reason = format!("{}; {}", result.reason, q.summary());
     }
-    // Fail closed: a claim that is not supported always carries an issue of at least medium, so
-    // the policy blocks on it. The quorum may have doubted what the lexical judge accepted, even
-    // one it accepted with a low-severity figure discrepancy.
-    let severity = if result.verdict == Verdict::Supported {
-        judgment.severity
-    } else {
-        // `None < Some(_)`: the max is at least medium.
-        judgment.severity.max(Some(Severity::Medium))
+    // The judge's severity stands: a refuted claim is high, an unconfirmed one medium where the
+    // evidence that the source does not state it is strong, else low (for review). A claim the
+    // quorum doubts that the judge accepted is at least medium: two voters found the source
+    // does not say it; one the quorum refutes that the judge left unconfirmed is high.
+    let severity = match (judgment.verdict, result.verdict) {
+        (Verdict::Supported, Verdict::Supported) => judgment.severity,
+        // The quorum confirmed what the rules left unconfirmed.
+        (_, Verdict::Supported) => None,
+        (Verdict::Supported, _) => judgment.severity.max(Some(Severity::Medium)),
+        (Verdict::Unconfirmed, Verdict::Refuted) => Some(Severity::High),
+        // `None < Some(_)`: a claim that is not supported carries an issue.
+        _ => judgment.severity.max(Some(Severity::Low)),
     };
     if let Some(severity) = severity {
         let mut issue = judgment_issue(claim, result, judgment, severity);
         if let Some(q) = quorum
-            && judgment.verdict == Verdict::Supported
-            && result.verdict != Verdict::Supported
+            && judgment.verdict != result.verdict
         {
-            // The lexical check alone would have passed the claim: say who doubted it.
-            issue.problem = format!("The LLM panel did not confirm the claim ({})", q.tally());
+            // The quorum changed the rules' verdict: say who decided it.
+            issue.problem = match result.verdict {
+                Verdict::Refuted => format!(
+                    "The LLM panel found the source contradicts the claim ({})",
+                    q.tally()
+                ),
+                _ => format!("The LLM panel did not confirm the claim ({})", q.tally()),
+            };
         }
         result.issue = Some(issue);
     }
@@ -257,13 +270,13 @@ fn judgment_issue(
             "Quote the source exactly, or cite where the words come from".to_owned(),
         ),
         Some(IssueKind::NotInSource) => (
-            IssueType::VerifiedFalse,
-            "The source does not say what the claim says".to_owned(),
-            "Find a source that backs the claim, or remove it".to_owned(),
+            IssueType::Unsourced,
+            "The source never gives this: it does not come from the cited source".to_owned(),
+            "Cite the source the figure comes from, or remove it".to_owned(),
         ),
         Some(IssueKind::UnclearSupport) | Some(IssueKind::EmptySource) | None => (
             IssueType::Unverifiable,
-            "The source does not clearly back the claim".to_owned(),
+            "The source does not clearly state the claim".to_owned(),
             "Check the claim against the source, or cite a clearer one".to_owned(),
         ),
     };
@@ -455,7 +468,7 @@ mod tests {
             fetch_status: FetchStatus::Ok,
             http_status: Some(200),
             fetch_attempts: 1,
-            verdict: Verdict::Inconclusive,
+            verdict: Verdict::Unconfirmed,
             support: 0.0,
             confidence: None,
             source_credibility: 0.0,
@@ -471,16 +484,16 @@ mod tests {
     #[test]
     fn a_claim_not_supported_always_carries_an_issue() {
         for (verdict, severity, quorum) in [
-            (Verdict::Inconclusive, None, None),
+            (Verdict::Unconfirmed, None, None),
             (Verdict::Refuted, None, None),
-            (Verdict::Supported, None, Some(Verdict::Inconclusive)),
+            (Verdict::Supported, None, Some(Verdict::Unconfirmed)),
             (Verdict::Supported, None, Some(Verdict::Refuted)),
             // Supported by the lexical judge with a small figure discrepancy, doubted by the
             // quorum: the discrepancy's low severity must not carry over.
             (
                 Verdict::Supported,
                 Some(Severity::Low),
-                Some(Verdict::Inconclusive),
+                Some(Verdict::Unconfirmed),
             ),
             (
                 Verdict::Supported,

@@ -413,7 +413,7 @@ async fn check_in_process(name: &str, body: &str, config: &Config) -> Checked {
 fn caution(verdict: Option<ClaimStatus>) -> u8 {
     match verdict {
         Some(ClaimStatus::Supported) => 0,
-        Some(ClaimStatus::Inconclusive) | None => 1,
+        Some(ClaimStatus::Unconfirmed) | None => 1,
         Some(ClaimStatus::Refuted) | Some(ClaimStatus::Contested) => 2,
     }
 }

@@ -590,8 +590,23 @@ fn restated_claim(
     };
     let restates = rule != CitationRule::None && words.len() >= MIN_SHARED_WORDS;
     let alt_text = r.location.block == Some(BlockRole::AltText);
+    // A title, heading or alt text is a label unless it states a checkable fact of its own: a
+    // figure other than a year, a quotation, an attribution, a comparison or record. "Eastport
+    // budget" or "Flu vaccine uptake 2023-24" names what follows; judged against a source, a
+    // label is "not clearly stated" and, worse, can read as a contradiction.
+    let states_a_fact = features
+        .figures
+        .iter()
+        .any(|f| f.unit != crate::model::Unit::Year)
+        || features
+            .kinds
+            .iter()
+            .any(|k| *k != crate::model::ClaimKind::Date);
+    if !states_a_fact {
+        return None;
+    }
     // Kept when it restates a cited sentence, or is check-worthy and not an image's description.
-    if !restates && (!features.is_check_worthy() || alt_text) {
+    if !restates && alt_text {
         return None;
     }
     let prejudgment = (rule == CitationRule::None).then(|| detect::prejudge(&features));

@@ -83,7 +83,7 @@ fn hostile_decision() -> Decision {
         result(
             by("12%"),
             "https://c.example/sales",
-            Verdict::Inconclusive,
+            Verdict::Unconfirmed,
             "<b>Nothing</b> about sales.",
             true,
         ),
@@ -500,7 +500,7 @@ fn a_supported_claim_with_a_blocking_issue_is_not_shown_as_supported() {
     let mut dead = result(
         growth,
         "https://e.example/gone",
-        Verdict::Inconclusive,
+        Verdict::Unconfirmed,
         "",
         false,
     );

@@ -25,7 +25,7 @@
 
 use crate::text::tokens::FoldHashSet as HashSet;
 
-use super::retrieve;
+use crate::judge::retrieve;
 use crate::text::lexicon;
 pub use crate::text::webpage::ClaimReview;
 
@@ -251,7 +251,7 @@ pub fn same_claim(claim: &str, reviewed: &str) -> bool {
 
 /// Whether the claim says the opposite of the reviewed claim: it debunks it, or one of the two
 /// is negated and the other not.
-fn opposite(claim: &str, reviewed: &str) -> bool {
+pub(crate) fn opposite(claim: &str, reviewed: &str) -> bool {
     let words = |t: &str| -> Vec<String> {
         t.to_lowercase()
             .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
@@ -285,6 +285,21 @@ fn opposite(claim: &str, reviewed: &str) -> bool {
             == 1
     };
     (debunks(&a) && !debunks(&b)) != (negated(&a) != negated(&b))
+}
+
+/// Whether a text says a claim is false ("… is false", "no evidence that …").
+pub(crate) fn debunks(text: &str) -> bool {
+    let joined = format!(
+        " {} ",
+        text.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    lexicon::DEBUNKING
+        .iter()
+        .any(|d| joined.contains(&format!(" {d} ")))
 }
 
 /// "not" that adds rather than denies: "not just in older homes".
