@@ -135,6 +135,14 @@ impl<'a> Alignment<'a> {
         })
     }
 
+    /// The stem of id `id`: a word of the page's vocabulary, or of the claim's own.
+    pub(crate) fn stem_text(&self, id: TokenId) -> &str {
+        match (id as usize).checked_sub(self.index.vocabulary_len()) {
+            Some(n) => self.claim_only.get(n).map_or("", |w| w),
+            None => self.index.word(id),
+        }
+    }
+
     /// The ids of the stems `words`, those this alignment knows.
     pub(crate) fn stem_ids<'w>(&self, words: impl IntoIterator<Item = &'w str>) -> Stems {
         Stems::of(words.into_iter().filter_map(|w| self.stem_id(w)).collect())
@@ -293,13 +301,4 @@ pub(crate) fn marked_clause_text(t: &Text, clause: Range<usize>, mark: Option<us
     let after = t.span(m..clause.end);
     let after = after[word.len().min(after.len())..].trim_end_matches(closing);
     format!("{before}*{word}*{after}")
-}
-
-/// The text of sentence `i` of the source.
-pub(crate) fn source_sentence<'t>(text: &'t str, index: &SourceIndex, i: usize) -> &'t str {
-    index
-        .sentences
-        .get(i)
-        .and_then(|s| text.get(s.byte_start..s.byte_end))
-        .unwrap_or("")
 }

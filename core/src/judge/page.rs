@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::elements::rating::{self, ClaimReview};
+use super::elements::rebuttal;
 use super::elements::{presence, quote};
 use super::retrieve::{MAX_WINDOW, SourceIndex, TokenId, heap_allocation};
 use super::text::{self, Text};
@@ -151,6 +152,7 @@ impl PageIndex {
             .iter()
             .cloned()
             .chain(rating::review_in_text(text))
+            .chain(rebuttal::prose_reviews(&sentences))
             .collect();
         let mut name_prefixes: Vec<TokenId> = text
             .split(|c: char| !c.is_alphanumeric())

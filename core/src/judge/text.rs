@@ -605,6 +605,9 @@ pub fn page_days(text: &str) -> Vec<(u8, u8, String)> {
     day_months(&Text::plain(text))
 }
 
+/// How many words from a ruling word ("dismissed") the thing ruled on ("appeal") may stand.
+const RULING_REACH: usize = 5;
+
 /// The direction of token `i` in context, before negation.
 pub(crate) fn direction_at(
     t: &Text,
@@ -636,6 +639,26 @@ pub(crate) fn direction_at(
         } else {
             &[(Axis::Extreme, false)]
         };
+    }
+    // A ruling on an appeal, a claim, an application: its outcome, whatever axis the word
+    // has elsewhere ("dismissed" staff, "allowed" dogs).
+    if let Some(success) = lexicon::ruling(lower) {
+        // Named within a few words: "dismissed Reyes's appeal", "the appeal was dismissed".
+        let near = i.saturating_sub(RULING_REACH)..(i + RULING_REACH + 1).min(t.toks.len());
+        let named = near
+            .filter(|&j| j != i)
+            .any(|j| lexicon::RULING_NOUNS.contains(&t.lower(j)));
+        if named {
+            return if success {
+                &[(Axis::Ruling, true)]
+            } else {
+                &[(Axis::Ruling, false)]
+            };
+        }
+    }
+    // "put off", "pushed back": a decision deferred.
+    if matches!(lower, "put" | "pushed") && matches!(next, Some("off" | "back")) {
+        return &[(Axis::Decision, false)];
     }
     lexicon::directions(lower, next, next_is_figure)
 }

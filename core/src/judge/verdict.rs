@@ -6,7 +6,7 @@ use super::align::Alignment;
 use super::elements::figure::{SameFact, describe, relative_error, same_fact};
 use super::elements::presence;
 use super::elements::quote::QuoteCheck;
-use super::elements::{self, Finding, rating, rebuttal};
+use super::elements::{self, Finding, rating, subject};
 use super::page::PageIndex;
 use super::retrieve::{self, Passage, Term};
 use super::score::{self, Coverage};
@@ -47,6 +47,8 @@ enum FigureReading {
     },
     /// A statistic the page never gives, in any form.
     Absent { claim: Figure },
+    /// The page gives the claim's value to another subject, and the claim's subject another.
+    Swapped { claim: Figure, swap: subject::Swap },
 }
 
 /// What the steps found about one claim and one source, and the judgment being built.
@@ -59,7 +61,6 @@ pub(crate) struct Reading<'a> {
     j: Judgment,
     coverage: Coverage,
     rated: Option<rating::Applied<'a>>,
-    rebutted: Option<rebuttal::Rebuttal>,
     /// Each finding, its sentence as evidence, and whether that sentence states the rest of the
     /// claim ([`STRONGLY_STATED`]): what makes an unsupported specific medium rather than low.
     findings: Vec<(Finding, Option<Evidence>, bool)>,
@@ -138,7 +139,6 @@ impl<'a> Reading<'a> {
             j,
             coverage: Coverage::default(),
             rated: None,
-            rebutted: None,
             findings: Vec::new(),
             figures: Vec::new(),
             misquote: None,
@@ -176,6 +176,12 @@ impl<'a> Reading<'a> {
                         claim: c.clone(),
                         fact,
                         error,
+                    });
+                }
+                None if let Some(swap) = subject::swapped(a, c, *at, hedge) => {
+                    self.figures.push(FigureReading::Swapped {
+                        claim: c.clone(),
+                        swap,
                     });
                 }
                 None if c.unit == Unit::Year => {
@@ -222,20 +228,18 @@ impl<'a> Reading<'a> {
                 self.coverage.missing_terms.join(", ")
             ));
         }
-        // A cited fact-check's rating of this claim, or a rebuttal of it in the page's prose.
+        // A cited fact-check's rating of this claim, or a rebuttal of it in the page's prose
+        // (read with the page's reviews).
         self.rated = rating::applicable(self.text, page.reviews());
-        if self.rated.is_none() {
-            self.rebutted = rebuttal::rebuts(a);
-        }
         // The other elements, against the aligned sentences.
         for f in elements::findings(a) {
             let evidence = f.sentence.and_then(|k| {
                 let i = *a.sentence_index.get(k)?;
                 sentence_evidence(page, i)
             });
-            let strong = f
-                .sentence
-                .is_some_and(|k| a.sentence_coverage(k) >= STRONGLY_STATED);
+            let strong = f.strong
+                || f.sentence
+                    .is_some_and(|k| a.sentence_coverage(k) >= STRONGLY_STATED);
             self.j
                 .reasons
                 .push(format!("{}: {}", f.element.as_str(), f.problem));
@@ -306,24 +310,6 @@ impl<'a> Reading<'a> {
                 rating::Rating::True => rated_true = true,
             }
         }
-        if let Some(r) = self.rebutted.take().filter(|r| {
-            rated_true |= r.claim_agrees;
-            !r.claim_agrees
-        }) {
-            self.j.evidence = sentence_evidence(self.page, r.sentence);
-            self.j.element = Some(ClaimElement::Rating);
-            self.j.correction = Some(format!("the source says: \u{201C}{}\u{201D}", r.verdict));
-            self.j.support = 0.0;
-            return self.j.with_issue(
-                Verdict::Refuted,
-                Severity::High,
-                IssueKind::RatedByFactCheck,
-                format!(
-                    "The source reports this claim in order to rebut it: \u{201C}{}\u{201D}",
-                    r.verdict
-                ),
-            );
-        }
 
         // Rule 3: the source states the same fact otherwise.
         let figure_problem = |c: &Figure, s: &Figure, e: f64| {
@@ -362,6 +348,31 @@ impl<'a> Reading<'a> {
                 format!(
                     "The claim says {} where the source says {}",
                     c.text, fact.figure.text
+                ),
+            );
+        }
+        if let Some((c, swap)) = self.figures.iter().find_map(|f| match f {
+            FigureReading::Swapped { claim, swap } => Some((claim.clone(), swap.clone())),
+            _ => None,
+        }) {
+            self.j.evidence = sentence_evidence(self.page, swap.sentence);
+            self.j.correction = Some(format!(
+                "source says {} for {}",
+                describe(&swap.theirs),
+                swap.subject
+            ));
+            self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
+            self.j.element = Some(ClaimElement::Subject);
+            return self.j.with_issue(
+                Verdict::Refuted,
+                Severity::High,
+                IssueKind::Contradicted,
+                format!(
+                    "The source gives {} for {}; {} is its figure for {}",
+                    describe(&swap.theirs),
+                    swap.subject,
+                    c.text,
+                    swap.other
                 ),
             );
         }
@@ -405,7 +416,7 @@ impl<'a> Reading<'a> {
         // Rule 4: a statistic the page never gives.
         let absent = self.figures.iter().find_map(|f| match f {
             FigureReading::Absent { claim } => Some(claim.clone()),
-            FigureReading::Differs { .. } => None,
+            _ => None,
         });
         if let Some(c) = absent
             && !rated_true

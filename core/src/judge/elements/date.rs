@@ -47,6 +47,7 @@ impl Alignment<'_> {
                 out.push(Finding {
                     element: ClaimElement::Date,
                     contradiction: true,
+                    strong: false,
                     problem: format!("The claim says {text} where the source says {said}"),
                     correction: Some(self.said(k)),
                     sentence: Some(k),
@@ -104,6 +105,7 @@ impl Alignment<'_> {
             Some(Finding {
                 element: ClaimElement::Date,
                 contradiction: true,
+                strong: false,
                 problem: format!(
                     "The claim says {} where the source says {}",
                     self.claim.span(p.at..p.at + 1),

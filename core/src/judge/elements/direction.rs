@@ -8,8 +8,9 @@ use std::ops::Range;
 use super::Finding;
 use super::phrase_with_negation;
 use crate::judge::align::*;
+use crate::judge::retrieve::TokenId;
 use crate::judge::text::*;
-use crate::model::ClaimElement;
+use crate::model::{ClaimElement, Unit};
 use crate::text::lexicon::Axis;
 
 /// A source clause with a direction word on the axis of one of the claim's.
@@ -137,6 +138,7 @@ impl Alignment<'_> {
                 out.push(Finding {
                     element: ClaimElement::Direction,
                     contradiction: true,
+                    strong: false,
                     problem: format!(
                         "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                         phrase_with_negation(claim, i),
@@ -190,6 +192,7 @@ impl Alignment<'_> {
         Some(Finding {
             element: ClaimElement::Direction,
             contradiction: true,
+            strong: false,
             problem: format!(
                 "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                 phrase_with_negation(&self.claim, i),
@@ -202,4 +205,91 @@ impl Alignment<'_> {
             sentence: Some(k),
         })
     }
+}
+
+/// The direction word of amount that goes with the figure at token `at` of `t`: the nearest one
+/// before it in its clause, else one of the three words after it ("3% lower"). Its token and
+/// polarity, negation applied.
+fn figure_direction_word(t: &Text, at: usize) -> Option<(usize, bool)> {
+    let clause = t.clause_of(at);
+    let amount = |j: usize| {
+        t.directions(j)
+            .iter()
+            .find(|d| d.0 == Axis::Amount)
+            .map(|d| (j, d.1))
+    };
+    (clause.start..at)
+        .rev()
+        .find_map(amount)
+        .or_else(|| (at + 1..(at + 4).min(clause.end)).find_map(amount))
+}
+
+/// A figure the page gives for the claim's subject with the claim's value, but changing the
+/// other way: "Hardware sales climbed 4%" against "Devices & Hardware revenue of $694 million,
+/// down 4%"; "its government grant rose by 3%" against "Grant-in-aid fell by 3%". The page's
+/// figure must name the claim's subject in its label (see `subject::label`), and no page figure
+/// so named may go the claim's way.
+pub(crate) fn figure_direction(a: &Alignment<'_>) -> Option<Finding> {
+    use super::presence;
+    use super::subject::{generic, label};
+    let claim = &a.claim;
+    for (c, at) in claim.figures.iter() {
+        if c.unit == Unit::Year {
+            continue;
+        }
+        let Some((word, ours)) = figure_direction_word(claim, *at) else {
+            continue;
+        };
+        let words = super::figure::said_of(claim, *at);
+        let hedge = presence::hedge_before(claim.text(), c);
+        let mut against = None;
+        let mut agrees = false;
+        for (i, s) in a.page.sentences().iter().enumerate() {
+            for (f, ft) in s.figures.iter() {
+                if !super::figure::same_kind(c, f) || !presence::gives(c.value, hedge, f.value) {
+                    continue;
+                }
+                let l = label(s, *ft, a);
+                let specific: Vec<TokenId> = l
+                    .iter()
+                    .map(|(w, _)| *w)
+                    .filter(|w| !generic(a.stem_text(*w)))
+                    .collect();
+                let shared = specific.iter().filter(|w| words.contains(**w)).count();
+                let foreign = specific.len() - shared;
+                if shared == 0 || foreign > 1 {
+                    continue;
+                }
+                match figure_direction_word(s, *ft) {
+                    Some((_, theirs)) if theirs == ours => agrees = true,
+                    Some((j, _)) => {
+                        against.get_or_insert((i, j));
+                    }
+                    None => {}
+                }
+            }
+        }
+        if agrees {
+            continue;
+        }
+        if let Some((i, j)) = against {
+            let s = &a.page.sentences()[i];
+            return Some(Finding {
+                element: ClaimElement::Direction,
+                contradiction: true,
+                strong: false,
+                problem: format!(
+                    "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                    phrase_with_negation(claim, word),
+                    phrase_with_negation(s, j)
+                ),
+                correction: Some(format!(
+                    "the source says: \u{201C}{}\u{201D}",
+                    s.text().trim()
+                )),
+                sentence: None,
+            });
+        }
+    }
+    None
 }

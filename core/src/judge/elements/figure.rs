@@ -198,7 +198,7 @@ fn segment(t: &Text, at: usize) -> std::ops::Range<usize> {
 /// is), without words of rise and fall (the direction rule compares those), and without the
 /// clauses that only say who said it ("the council said", "according to its annual review"):
 /// the attribution is no part of the fact.
-fn said_of(t: &Text, at: usize) -> Stems {
+pub(crate) fn said_of(t: &Text, at: usize) -> Stems {
     let numbers = t.figure_tokens_where(|f| f.unit != Unit::Year);
     let own: std::collections::HashSet<usize> = t
         .figures
@@ -234,7 +234,7 @@ fn said_of(t: &Text, at: usize) -> Stems {
 
 /// Whether two figures are of the same kind for [`same_fact`]: the same unit (or shares written
 /// either way), currencies that agree when both are given, periods that agree when both are given.
-fn same_kind(c: &Figure, f: &Figure) -> bool {
+pub(crate) fn same_kind(c: &Figure, f: &Figure) -> bool {
     let unit = c.unit == f.unit || share_error(c, f).is_some();
     let currency = c.currency.is_none() || f.currency.is_none() || c.currency == f.currency;
     let per = c.per.is_none() || f.per.is_none() || c.per == f.per;

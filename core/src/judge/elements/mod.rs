@@ -8,6 +8,8 @@
 //! - [`figure`]: a figure against the page's figure for the same fact (the same subject and
 //!   the same measured quantity, so a figure the page gives for something else is compared
 //!   with the right one), and [`presence`]: a statistic the page never gives;
+//! - [`subject`]: the claim's value given by the page to another subject, and another value to
+//!   the claim's;
 //! - [`unit`]: the claim's value in the source with another unit, currency or period;
 //! - [`date`]: a year, a day of a month, a month or season the source states otherwise;
 //! - [`speaker`]: who the source says said the statement, and the office it gives them;
@@ -32,6 +34,7 @@ pub mod rebuttal;
 pub mod slots;
 pub mod speaker;
 pub mod specifics;
+pub mod subject;
 #[cfg(test)]
 mod tests;
 pub mod unit;
@@ -49,6 +52,9 @@ pub struct Finding {
     pub element: ClaimElement,
     /// The source says otherwise (high); else the source does not state it (medium).
     pub contradiction: bool,
+    /// For what the source does not state: the page states it nowhere, which is strong evidence
+    /// on its own (medium), whatever sentence the claim aligns with.
+    pub strong: bool,
     /// What is wrong, for the editor: "The claim says “fell” where the source says “rose”".
     pub problem: String,
     /// What the source says instead, in its words: "the source says: “ridership rose 4%”".
@@ -62,6 +68,7 @@ pub fn findings(a: &Alignment<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(a.speaker());
     out.extend(a.direction());
+    out.extend(direction::figure_direction(a));
     out.extend(a.negation());
     // (the subject of a figure is compared by `figure::same_fact`)
     out.extend(a.units());
@@ -83,6 +90,7 @@ impl Alignment<'_> {
         Finding {
             element,
             contradiction: false,
+            strong: false,
             problem,
             correction: k.map(|k| self.said(k)),
             sentence: k,

@@ -58,6 +58,7 @@ impl Alignment<'_> {
                 out.push(Finding {
                     element: ClaimElement::Negation,
                     contradiction: true,
+                    strong: false,
                     problem: format!(
                         "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                         phrase_with_negation(claim, i),
@@ -98,6 +99,7 @@ impl Alignment<'_> {
             out.push(Finding {
                 element: ClaimElement::Negation,
                 contradiction: true,
+                strong: false,
                 problem: format!(
                     "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                     claim.lower(i),
@@ -140,6 +142,7 @@ impl Alignment<'_> {
             return (!denies).then(|| Finding {
                 element: ClaimElement::Negation,
                 contradiction: true,
+                strong: false,
                 problem: format!(
                     "The claim says \u{201C}{}\u{201D} where the source states it",
                     claim.span(frame).trim()
@@ -163,6 +166,7 @@ impl Alignment<'_> {
         (held >= HELD).then(|| Finding {
             element: ClaimElement::Negation,
             contradiction: true,
+            strong: false,
             problem: format!(
                 "The claim states what the source denies: \u{201C}{}\u{201D}",
                 s.span(frame).trim()

@@ -133,6 +133,10 @@ pub fn is_statistic(claim: &str, figure: &Figure) -> bool {
 /// Whether the count counts units of time ("30 days", "12 months"), or is an age, a score, a
 /// rank or a clock time: background the page need not state.
 pub(crate) fn counts_time(claim: &str, figure: &Figure) -> bool {
+    // "18% year over year" is a rate, not a span of time.
+    if figure.unit != Unit::Count {
+        return false;
+    }
     let Some(at) = claim.find(&figure.text) else {
         return false;
     };

@@ -3,19 +3,14 @@
 //! its words it repeats. A fact-check's rating given as data or as a "Rating:" line is
 //! [`super::rating`]'s; this reads the prose.
 //!
-//! A sentence of the page rebuts the claim when it states most of the claim
-//! ([`REPORTED_SHARE`] of its weighted words) as something *reported* (a report word: "claims",
-//! "a post", "rumour", "viral"…) and a verdict of falsehood follows in it or in one of the next
-//! two sentences ("That is false", "There is no evidence", "This is not true"). An article that
-//! itself reports the denial ("the claim that … is false") agrees with such a page; one that
-//! states the claim as true is refuted by it.
+//! A sentence of the page that states something as *reported* (a report word: "claims", "a
+//! post", "rumour", "viral"…), followed in it or in one of the next two sentences by a verdict of
+//! falsehood ("That is false", "There is no evidence", "This is not true"), is read as a review of
+//! that statement rated false. An article that itself reports the denial ("the claim that … is
+//! false") agrees with such a page; one that states the claim as true is refuted by it.
 
-use super::rating;
-use crate::judge::align::Alignment;
+use super::rating::ClaimReview;
 use crate::judge::text::Text;
-
-/// The share of the claim's weighted words a page sentence must state to be a report of it.
-pub const REPORTED_SHARE: f64 = 0.6;
 
 /// Words that mark a statement as something reported, not asserted.
 const REPORT_WORDS: &[&str] = &[
@@ -81,17 +76,6 @@ const FALSE_VERDICTS: &[&str] = &[
     "false.",
 ];
 
-/// A page sentence that rebuts the claim, and the words of the verdict.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Rebuttal {
-    /// The sentence that reports the claim, as an index of the page's sentences.
-    pub sentence: usize,
-    /// The sentence that says it is false, as written.
-    pub verdict: String,
-    /// The claim itself reports the denial: the page backs it.
-    pub claim_agrees: bool,
-}
-
 /// How many sentences after a report its verdict may come.
 const VERDICT_REACH: usize = 2;
 
@@ -107,78 +91,105 @@ fn says_false(t: &Text) -> bool {
         .any(|v| words.contains(&format!(" {v} ")) || text.contains(&format!(" {v}")))
 }
 
-/// The page's rebuttal of the claim, if it has one (see the module documentation).
-pub fn rebuts(a: &Alignment<'_>) -> Option<Rebuttal> {
-    let claim = &a.claim;
-    let words = claim.stems(0..claim.toks.len(), &|_| false);
-    let total = a.weight_of(&words);
-    if total <= 0.0 || words.len() < 3 {
-        return None;
-    }
-    let sentences = a.page.sentences();
+/// The rebuttals a page makes in prose, as reviews rated false: each sentence that reports a
+/// claim (a report word) followed, in it or the next two sentences, by a verdict of falsehood.
+/// [`super::rating::applicable`] then rates an article's claim by them as by a fact-check's
+/// data: an article that states the rebutted claim is refuted, one that reports the rebuttal
+/// agrees.
+pub fn prose_reviews(sentences: &[Text]) -> Vec<ClaimReview> {
+    let mut out = Vec::new();
     for (i, s) in sentences.iter().enumerate() {
-        let held: f64 = words
-            .iter()
-            .filter(|&w| s.holds(0..s.toks.len(), w))
-            .map(|w| a.weight(w))
-            .sum::<f64>()
-            / total;
-        if held < REPORTED_SHARE {
+        if !s.lowers().any(|w| REPORT_WORDS.contains(&w)) {
             continue;
         }
-        let reported = s.lowers().any(|w| REPORT_WORDS.contains(&w));
-        if !reported {
-            continue;
+        let last = (i + VERDICT_REACH).min(sentences.len().saturating_sub(1));
+        if (i..=last).any(|k| says_false(&sentences[k])) {
+            out.push(ClaimReview {
+                claim_reviewed: reported_statement(s),
+                rating_name: Some("False".to_owned()),
+                ..ClaimReview::default()
+            });
         }
-        let Some(verdict) = (i..=(i + VERDICT_REACH).min(sentences.len().saturating_sub(1)))
-            .find(|&k| says_false(&sentences[k]))
-        else {
-            continue;
-        };
-        let claim_agrees =
-            rating::opposite(claim.text(), s.text()) || rating::debunks(claim.text());
-        return Some(Rebuttal {
-            sentence: i,
-            verdict: sentences[verdict].text().trim().to_owned(),
-            claim_agrees,
-        });
+        if out.len() >= MAX_PROSE_REVIEWS {
+            break;
+        }
     }
-    None
+    out
 }
+
+/// What a reporting sentence says is claimed: its words after the reporting verb ("A post shared
+/// widely claims | the council has banned dogs…"), or the whole sentence when there is none or
+/// it ends the sentence ("…, a viral post claims.").
+fn reported_statement(s: &Text) -> String {
+    let text = s.text();
+    const VERBS: &[&str] = &[
+        "claim",
+        "claims",
+        "claimed",
+        "claiming",
+        "alleges",
+        "alleged",
+        "suggests",
+        "suggested",
+        "asserts",
+        "asserted",
+        "purports",
+        "purported",
+    ];
+    let at = (0..s.toks.len()).find(|&i| VERBS.contains(&s.lower(i)));
+    let rest = at
+        .and_then(|i| s.toks.get(i + 1))
+        .map(|t| text[t.start as usize..].trim())
+        .map(|r| r.strip_prefix("that ").unwrap_or(r));
+    match rest {
+        Some(r) if r.split_whitespace().count() >= 3 => r.trim_end_matches('.').to_owned(),
+        _ => text.trim().to_owned(),
+    }
+}
+
+/// The most rebuttals read from one page's prose.
+const MAX_PROSE_REVIEWS: usize = 16;
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::judge::PageIndex;
-    use crate::text::figures::parse_figures;
+    use crate::judge::elements::rating::{Rating, applicable};
 
-    fn rebuttal(claim: &str, page: &str) -> Option<Rebuttal> {
+    fn rated(claim: &str, page: &str) -> Option<Rating> {
         let page = PageIndex::new(page);
-        let windows: Vec<std::ops::Range<usize>> = vec![0..page.sentences().len()];
-        let a = Alignment::new(claim, parse_figures(claim), &page, &windows, 0.1, 0.2);
-        rebuts(&a)
+        applicable(claim, page.reviews()).map(|a| a.rating)
     }
+
+    const PAGE: &str = "A post shared widely on social media claims the council has banned dogs from all of its parks. That is false. The ban applies only to the fenced children's play areas.";
 
     #[test]
     fn a_claim_reported_to_be_rebutted_does_not_stand() {
-        let page = "A post shared widely on social media claims the council has banned dogs from all of its parks. That is false. The ban applies only to the fenced children's play areas.";
-        let r =
-            rebuttal("The council has banned dogs from all of its parks.", page).expect("rebutted");
-        assert!(!r.claim_agrees);
-        assert_eq!(r.verdict, "That is false.");
-        let r = rebuttal(
-            "The claim that the council has banned dogs from all of its parks is false.",
-            page,
-        )
-        .expect("the page is about it");
-        assert!(r.claim_agrees);
+        assert_eq!(
+            rated("The council has banned dogs from all of its parks.", PAGE),
+            Some(Rating::False)
+        );
+        assert_eq!(
+            rated(
+                "The claim that the council has banned dogs from all of its parks is false.",
+                PAGE
+            ),
+            Some(Rating::True)
+        );
+        // Reported, not asserted: the page neither backs nor refutes it.
+        assert_eq!(
+            rated(
+                "A post claimed the council had banned dogs from all of its parks.",
+                PAGE
+            ),
+            None
+        );
     }
 
     #[test]
     fn a_page_that_states_the_claim_is_no_rebuttal() {
         let page = "The council has banned dogs from all of its parks. The ban starts in May.";
         assert_eq!(
-            rebuttal("The council has banned dogs from all of its parks.", page),
+            rated("The council has banned dogs from all of its parks.", page),
             None
         );
     }

@@ -129,6 +129,7 @@ impl Alignment<'_> {
         Some(Finding {
             element,
             contradiction,
+            strong: false,
             problem,
             correction: Some(self.said(k)),
             sentence: Some(k),

@@ -65,6 +65,7 @@ impl Alignment<'_> {
             return vec![Finding {
                 element: ClaimElement::Speaker,
                 contradiction: true,
+                strong: false,
                 problem: format!("The source attributes this to {other}, not to {name}"),
                 correction: Some(self.said(k)),
                 sentence: Some(k),
@@ -104,6 +105,7 @@ impl Alignment<'_> {
         Some(Finding {
             element: ClaimElement::Speaker,
             contradiction: true,
+            strong: false,
             problem: format!(
                 "The source attributes this to \u{201C}{}\u{201D}, not to \u{201C}{}\u{201D}",
                 theirs[0].text, ours.text
@@ -126,6 +128,7 @@ impl Alignment<'_> {
         (offices_differ || ranks_differ).then(|| Finding {
             element: ClaimElement::Title,
             contradiction: true,
+            strong: false,
             problem: format!(
                 "The claim calls {name} \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                 claim_role.text, source_role.text
@@ -137,19 +140,6 @@ impl Alignment<'_> {
 
     // -----------------------------------------------------------------------------------------
     // Specifics the claim adds
-
-    /// The words of the compared sentences and their neighbours, lower-case.
-    pub(crate) fn nearby_text(&self) -> String {
-        let mut parts = Vec::new();
-        for &i in &self.sentence_index {
-            for j in i.saturating_sub(1)..=(i + 1) {
-                if j < self.index.sentences.len() {
-                    parts.push(source_sentence(self.source_text, self.index, j).to_lowercase());
-                }
-            }
-        }
-        parts.join(" ")
-    }
 }
 
 /// Reporting verbs: the extractor's list of verbs that follow a name ("said", "told",

@@ -48,6 +48,7 @@ impl Alignment<'_> {
                 out.push(Finding {
                     element: ClaimElement::Multiplier,
                     contradiction: false,
+                    strong: false,
                     problem: format!(
                         "The claim says \u{201C}{}\u{201D}; the source states no such multiple",
                         c.text
@@ -63,48 +64,86 @@ impl Alignment<'_> {
     // -----------------------------------------------------------------------------------------
     // Dates
 
+    /// A superlative or record the claim states. Where the claim gives a record to a figure ("a
+    /// record 158 km/h", "the highest since the assembly was created"), the page's sentences that
+    /// give that figure must say so too; otherwise the page must say it somewhere. A record or
+    /// superlative the page states nowhere is strong evidence the claim adds it (medium).
     pub(crate) fn superlatives(&self) -> Vec<Finding> {
         let claim_lower = self.claim.text().to_lowercase();
-        // Read only for a claim that ranks or claims a record.
-        let nearby = std::cell::OnceCell::new();
-        let nearby = || nearby.get_or_init(|| self.nearby_text()).as_str();
-        let nearby_word = |word: &str| {
-            nearby()
-                .split(|c: char| !c.is_alphanumeric() && c != '-')
-                .any(|w| w == word)
+        let page_lower = std::cell::OnceCell::new();
+        let page_lower = || {
+            page_lower
+                .get_or_init(|| self.source_text.to_lowercase())
+                .as_str()
         };
-        let mut out = Vec::new();
+        let page_word = |word: &str| {
+            page_lower()
+                .split(|c: char| !c.is_alphanumeric() && c != '-')
+                .any(|w| w == word || w.ends_with(&format!("-{word}")))
+        };
+        // The page's sentences that give a figure of the claim, as the claim gives it.
+        let figure_sentences: Vec<String> = self
+            .claim
+            .figures
+            .iter()
+            .filter(|(f, _)| f.unit != Unit::Year)
+            .flat_map(|(f, _)| {
+                let hedge = crate::judge::elements::presence::hedge_before(self.claim.text(), f);
+                self.page
+                    .sentences()
+                    .iter()
+                    .filter(move |s| {
+                        s.figures.iter().any(|(g, _)| {
+                            crate::judge::elements::presence::gives(f.value, hedge, g.value)
+                        })
+                    })
+                    .map(|s| s.text().to_lowercase())
+            })
+            .collect();
         let has_record = lexicon::claims_record;
-        if has_record(&claim_lower) && !has_record(nearby()) {
-            let phrase = lexicon::RECORD_PHRASES
-                .iter()
-                .find(|p| claim_lower.contains(*p))
-                .map_or("a record", |p| p);
-            out.push(self.unsupported(
-                ClaimElement::Superlative,
-                format!(
-                    "The claim says \u{201C}{phrase}\u{201D}; the source states no such record"
-                ),
-            ));
-            return out;
+        let mut out = Vec::new();
+        if has_record(&claim_lower) {
+            let stated = if figure_sentences.is_empty() {
+                has_record(page_lower())
+            } else {
+                figure_sentences
+                    .iter()
+                    .any(|s| has_record(s) || s.contains("record"))
+            };
+            if !stated {
+                let phrase = lexicon::RECORD_PHRASES
+                    .iter()
+                    .find(|p| claim_lower.contains(*p))
+                    .map_or("a record", |p| p);
+                let mut f = self.unsupported(
+                    ClaimElement::Superlative,
+                    format!(
+                        "The claim says \u{201C}{phrase}\u{201D}; the source states no such record"
+                    ),
+                );
+                f.strong = true;
+                out.push(f);
+                return out;
+            }
         }
         for word in cues::superlatives(self.claim.text()) {
             let lower = word.to_lowercase();
             if !claims_a_rank(&self.claim, &lower) {
                 continue;
             }
+            let equivalents = superlative_equivalents(&lower);
             let stated = if lower.contains(' ') {
-                nearby().contains(&lower)
+                page_lower().contains(&lower)
             } else {
-                superlative_equivalents(&lower)
-                    .iter()
-                    .any(|w| nearby_word(w))
+                equivalents.iter().any(|w| page_word(w))
             };
             if !stated {
-                out.push(self.unsupported(
+                let mut f = self.unsupported(
                     ClaimElement::Superlative,
                     format!("The claim says \u{201C}{word}\u{201D}; the source does not"),
-                ));
+                );
+                f.strong = true;
+                out.push(f);
                 break;
             }
         }
@@ -163,6 +202,7 @@ impl Alignment<'_> {
                 out.push(Finding {
                     element: ClaimElement::Quantifier,
                     contradiction: false,
+                    strong: false,
                     problem: format!(
                         "The claim says \u{201C}{said}\u{201D} where the source says \u{201C}{lower}\u{201D}"
                     ),
@@ -173,6 +213,7 @@ impl Alignment<'_> {
                 out.push(Finding {
                     element: ClaimElement::Quantifier,
                     contradiction: false,
+                    strong: false,
                     problem: format!(
                         "The claim says \u{201C}{said}\u{201D}; the source does not say all"
                     ),
@@ -220,6 +261,7 @@ impl Alignment<'_> {
                 Some((k, other)) => Finding {
                     element: ClaimElement::Place,
                     contradiction: false,
+                    strong: false,
                     problem: format!(
                         "The claim says {} {shown} where the source says {} {other}",
                         word, word
@@ -239,6 +281,7 @@ impl Alignment<'_> {
                     Finding {
                         element: ClaimElement::Place,
                         contradiction: false,
+                        strong: false,
                         problem: format!("The source does not mention {shown}"),
                         correction: k.map(|k| self.said(k)),
                         sentence: k,

@@ -46,6 +46,7 @@ impl Alignment<'_> {
                 out.push(Finding {
                     element,
                     contradiction: true,
+                    strong: false,
                     problem: format!(
                         "The claim says {} where the source says {}",
                         c.text,
