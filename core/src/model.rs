@@ -251,6 +251,16 @@ pub enum CitationRule {
     None,
 }
 
+/// The element of a claim its source states otherwise, as each writes it: what an editor needs
+/// to see to judge that the comparison is fair ("17%" in the claim, "7%" in the source).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Difference {
+    /// The claim's words for the element, as in the claim's text.
+    pub claim: String,
+    /// The source's words for it, as in the evidence quoted.
+    pub source: String,
+}
+
 /// How serious an issue is: docs/severity.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -198,6 +198,7 @@ pub fn failed_check(request: &VerifyRequest, reason: &str, now: DateTime<Utc>) -
             claim_id: Some(request.claim.id.clone()),
             source_url: Some(request.source_url.clone()),
             element: None,
+            difference: None,
         }),
         reason: reason.to_owned(),
         judged_at: now,

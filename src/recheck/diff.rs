@@ -405,6 +405,7 @@ mod tests {
             claim_id: Some(claim.into()),
             source_url: Some(format!("http://127.0.0.1/{claim}")),
             element: None,
+            difference: None,
         }
     }
 

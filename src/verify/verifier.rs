@@ -298,6 +298,7 @@ fn judgment_issue(
         claim_id: Some(claim.id.clone()),
         source_url: Some(result.source_url.clone()),
         element: judgment.element,
+        difference: judgment.difference.clone(),
     }
 }
 
@@ -338,6 +339,7 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
         element: None,
+        difference: None,
     }
 }
 
@@ -438,6 +440,7 @@ mod tests {
             },
             reasons: Vec::new(),
             element: None,
+            difference: None,
             passages: Vec::new(),
         }
     }

@@ -291,6 +291,7 @@ fn contested_issue(
         claim_id: Some(claim.id.clone()),
         source_url: Some(refuting.source_url.clone()),
         element: refuting_issues.iter().find_map(|i| i.element),
+        difference: refuting_issues.iter().find_map(|i| i.difference.clone()),
     }
 }
 
@@ -314,6 +315,7 @@ fn unsourced_issue(claim: &Claim, pre: &crate::model::Prejudgment) -> Issue {
         claim_id: Some(claim.id.clone()),
         source_url: None,
         element: None,
+        difference: None,
     }
 }
 
@@ -329,6 +331,7 @@ fn unfinished_issue(claim: &Claim, source_url: &str) -> Issue {
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
         element: None,
+        difference: None,
     }
 }
 
@@ -345,6 +348,7 @@ fn unchecked_issue(claim: &Claim, source_url: &str) -> Issue {
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
         element: None,
+        difference: None,
     }
 }
 
@@ -367,6 +371,7 @@ fn unaccounted_issue(result: &ClaimResult, why: &str) -> Issue {
         claim_id: Some(result.claim_id.clone()),
         source_url: Some(result.source_url.clone()),
         element: None,
+        difference: None,
     }
 }
 

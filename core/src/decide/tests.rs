@@ -92,6 +92,7 @@ fn result(
             claim_id: Some(claim.id.clone()),
             source_url: Some(url),
             element: None,
+            difference: None,
         }),
         reason: "judged".to_owned(),
         judged_at: at(5),

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::decision::Outcome;
-use crate::model::{ClaimElement, Severity, Verdict};
+use crate::model::{ClaimElement, Difference, Severity, Verdict};
 
 /// The report's recommendation: `reject` blocks, `accept` passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -81,6 +81,9 @@ pub struct Issue {
     /// direction, negation, subject, unit, currency, date, speaker, title, a specific…
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<ClaimElement>,
+    /// For a contradiction: the claim's words and the source's for the element that differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<Difference>,
 }
 
 /// Counts of sourced claims by verification state (docs/report.md).

@@ -56,7 +56,7 @@ pub mod verdict;
 pub use credibility::{Credibility, CredibilityLevel, CredibilityLists};
 pub use page::{PageIndex, Source};
 
-use crate::model::{Claim, ClaimElement, Figure, Severity, Verdict};
+use crate::model::{Claim, ClaimElement, Difference, Figure, Severity, Verdict};
 use crate::text::figures::parse_figures;
 use regex::Regex;
 use serde::Serialize;
@@ -155,6 +155,8 @@ pub struct Judgment {
     pub reasons: Vec<String>,
     /// The element of the claim at fault, when the issue is about one.
     pub element: Option<ClaimElement>,
+    /// For a contradiction: the claim's words for the element and the source's.
+    pub difference: Option<Difference>,
     /// The best passages of the source for the claim, best first: the passages the alignment read.
     pub passages: Vec<Evidence>,
 }
@@ -234,8 +236,12 @@ pub fn judge_page_with(
         return reading.empty_source();
     }
     // Step 2: the claim aligned with the sentences that state it.
-    let windows: Vec<std::ops::Range<usize>> =
-        found.passages.iter().map(|p| p.first..p.last).collect();
+    let windows: Vec<std::ops::Range<usize>> = found
+        .passages
+        .iter()
+        .chain(&found.parts)
+        .map(|p| p.first..p.last)
+        .collect();
     let alignment = align::Alignment::new(
         &text,
         claim_figures,

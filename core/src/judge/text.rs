@@ -468,6 +468,27 @@ impl Text {
             .unwrap_or(0..self.toks.len())
     }
 
+    /// The part of the sentence token `i` is in, where a sentence joins several statements ("…
+    /// had been misused, and it has offered …"): cut at semicolons and colons, and at a comma
+    /// before a joining word ([`CLAUSE_WORDS`]), whether or not each part states a figure or a
+    /// direction as a clause does.
+    pub(crate) fn part_of(&self, i: usize) -> Range<usize> {
+        let cut_before = |j: usize| -> bool {
+            match self.toks.get(j).map(|t| self.kind_of(t)) {
+                Some(TokKind::Mark(';' | ':')) => true,
+                Some(TokKind::Mark(',')) => {
+                    CLAUSE_WORDS.contains(&self.lower(j + 1))
+                }
+                _ => false,
+            }
+        };
+        let start = (0..i).rev().find(|&j| cut_before(j)).map_or(0, |j| j + 1);
+        let end = (i + 1..self.toks.len())
+            .find(|&j| cut_before(j))
+            .unwrap_or(self.toks.len());
+        start..end
+    }
+
     /// Whether token `i` is in a statement the text denies as a whole ([`denial_frame`]).
     pub(crate) fn denied(&self, i: usize) -> bool {
         self.denied_from.is_some_and(|from| i >= from as usize)

@@ -11,7 +11,7 @@ use super::page::PageIndex;
 use super::retrieve::{self, Passage, Term};
 use super::score::{self, Coverage};
 use super::{Evidence, IssueKind, JudgeSettings, Judgment, calibration, credibility};
-use crate::model::{Claim, ClaimElement, Figure, Severity, Unit, Verdict};
+use crate::model::{Claim, ClaimElement, Difference, Figure, Severity, Unit, Verdict};
 use crate::text::tokens::FoldHashSet as HashSet;
 
 /// The share of the claim's weighted words the sentence of an unsupported specific must hold
@@ -21,18 +21,54 @@ pub const STRONGLY_STATED: f64 = 0.6;
 
 /// Step 1: the best passages of the source for the claim, and the claim's terms.
 pub(crate) struct Passages {
+    /// The best passages for the whole claim, best first.
     pub(crate) passages: Vec<Passage>,
+    /// The best passage for each part of a claim that states several things ("…, and it has
+    /// offered…"), where it is not one of the above: what the comparison of elements reads too.
+    pub(crate) parts: Vec<Passage>,
     terms: Vec<Term>,
 }
+
+/// What joins two statements in one sentence: each is looked for in the source on its own.
+const PART_JOINS: &[&str] = &[
+    ", and ", ", but ", ", while ", ", though ", ", although ", ", whereas ", "; ", ": ",
+];
+
+/// The fewest words a part of a claim must have to be looked for on its own.
+const MIN_PART_WORDS: usize = 4;
 
 impl Passages {
     pub(crate) fn find(text: &str, page: &PageIndex, settings: &JudgeSettings) -> Passages {
         let terms = retrieve::terms(text);
         let tokens: Vec<String> = terms.iter().map(|t| t.token.clone()).collect();
-        let passages = page
-            .index()
-            .retrieve(page.text(), &tokens, settings.max_passages.max(1));
-        Passages { passages, terms }
+        let index = page.index();
+        let passages = index.retrieve(page.text(), &tokens, settings.max_passages.max(1));
+        let mut parts: Vec<Passage> = Vec::new();
+        let mut pieces: Vec<&str> = vec![text];
+        for join in PART_JOINS {
+            pieces = pieces.iter().flat_map(|p| p.split(join)).collect();
+        }
+        if pieces.len() > 1 {
+            for piece in pieces {
+                let words: Vec<String> = retrieve::terms(piece).into_iter().map(|t| t.token).collect();
+                if words.len() < MIN_PART_WORDS {
+                    continue;
+                }
+                if let Some(best) = index.retrieve(page.text(), &words, 1).into_iter().next()
+                    && !passages
+                        .iter()
+                        .chain(&parts)
+                        .any(|p| p.first == best.first && p.last == best.last)
+                {
+                    parts.push(best);
+                }
+            }
+        }
+        Passages {
+            passages,
+            parts,
+            terms,
+        }
     }
 }
 
@@ -128,6 +164,7 @@ impl<'a> Reading<'a> {
             credibility: credibility::credibility(source_url, &settings.credibility),
             reasons: Vec::new(),
             element: None,
+            difference: None,
             passages: found.passages.iter().map(as_evidence).collect(),
         };
         Reading {
@@ -341,6 +378,7 @@ impl<'a> Reading<'a> {
             self.j.correction = Some(format!("source says {}", fact.figure.text));
             self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
             self.j.element = Some(ClaimElement::Date);
+            self.j.difference = Some(difference(&c.text, &fact.figure.text));
             return self.j.with_issue(
                 Verdict::Refuted,
                 Severity::High,
@@ -363,6 +401,7 @@ impl<'a> Reading<'a> {
             ));
             self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
             self.j.element = Some(ClaimElement::Subject);
+            self.j.difference = Some(difference(&c.text, &swap.theirs.text));
             return self.j.with_issue(
                 Verdict::Refuted,
                 Severity::High,
@@ -383,6 +422,7 @@ impl<'a> Reading<'a> {
                 self.j.correction = Some(format!("source says {}", describe(&fact.figure)));
                 self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
                 self.j.element = Some(ClaimElement::Figure);
+                self.j.difference = Some(difference(&c.text, &fact.figure.text));
                 return self.j.with_issue(
                     Verdict::Refuted,
                     Severity::High,
@@ -404,6 +444,7 @@ impl<'a> Reading<'a> {
             }
             self.j.correction = f.correction.clone();
             self.j.element = Some(f.element);
+            self.j.difference = quoted_pair(&f.problem);
             let kind = match f.element {
                 ClaimElement::Speaker => IssueKind::Misattributed,
                 _ => IssueKind::Contradicted,
@@ -450,6 +491,7 @@ impl<'a> Reading<'a> {
             self.j.correction = Some(format!("source says {}", describe(&fact.figure)));
             self.j.support = lexical * 0.5;
             self.j.element = Some(ClaimElement::Figure);
+            self.j.difference = Some(difference(&c.text, &fact.figure.text));
             return self.j.with_issue(
                 Verdict::Unconfirmed,
                 Severity::Medium,
@@ -547,4 +589,23 @@ impl<'a> Reading<'a> {
             problem,
         )
     }
+}
+
+fn difference(claim: &str, source: &str) -> Difference {
+    Difference {
+        claim: claim.to_owned(),
+        source: source.to_owned(),
+    }
+}
+
+/// The two quoted words of an element finding's problem, as every element rule words it: "The
+/// claim says “rose” where the source says “fell”".
+fn quoted_pair(problem: &str) -> Option<Difference> {
+    let mut spans = problem
+        .split('\u{201C}')
+        .skip(1)
+        .filter_map(|part| part.split('\u{201D}').next());
+    let claim = spans.next()?;
+    let source = spans.next()?;
+    Some(difference(claim, source))
 }

@@ -86,10 +86,16 @@ impl Alignment<'_> {
             if negated || claim.denied(i) {
                 continue;
             }
-            let clause = claim.clause_of(i);
-            let subject = claim.stems(clause, &|x| x == i);
-            let source_clause = s.clause_of(j);
-            if self.overlap(&subject, k, source_clause.clone()) < MIN_ALIGNMENT {
+            let clause = claim.part_of(i);
+            let subject = claim.stems(clause.clone(), &|x| x == i);
+            let source_clause = s.part_of(j);
+            let overlap = self.overlap(&subject, k, source_clause.clone());
+            // Aligned, or framed alike: a word of the claim before the predicate and one after it
+            // on both sides ("found [no] evidence that … misused"), the clauses sharing a part of
+            // their words.
+            let framed = overlap >= FRAMED_ALIGNMENT
+                && framed_alike(claim, clause, i, s, source_clause.clone(), j);
+            if overlap < MIN_ALIGNMENT && !framed {
                 continue;
             }
             // The claim must not be stated plainly elsewhere in an equally aligned clause.
@@ -247,4 +253,30 @@ pub(crate) fn is_auxiliary(word: &str) -> bool {
             | "directly"
             | "publicly"
     )
+}
+
+/// The share of a claim clause's weighted words a source clause framed alike
+/// ([`framed_alike`]) must hold for a negation in one to contradict the other.
+const FRAMED_ALIGNMENT: f64 = 0.25;
+
+/// Whether the predicates at `i` (of `a`'s clause `ca`) and `j` (of `b`'s clause `cb`) stand in
+/// the same frame: some content word before each is the same, and some content word after each.
+fn framed_alike(
+    a: &Text,
+    ca: std::ops::Range<usize>,
+    i: usize,
+    b: &Text,
+    cb: std::ops::Range<usize>,
+    j: usize,
+) -> bool {
+    let content = |t: &Text, r: std::ops::Range<usize>| -> Vec<crate::judge::retrieve::TokenId> {
+        r.filter(|&x| t.toks[x].is_content() && !lexicon::is_negation(t.lower(x)))
+            .map(|x| t.toks[x].stem)
+            .collect()
+    };
+    let before_a = content(a, ca.start..i);
+    let before_b = content(b, cb.start..j);
+    let after_a = content(a, i + 1..ca.end);
+    let after_b = content(b, j + 1..cb.end);
+    before_a.iter().any(|w| before_b.contains(w)) && after_a.iter().any(|w| after_b.contains(w))
 }

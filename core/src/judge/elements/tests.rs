@@ -541,3 +541,17 @@ fn a_direction_is_read_across_the_passage_that_states_the_claim() {
     let got = windows(agreeing, source, 0..3);
     assert!(!got.iter().any(|(_, c)| *c), "{got:?}");
 }
+
+#[test]
+fn zz_debug_negation() {
+    let claim = "The company said it had found evidence that the stolen data had been misused, and it has offered affected members two years of free credit monitoring, its statement says.";
+    let source = "We take the security of our members seriously.\nOur investigation, conducted with the help of outside forensic experts, found no evidence that any member information involved in the March 2023 incident has been misused.\nWe have offered all affected members two years of free credit monitoring and identity restoration services.";
+    let page = PageIndex::new(source);
+    let n = page.sentences().len();
+    let a = Alignment::new(claim, parse_figures(claim), &page, &[0..n], 0.1, 0.2);
+    for s in &a.sentences { eprintln!("S {:?} negpred {:?}", s.text(), s.negated_predicates.iter().map(|&j| s.lower(j as usize)).collect::<Vec<_>>()); }
+    eprintln!("claim preds {:?}", a.claim.predicates().map(|(i, n)| (a.claim.lower(i).to_owned(), n)).collect::<Vec<_>>());
+    eprintln!("clauses {:?}", a.claim.clauses.iter().map(|c| a.claim.span(c.clone()).to_owned()).collect::<Vec<_>>());
+    eprintln!("{:?}", findings_of(&a));
+    panic!();
+}
