@@ -162,7 +162,7 @@ pub struct QuorumOutcome {
 
 impl QuorumOutcome {
     /// The verdict, each vote (an abstention with its reason) and any cut of the evidence, on
-    /// one line for a claim's result: "llm quorum inconclusive: verifier supported, skeptic
+    /// one line for a claim's result: "llm quorum unconfirmed: verifier supported, skeptic
     /// abstained (request timed out), numbers_auditor not_enough_info".
     pub fn summary(&self) -> String {
         let votes: Vec<String> = self
@@ -283,7 +283,7 @@ mod tests {
         };
         assert_eq!(
             outcome.summary(),
-            "llm quorum inconclusive: verifier supported, skeptic abstained (timed out), \
+            "llm quorum unconfirmed: verifier supported, skeptic abstained (timed out), \
              numbers_auditor not_enough_info; evidence cut to fit llm.context_tokens: 2 of 3 \
              passages sent, passage 2 cut short, about 98 of 300 tokens"
         );

@@ -225,7 +225,7 @@ pub(crate) fn said_of(t: &Text, at: usize) -> Stems {
             || t.directions(j).iter().any(|d| d.0 == Axis::Amount)
     };
     let words = t.stems(segment(t, at), &skip);
-    if words.len() >= 2 {
+    if !words.is_empty() {
         return words;
     }
     // A figure alone in its clause ("…, at 27%."): what the whole sentence says.
@@ -303,7 +303,8 @@ pub fn same_fact(
             // their achievements in 2018" dates the achievements, not the cup.
             let theirs = if c.unit == Unit::Year {
                 let clause = s.clause_of(*ft);
-                let words = s.stems(clause, &|j| j == *ft);
+                let numbers = s.figure_tokens_where(|f| f.unit != Unit::Year);
+                let words = s.stems(clause, &|j| j == *ft || numbers.contains(&j));
                 if words.len() >= 2 {
                     words
                 } else {
@@ -312,6 +313,14 @@ pub fn same_fact(
             } else {
                 said_of(s, *ft)
             };
+            // What the page's figure is of, in words that tell one thing from another: "years"
+            // or "revenue" says what kind of figure it is, not whose.
+            let theirs = Stems::of(
+                theirs
+                    .iter()
+                    .filter(|w| !super::subject::generic(a.stem_text(*w)))
+                    .collect(),
+            );
             let their_total = a.weight_of(&theirs);
             if their_total <= 0.0 {
                 continue;

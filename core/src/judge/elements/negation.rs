@@ -93,8 +93,7 @@ impl Alignment<'_> {
             // Aligned, or framed alike: a word of the claim before the predicate and one after it
             // on both sides ("found [no] evidence that … misused"), the clauses sharing a part of
             // their words.
-            let framed = overlap >= FRAMED_ALIGNMENT
-                && framed_alike(claim, clause, i, s, source_clause.clone(), j);
+            let framed = framed_alike(claim, clause, i, s, source_clause.clone(), j);
             if overlap < MIN_ALIGNMENT && !framed {
                 continue;
             }
@@ -255,12 +254,14 @@ pub(crate) fn is_auxiliary(word: &str) -> bool {
     )
 }
 
-/// The share of a claim clause's weighted words a source clause framed alike
-/// ([`framed_alike`]) must hold for a negation in one to contradict the other.
-const FRAMED_ALIGNMENT: f64 = 0.25;
+/// The share of a claim part's content words a source part framed alike ([`framed_alike`])
+/// must hold (by count: a word the page lacks weighs the most, which a paraphrase always has)
+/// for a negation in one to contradict the other.
+const FRAMED_ALIGNMENT: f64 = 0.3;
 
-/// Whether the predicates at `i` (of `a`'s clause `ca`) and `j` (of `b`'s clause `cb`) stand in
-/// the same frame: some content word before each is the same, and some content word after each.
+/// Whether the predicates at `i` (of `a`'s part `ca`) and `j` (of `b`'s part `cb`) stand in the
+/// same frame: some content word before each is the same, some content word after each, and the
+/// parts share [`FRAMED_ALIGNMENT`] of `a`'s words.
 fn framed_alike(
     a: &Text,
     ca: std::ops::Range<usize>,
@@ -278,5 +279,10 @@ fn framed_alike(
     let before_b = content(b, cb.start..j);
     let after_a = content(a, i + 1..ca.end);
     let after_b = content(b, j + 1..cb.end);
-    before_a.iter().any(|w| before_b.contains(w)) && after_a.iter().any(|w| after_b.contains(w))
+    let all_a: Vec<_> = before_a.iter().chain(&after_a).collect();
+    let all_b: Vec<_> = before_b.iter().chain(&after_b).collect();
+    let shared = all_a.iter().filter(|w| all_b.contains(w)).count();
+    before_a.iter().any(|w| before_b.contains(w))
+        && after_a.iter().any(|w| after_b.contains(w))
+        && shared as f64 >= FRAMED_ALIGNMENT * all_a.len() as f64
 }

@@ -11,6 +11,32 @@ use crate::model::ClaimElement;
 use crate::text::figures::parse_figures;
 use std::ops::Range;
 
+/// The verdict, severity and element the judge gives `claim` against `source`, as an article
+/// cites it.
+fn judged(
+    claim: &str,
+    source: &str,
+) -> (
+    crate::model::Verdict,
+    Option<crate::model::Severity>,
+    Option<ClaimElement>,
+) {
+    let body = format!(
+        "{} [1].\n\n[1]: https://example.com/page\n",
+        claim.trim_end_matches('.')
+    );
+    let extraction = crate::extract::extract(&body, crate::model::BodyFormat::Markdown)
+        .expect("the claim reads");
+    let c = extraction.claims.first().expect("a claim");
+    let j = crate::judge::judge(
+        c,
+        source,
+        "https://example.com/page",
+        &crate::judge::JudgeSettings::default(),
+    );
+    (j.verdict, j.severity, j.element)
+}
+
 fn findings(claim: &str, source: &str) -> Vec<Finding> {
     let page = PageIndex::new(source);
     let all = 0..page.index().sentences.len();
@@ -72,11 +98,16 @@ fn a_negated_predicate_contradicts_a_plain_one() {
 
 #[test]
 fn a_figure_given_to_another_subject_is_found() {
+    use crate::model::Verdict;
     let source = "Exports fell 3% in the first half of the year and imports rose 6%.";
-    let got = elements("Imports rose 3% in the first half.", source);
-    assert!(got.contains(&(ClaimElement::Subject, true)), "{got:?}");
-    let got = elements("Imports rose 6% in the first half of the year.", source);
-    assert!(got.is_empty(), "{got:?}");
+    let (verdict, _, element) = judged("Imports rose 3% in the first half.", source);
+    assert_eq!(verdict, Verdict::Refuted);
+    assert!(
+        matches!(element, Some(ClaimElement::Figure | ClaimElement::Subject)),
+        "{element:?}"
+    );
+    let (verdict, _, _) = judged("Imports rose 6% in the first half of the year.", source);
+    assert_eq!(verdict, Verdict::Supported);
 }
 
 #[test]
@@ -95,12 +126,13 @@ fn units_currencies_and_years() {
         ),
         [(ClaimElement::Currency, true)]
     );
+    let (verdict, _, element) = judged(
+        "The factory closed in 2009.",
+        "The factory closed in 2011 after 80 years.",
+    );
     assert_eq!(
-        elements(
-            "The factory closed in 2009.",
-            "The factory closed in 2011 after 80 years."
-        ),
-        [(ClaimElement::Date, true)]
+        (verdict, element),
+        (crate::model::Verdict::Refuted, Some(ClaimElement::Date))
     );
 }
 
@@ -454,11 +486,14 @@ fn a_slot_changed_in_a_sentence_the_claim_follows_is_found() {
     let got = elements("She is the Melvin Yale Curator of Chinese Art.", source);
     assert!(got.contains(&(ClaimElement::Name, true)), "{got:?}");
     let source = "The novel was first published in December of 1865 by a London house.";
-    let got = elements(
+    let (verdict, _, element) = judged(
         "The novel was first published in December of 1864 by a London house.",
         source,
     );
-    assert!(got.contains(&(ClaimElement::Date, true)), "{got:?}");
+    assert_eq!(
+        (verdict, element),
+        (crate::model::Verdict::Refuted, Some(ClaimElement::Date))
+    );
     // A fragment that shares two words with a sentence does not follow it.
     let source =
         "The revitalized Verve Records is home to imprints including Impulse! and Decca Records.";
@@ -476,47 +511,55 @@ fn a_slot_changed_in_a_sentence_the_claim_follows_is_found() {
 }
 
 #[test]
-fn a_negation_the_stating_sentence_lacks_contradicts_it() {
-    let source = "Children under five can receive the vaccine at any clinic in the region.";
+fn a_negation_is_compared_with_the_same_predicate_only() {
+    // The same predicate negated on one side: a contradiction.
     let got = elements(
-        "The vaccine is not available to children under five at clinics in the region.",
-        source,
+        "The company said it had found evidence that the stolen data had been misused.",
+        "Our investigation found no evidence that any member information has been misused.",
     );
     assert!(got.contains(&(ClaimElement::Negation, true)), "{got:?}");
-    // A sentence that negates part of the claim itself speaks to its polarity.
-    let source = "Children under five cannot receive the vaccine at clinics in the region.";
+    // A claim with a negation whose stating sentence words it otherwise: the source does not
+    // say the claim the other way, it says it in other words. No contradiction.
     let got = elements(
-        "The vaccine is not available to children under five at clinics in the region.",
-        source,
+        "The tribunal rejected his argument, finding no breach of the testing standard.",
+        "The tribunal was satisfied that the sample had been handled in line with the standard.",
     );
-    assert!(!got.contains(&(ClaimElement::Negation, true)), "{got:?}");
+    assert!(!got.iter().any(|(_, contradiction)| *contradiction), "{got:?}");
 }
 
 #[test]
 fn a_year_stated_elsewhere_on_the_page_does_not_date_the_claim() {
+    use crate::model::Verdict;
     let source = "The factory was sold to a new owner in 2009. The new owner kept the staff \
                   and modernised two of the lines over the following seasons. Orders from \
                   abroad grew for some time. The factory closed its doors in 2011, after 80 \
                   years of production.";
     assert_eq!(
-        elements("The factory closed its doors in 2009.", source),
-        [(ClaimElement::Date, true)]
+        judged("The factory closed its doors in 2009.", source).2,
+        Some(ClaimElement::Date)
     );
-    assert!(elements("The factory closed its doors in 2011.", source).is_empty());
-    // The year in the sentence beside the one that states the claim dates it.
-    let beside = "In 2011, a long decline ended. The factory closed its doors after 80 \
-                  years of production, the union said.";
-    assert!(elements("The factory closed its doors in 2011.", beside).is_empty());
+    assert_eq!(
+        judged("The factory closed its doors in 2011.", source).0,
+        Verdict::Supported
+    );
 }
 
 #[test]
-fn a_year_the_passage_never_gives_is_unsupported() {
+fn a_year_the_page_never_gives_does_not_come_from_it() {
+    use crate::model::{Severity, Verdict};
     let source = "The museum reopened after a long renovation of its east wing, the city said.";
-    let got = elements(
+    let (verdict, severity, element) = judged(
         "The museum reopened in 2019 after a long renovation of its east wing.",
         source,
     );
-    assert_eq!(got, [(ClaimElement::Date, false)]);
+    assert_eq!(
+        (verdict, severity, element),
+        (
+            Verdict::Unconfirmed,
+            Some(Severity::Medium),
+            Some(ClaimElement::Date)
+        )
+    );
 }
 
 #[test]
@@ -542,16 +585,4 @@ fn a_direction_is_read_across_the_passage_that_states_the_claim() {
     assert!(!got.iter().any(|(_, c)| *c), "{got:?}");
 }
 
-#[test]
-fn zz_debug_negation() {
-    let claim = "The company said it had found evidence that the stolen data had been misused, and it has offered affected members two years of free credit monitoring, its statement says.";
-    let source = "We take the security of our members seriously.\nOur investigation, conducted with the help of outside forensic experts, found no evidence that any member information involved in the March 2023 incident has been misused.\nWe have offered all affected members two years of free credit monitoring and identity restoration services.";
-    let page = PageIndex::new(source);
-    let n = page.sentences().len();
-    let a = Alignment::new(claim, parse_figures(claim), &page, &[0..n], 0.1, 0.2);
-    for s in &a.sentences { eprintln!("S {:?} negpred {:?}", s.text(), s.negated_predicates.iter().map(|&j| s.lower(j as usize)).collect::<Vec<_>>()); }
-    eprintln!("claim preds {:?}", a.claim.predicates().map(|(i, n)| (a.claim.lower(i).to_owned(), n)).collect::<Vec<_>>());
-    eprintln!("clauses {:?}", a.claim.clauses.iter().map(|c| a.claim.span(c.clone()).to_owned()).collect::<Vec<_>>());
-    eprintln!("{:?}", findings_of(&a));
-    panic!();
-}
+
