@@ -61,8 +61,12 @@ pub const SOURCES: [(&str, &str); 3] = [
     ),
 ];
 
-/// The demo's deadline: short, so the slow source visibly blocks.
-pub const DEMO_DEADLINE_MS: u64 = 4_000;
+/// The demo's deadline: well short of the slow source, so it visibly blocks, and long enough for
+/// the other checks on a busy machine (at 4 s, every draft blocked on a 2-core machine at a load
+/// of 10).
+pub const DEMO_DEADLINE_MS: u64 = 15_000;
+/// The demo's `fetch.timeout_ms`: past the slow source, so the deadline comes first.
+const DEMO_FETCH_TIMEOUT_MS: u64 = 60_000;
 /// How long the slow source takes: well past the deadline.
 const SLOW_SOURCE: Duration = Duration::from_secs(30);
 /// How long the demo waits for all its decisions.
@@ -99,8 +103,10 @@ pub async fn run(
     mut out: impl std::io::Write + Send,
 ) -> Result<BTreeMap<String, Decision>, DemoError> {
     let origin = start_origin().await?;
+    // The fetch timeout outlasts the slow source, so it is the deadline that blocks it.
     let mut config = Config::from_toml_str(&format!(
-        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n[join]\ndeadline_ms = {DEMO_DEADLINE_MS}\n[log]\nlevel = \"warn\"\n"
+        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\ntimeout_ms = {DEMO_FETCH_TIMEOUT_MS}\n\
+         [join]\ndeadline_ms = {DEMO_DEADLINE_MS}\n[log]\nlevel = \"warn\"\n"
     ))
     .map_err(DemoError::Config)?;
     config.kafka.bootstrap_servers = None;

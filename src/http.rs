@@ -12,13 +12,15 @@
 //!   `Accept: text/html`, and `GET /ui/decisions/{article_id}[?revision=N]`, answer with the
 //!   decision as a web page; `GET /ui/` lists recent decisions with the desk's figures.
 //!
-//! [`serve`] closes connections that send their headers too slowly or sit idle
-//! (`http.header_read_timeout_ms`, `http.idle_timeout_ms`), so open sockets cannot pile up.
+//! [`serve`] closes connections that send their headers too slowly or sit idle, over HTTP/1 and
+//! HTTP/2 alike (`http.header_read_timeout_ms`, `http.idle_timeout_ms`), and holds at most
+//! `http.max_connections` at once, so open sockets cannot pile up (see [`conn`]).
 //!
 //! The [`DecisionBoard`] behind it is fed by whoever sees drafts and decisions (the board
 //! consumer of the stream processor) and holds at most a configured number of articles, newest
 //! kept: an article evicted from it answers 404, never a wrong decision.
 
+mod conn;
 mod ui;
 
 use crate::events::{Decision, DecisionReason, DraftEvent, DraftPosition, Outcome};
@@ -612,11 +614,14 @@ impl Readiness {
 /// Serves `router` on `listener` until `shutdown` resolves, then lets requests in flight finish
 /// (for at most [`GRACEFUL_SHUTDOWN`]).
 ///
-/// Unlike `axum::serve`, a connection cannot be held open for free: a client must send a
-/// request's headers within `http.header_read_timeout_ms` of starting it (also while a
-/// keep-alive connection waits for its next request), and a connection with nothing received or
-/// sent for `http.idle_timeout_ms` is closed, whatever it is waiting for (a client that stops
-/// reading its response, an HTTP/2 connection left open).
+/// Unlike `axum::serve`, a connection cannot be held open for free, over either protocol (see
+/// [`conn`]): without a request in flight, the next request's headers must be complete within
+/// `http.header_read_timeout_ms` (PINGs and headers trickled in CONTINUATION frames do not
+/// count); a connection with nothing received or sent for `http.idle_timeout_ms` is closed,
+/// whatever it is waiting for (a client that stops reading its response); and at most
+/// `http.max_connections` are open, the one idle for longest giving way to a new one, so a
+/// health probe is answered however many slow clients there are. An HTTP/2 connection runs at
+/// most `http.max_concurrent_streams` requests at once.
 ///
 /// # Errors
 /// Never in practice: a failed `accept` (too many open files…) is logged and retried.
@@ -629,15 +634,19 @@ pub async fn serve(
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::server::conn::auto::Builder;
     use hyper_util::server::graceful::GracefulShutdown;
-    use hyper_util::service::TowerToHyperService;
 
+    let header_read = config.header_read_timeout();
+    let idle = config.idle_timeout();
     let mut builder = Builder::new(TokioExecutor::new());
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(config.header_read_timeout());
-    builder.http2().timer(TokioTimer::new());
-    let idle = config.idle_timeout();
+        .header_read_timeout(header_read);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(config.max_concurrent_streams);
+    let connections = Arc::new(conn::Connections::default());
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
@@ -653,16 +662,28 @@ pub async fn serve(
                 }
             },
         };
-        let io = TokioIo::new(IdleTimeout::new(stream, idle));
-        let service = TowerToHyperService::new(router.clone());
+        let Some(registered) = connections.admit(config.max_connections) else {
+            crate::internal_events::http_connection_refused(connections.len());
+            drop(stream);
+            continue;
+        };
+        let io = TokioIo::new(conn::IdleTimeout::new(stream, idle));
+        let service = conn::Tracked::new(router.clone(), Arc::clone(&registered.activity));
         let connection = builder
             .serve_connection_with_upgrades(io, service)
             .into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
-            if let Err(err) = connection.await {
-                tracing::debug!(%peer, error = %err, "HTTP connection closed with an error");
+            let activity = Arc::clone(&registered.activity);
+            tokio::select! {
+                closed = connection => if let Err(err) = closed {
+                    tracing::debug!(%peer, error = %err, "HTTP connection closed with an error");
+                },
+                () = conn::closing(&activity, header_read, idle) => {
+                    tracing::debug!(%peer, "HTTP connection closed: no request in time, or its slot was needed");
+                }
             }
+            drop(registered);
         });
     }
     drop(listener);
@@ -680,119 +701,6 @@ pub async fn serve(
 
 /// How long requests in flight may take to finish once the server is stopping.
 pub const GRACEFUL_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// A connection that fails with `TimedOut` once nothing was received or sent for `idle`: each
-/// read or write that moves bytes starts the wait again, and one that waits past it ends the
-/// connection.
-struct IdleTimeout<S> {
-    inner: S,
-    idle: std::time::Duration,
-    deadline: std::pin::Pin<Box<tokio::time::Sleep>>,
-}
-
-impl<S> IdleTimeout<S> {
-    fn new(inner: S, idle: std::time::Duration) -> Self {
-        Self {
-            inner,
-            idle,
-            deadline: Box::pin(tokio::time::sleep(idle)),
-        }
-    }
-
-    fn progressed(&mut self) {
-        self.deadline
-            .as_mut()
-            .reset(tokio::time::Instant::now() + self.idle);
-    }
-
-    /// Called when the inner stream has nothing to give: the error once the wait is over.
-    fn check(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Error> {
-        match self.deadline.as_mut().poll(cx) {
-            std::task::Poll::Ready(()) => std::task::Poll::Ready(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "connection idle for longer than http.idle_timeout_ms",
-            )),
-            std::task::Poll::Pending => std::task::Poll::Pending,
-        }
-    }
-}
-
-impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for IdleTimeout<S> {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        match std::pin::Pin::new(&mut self.inner).poll_read(cx, buf) {
-            std::task::Poll::Ready(Ok(())) => {
-                if buf.filled().len() > before {
-                    self.progressed();
-                }
-                std::task::Poll::Ready(Ok(()))
-            }
-            std::task::Poll::Ready(Err(err)) => std::task::Poll::Ready(Err(err)),
-            std::task::Poll::Pending => self.check(cx).map(Err),
-        }
-    }
-}
-
-impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for IdleTimeout<S> {
-    fn poll_write(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        match std::pin::Pin::new(&mut self.inner).poll_write(cx, buf) {
-            std::task::Poll::Ready(Ok(n)) => {
-                if n > 0 {
-                    self.progressed();
-                }
-                std::task::Poll::Ready(Ok(n))
-            }
-            std::task::Poll::Ready(Err(err)) => std::task::Poll::Ready(Err(err)),
-            std::task::Poll::Pending => self.check(cx).map(Err),
-        }
-    }
-
-    fn poll_flush(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        match std::pin::Pin::new(&mut self.inner).poll_flush(cx) {
-            std::task::Poll::Pending => self.check(cx).map(Err),
-            ready => ready,
-        }
-    }
-
-    fn poll_shutdown(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        match std::pin::Pin::new(&mut self.inner).poll_write_vectored(cx, bufs) {
-            std::task::Poll::Ready(Ok(n)) => {
-                if n > 0 {
-                    self.progressed();
-                }
-                std::task::Poll::Ready(Ok(n))
-            }
-            std::task::Poll::Ready(Err(err)) => std::task::Poll::Ready(Err(err)),
-            std::task::Poll::Pending => self.check(cx).map(Err),
-        }
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
-}
 
 #[derive(Clone)]
 struct AppState {
@@ -1197,6 +1105,7 @@ mod tests {
             idle_timeout_ms: idle_ms,
             page_body_bytes: BOARD_BODY_BYTES,
             decision_bytes: BOARD_DECISION_BYTES,
+            ..crate::config::HttpConfig::default()
         };
         let app = router(DecisionBoard::new(1), Arc::new(Readiness::default()));
         tokio::spawn(async move { serve(listener, app, &config, std::future::pending()).await });

@@ -10,17 +10,22 @@
 //!   file, or standard input, whose content opens with `{` or `[` is read as drafts; a draft
 //!   names its own article id, revision and body format.
 //!
-//! Reading is bounded: a body is read up to `extract.max_body_bytes` and one byte more (a larger
-//! one is then blocked as `limit_exceeded`, as `factgate run` blocks it, without reading the
-//! rest), and a file of draft events up to [`MAX_DRAFTS_INPUT_BYTES`] (an error beyond it: split
-//! the export). `factgate check /dev/zero` reads a few megabytes and blocks.
+//! Reading is bounded and streams ([`read`]): a body is read up to `extract.max_body_bytes` and
+//! one byte more (a larger one is then blocked as `limit_exceeded`, as `factgate run` blocks it,
+//! without reading the rest); JSON Lines are read a line at a time, each line up to
+//! [`MAX_DRAFTS_INPUT_BYTES`], so an export of any length costs one draft's memory and a pipe
+//! (`kcat … | factgate check -`) is answered as it is read; a JSON document of drafts (an array,
+//! an object over several lines) is read whole, up to [`MAX_DRAFTS_INPUT_BYTES`] (an error
+//! beyond it: split the export, or write it as JSON Lines). `factgate check /dev/zero` reads a
+//! few megabytes and blocks.
 //!
 //! Nothing is skipped silently: a draft event that cannot be read is blocked
 //! (`draft_unreadable`) when its article id can be recovered, as the stream processor does, and is
 //! an input error otherwise; a path that does not exist or a pattern matching nothing is an
 //! input error.
 
-use std::io::Read;
+use std::collections::VecDeque;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use crate::events::{DraftEvent, RecoveredId, recover_article_id};
@@ -31,8 +36,8 @@ pub const DIRECTORY_EXTENSIONS: [&str; 9] = [
     "md", "markdown", "html", "htm", "txt", "text", "json", "jsonl", "ndjson",
 ];
 
-/// Most bytes read from one file, or standard input, holding draft events: an export larger than
-/// this is an input error, and is checked in several files.
+/// Most bytes of one JSON document of draft events, and of one line of JSON Lines: a larger one
+/// is an input error (JSON Lines of any length are read a line at a time).
 pub const MAX_DRAFTS_INPUT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// One article to check.
@@ -96,7 +101,7 @@ pub enum InputError {
 
 /// Reads every input, in order: articles to check, and the inputs that gave none. `stdin` is read
 /// when an input is `-`; `format` is `--input-format`, for bodies only; `max_body_bytes` is
-/// `extract.max_body_bytes`.
+/// `extract.max_body_bytes`. Holds every article: [`read`] gives them one at a time.
 pub fn collect(
     inputs: &[String],
     format: Option<BodyFormat>,
@@ -105,26 +110,286 @@ pub fn collect(
 ) -> (Vec<Article>, Vec<InputError>) {
     let mut articles = Vec::new();
     let mut errors = Vec::new();
-    for input in inputs {
-        if input == "-" {
-            match read_bounded(stdin, true, max_body_bytes) {
-                Ok(bytes) => {
-                    read_content("-", None, &bytes, true, format, &mut articles, &mut errors)
-                }
-                Err(err) => errors.push(err.into_input_error("standard input")),
-            }
-            continue;
-        }
-        match files_of(input) {
-            Ok(files) => {
-                for file in files {
-                    read_file(&file, format, max_body_bytes, &mut articles, &mut errors);
-                }
-            }
+    for item in read(inputs, format, stdin, max_body_bytes) {
+        match item {
+            Ok(article) => articles.push(article),
             Err(err) => errors.push(err),
         }
     }
     (articles, errors)
+}
+
+/// The articles of `inputs`, in order, as they are read: an input that gives none is an
+/// [`InputError`] in its place. JSON Lines (a file or standard input) are read a line at a time,
+/// so a stream of drafts (`kcat … | factgate check -`) is checked as it arrives and a large
+/// export costs one draft's memory, not the file's. Arguments as for [`collect`].
+pub fn read<'a>(
+    inputs: &[String],
+    format: Option<BodyFormat>,
+    stdin: &'a mut dyn Read,
+    max_body_bytes: u64,
+) -> Articles<'a> {
+    read_named(inputs, format, stdin, None, max_body_bytes)
+}
+
+/// [`read`], with standard input's content given a name (`--stdin-name`): the article read from
+/// it, or the draft events in it (`name:3`, `name#2`), are called so, and a body read from it is
+/// located by line and column as a file of that name would be. Without a name it is `-`.
+pub fn read_named<'a>(
+    inputs: &[String],
+    format: Option<BodyFormat>,
+    stdin: &'a mut dyn Read,
+    stdin_name: Option<&str>,
+    max_body_bytes: u64,
+) -> Articles<'a> {
+    Articles {
+        inputs: inputs.iter().cloned().collect(),
+        files: VecDeque::new(),
+        ready: VecDeque::new(),
+        lines: None,
+        stdin: Some(stdin),
+        stdin_name: stdin_name.map(str::to_owned),
+        format,
+        max_body_bytes,
+    }
+}
+
+/// [`collect`], with standard input's content given a name, as [`read_named`] gives it.
+pub fn collect_named(
+    inputs: &[String],
+    format: Option<BodyFormat>,
+    stdin: &mut dyn Read,
+    stdin_name: Option<&str>,
+    max_body_bytes: u64,
+) -> (Vec<Article>, Vec<InputError>) {
+    let mut articles = Vec::new();
+    let mut errors = Vec::new();
+    for item in read_named(inputs, format, stdin, stdin_name, max_body_bytes) {
+        match item {
+            Ok(article) => articles.push(article),
+            Err(err) => errors.push(err),
+        }
+    }
+    (articles, errors)
+}
+
+/// The articles of the inputs, read as they are asked for (see [`read`]).
+pub struct Articles<'a> {
+    /// Inputs not yet opened.
+    inputs: VecDeque<String>,
+    /// Files of the current input (a directory's, a pattern's) not yet opened.
+    files: VecDeque<PathBuf>,
+    /// Articles and errors read from the current file and not yet given.
+    ready: VecDeque<Result<Article, InputError>>,
+    /// The JSON Lines file being read, when one is.
+    lines: Option<DraftLines<'a>>,
+    /// Standard input, until an input `-` reads it.
+    stdin: Option<&'a mut dyn Read>,
+    /// What standard input's content is called (`--stdin-name`), when given.
+    stdin_name: Option<String>,
+    format: Option<BodyFormat>,
+    max_body_bytes: u64,
+}
+
+impl<'a> Iterator for Articles<'a> {
+    type Item = Result<Article, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Some(item);
+            }
+            if let Some(lines) = &mut self.lines {
+                match lines.next() {
+                    Some(item) => return Some(item),
+                    None => {
+                        self.lines = None;
+                        continue;
+                    }
+                }
+            }
+            if let Some(file) = self.files.pop_front() {
+                self.open_file(&file);
+                continue;
+            }
+            let input = self.inputs.pop_front()?;
+            if input == "-" {
+                // Read once: a second `-` finds it at its end, as a read of a pipe would.
+                let reader: Box<dyn BufRead + 'a> = match self.stdin.take() {
+                    Some(stdin) => Box::new(std::io::BufReader::new(stdin)),
+                    None => Box::new(std::io::empty()),
+                };
+                let name = self.stdin_name.clone();
+                let path = name.as_deref().map(Path::new);
+                self.open(name.clone().unwrap_or_else(|| "-".to_owned()), path, reader, true);
+                continue;
+            }
+            match files_of(&input) {
+                Ok(files) => self.files.extend(files),
+                Err(err) => return Some(Err(err)),
+            }
+        }
+    }
+}
+
+impl<'a> Articles<'a> {
+    fn open_file(&mut self, path: &Path) {
+        let name = path.display().to_string();
+        let may_hold_drafts = matches!(
+            extension(path).as_deref(),
+            Some("json" | "jsonl" | "ndjson") | None
+        );
+        match std::fs::File::open(path) {
+            Ok(file) => self.open(
+                name,
+                Some(path),
+                Box::new(std::io::BufReader::new(file)),
+                may_hold_drafts,
+            ),
+            Err(source) => self
+                .ready
+                .push_back(Err(InputError::Read { path: name, source })),
+        }
+    }
+
+    /// Starts reading one file (or standard input): a body, a JSON document of drafts, or JSON
+    /// Lines, which are then read a line at a time.
+    fn open(
+        &mut self,
+        name: String,
+        path: Option<&Path>,
+        mut reader: Box<dyn BufRead + 'a>,
+        may_hold_drafts: bool,
+    ) {
+        let fail = |err: ReadError, name: &str| Err(err.into_input_error(name));
+        // The leading blank space, kept: a body begins with it.
+        let mut leading = Vec::new();
+        let opening = match skip_blank(&mut reader, &mut leading, self.max_body_bytes) {
+            Ok(opening) => opening,
+            Err(err) => return self.ready.push_back(fail(ReadError::Io(err), &name)),
+        };
+        if !(may_hold_drafts && matches!(opening, Some(b'{' | b'['))) {
+            let limit = self.max_body_bytes.saturating_add(1);
+            let mut bytes = leading;
+            let room = limit.saturating_sub(bytes.len() as u64);
+            if let Err(err) = reader.take(room).read_to_end(&mut bytes) {
+                return self.ready.push_back(fail(ReadError::Io(err), &name));
+            }
+            let article = body_article(&name, path, &bytes, self.format);
+            return self.ready.push_back(Ok(article));
+        }
+        // Drafts. A first line that is a JSON value by itself opens JSON Lines, read on a line
+        // at a time; anything else (an array, an object over several lines) is one document.
+        let first_line = 1 + leading.iter().filter(|b| **b == b'\n').count();
+        let mut bytes = leading;
+        let start = bytes.len();
+        match read_line(&mut reader, &mut bytes, MAX_DRAFTS_INPUT_BYTES) {
+            Ok(_) => {}
+            Err(err) => return self.ready.push_back(fail(err, &name)),
+        }
+        let line = &bytes[start..];
+        if opening == Some(b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
+            let mut lines = DraftLines {
+                name,
+                reader,
+                number: first_line,
+            };
+            self.ready.push_back(lines.draft(line));
+            lines.number += 1;
+            self.lines = Some(lines);
+            return;
+        }
+        let room = (MAX_DRAFTS_INPUT_BYTES + 1).saturating_sub(bytes.len() as u64);
+        if let Err(err) = reader.take(room).read_to_end(&mut bytes) {
+            return self.ready.push_back(fail(ReadError::Io(err), &name));
+        }
+        if bytes.len() as u64 > MAX_DRAFTS_INPUT_BYTES {
+            return self.ready.push_back(fail(ReadError::TooLarge, &name));
+        }
+        read_drafts(&name, &bytes, &mut self.ready);
+    }
+}
+
+/// Moves the blank space at the start of `reader` into `into`; returns the first byte after it,
+/// left unread, or `None` at the end or past `max` bytes of blank space.
+fn skip_blank(
+    reader: &mut dyn BufRead,
+    into: &mut Vec<u8>,
+    max: u64,
+) -> std::io::Result<Option<u8>> {
+    while into.len() as u64 <= max {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        let blank = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if blank < buf.len() {
+            let first = buf[blank];
+            into.extend_from_slice(&buf[..blank]);
+            reader.consume(blank);
+            return Ok(Some(first));
+        }
+        let n = buf.len();
+        into.extend_from_slice(buf);
+        reader.consume(n);
+    }
+    Ok(None)
+}
+
+/// Appends one line of `reader` (its line break included) to `into`; the byte count read, 0 at
+/// the end. A line longer than `max` bytes is [`ReadError::TooLarge`].
+fn read_line(reader: &mut dyn BufRead, into: &mut Vec<u8>, max: u64) -> Result<usize, ReadError> {
+    let n = reader
+        .take(max + 1)
+        .read_until(b'\n', into)
+        .map_err(ReadError::Io)?;
+    if n as u64 > max {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(n)
+}
+
+/// A file of JSON Lines being read, a draft per line.
+struct DraftLines<'a> {
+    name: String,
+    reader: Box<dyn BufRead + 'a>,
+    /// The number of the next line, from 1.
+    number: usize,
+}
+
+impl DraftLines<'_> {
+    fn draft(&self, line: &[u8]) -> Result<Article, InputError> {
+        draft_article(format!("{}:{}", self.name, self.number), line)
+    }
+}
+
+impl Iterator for DraftLines<'_> {
+    type Item = Result<Article, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match read_line(&mut *self.reader, &mut line, MAX_DRAFTS_INPUT_BYTES) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(err) => {
+                    // Nothing after a line that cannot be read is read: the rest of the file is
+                    // not split into lines it may not have.
+                    self.reader = Box::new(std::io::empty());
+                    return Some(Err(
+                        err.into_input_error(&format!("{}:{}", self.name, self.number))
+                    ));
+                }
+            }
+            let number = self.number;
+            self.number += 1;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            return Some(draft_article(format!("{}:{number}", self.name), &line));
+        }
+    }
 }
 
 /// The files an input names: itself, a directory's files, or a pattern's matches.
@@ -219,135 +484,53 @@ impl ReadError {
     }
 }
 
-/// Reads a body up to `max_body_bytes + 1` bytes (the one more tells the check it is over the
-/// limit); content that may hold draft events and opens as JSON is read on, up to
-/// [`MAX_DRAFTS_INPUT_BYTES`].
-fn read_bounded(
-    reader: &mut dyn Read,
-    may_hold_drafts: bool,
-    max_body_bytes: u64,
-) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
-    let first = max_body_bytes.saturating_add(1);
-    reader
-        .take(first)
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
-    let opens_as_json = matches!(
-        bytes.iter().find(|b| !b.is_ascii_whitespace()),
-        Some(b'{' | b'[')
-    );
-    if (bytes.len() as u64) < first || !(may_hold_drafts && opens_as_json) {
-        return Ok(bytes);
-    }
-    reader
-        .take(
-            MAX_DRAFTS_INPUT_BYTES
-                .saturating_sub(first)
-                .saturating_add(1),
-        )
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
-    if bytes.len() as u64 > MAX_DRAFTS_INPUT_BYTES {
-        return Err(ReadError::TooLarge);
-    }
-    Ok(bytes)
-}
-
-fn read_file(
-    path: &Path,
-    format: Option<BodyFormat>,
-    max_body_bytes: u64,
-    articles: &mut Vec<Article>,
-    errors: &mut Vec<InputError>,
-) {
-    let name = path.display().to_string();
-    let may_hold_drafts = matches!(
-        extension(path).as_deref(),
-        Some("json" | "jsonl" | "ndjson") | None
-    );
-    let read = std::fs::File::open(path)
-        .map_err(ReadError::Io)
-        .and_then(|mut file| read_bounded(&mut file, may_hold_drafts, max_body_bytes));
-    match read {
-        Ok(bytes) => {
-            read_content(
-                &name,
-                Some(path),
-                &bytes,
-                may_hold_drafts,
-                format,
-                articles,
-                errors,
-            );
-        }
-        Err(err) => errors.push(err.into_input_error(&name)),
-    }
-}
-
-/// Reads one file's (or standard input's) content as drafts or as a body.
-fn read_content(
+/// A body read from a file or standard input.
+fn body_article(
     name: &str,
     path: Option<&Path>,
     bytes: &[u8],
-    may_hold_drafts: bool,
     format: Option<BodyFormat>,
-    articles: &mut Vec<Article>,
-    errors: &mut Vec<InputError>,
-) {
-    let text = String::from_utf8_lossy(bytes);
-    let opening = text.trim_start().chars().next();
-    if may_hold_drafts && matches!(opening, Some('{' | '[')) {
-        read_drafts(name, bytes, articles, errors);
-        return;
-    }
-    articles.push(Article {
+) -> Article {
+    Article {
         name: name.to_owned(),
         file: path.map(Path::to_owned),
         content: Content::Body {
             article_id: name.to_owned(),
             revision: 0,
-            body: text.into_owned(),
+            body: String::from_utf8_lossy(bytes).into_owned(),
             format,
             title: None,
         },
-    });
+    }
 }
 
-/// Draft events: one JSON document (an object, or an array of objects), else JSON Lines.
-fn read_drafts(
-    name: &str,
-    bytes: &[u8],
-    articles: &mut Vec<Article>,
-    errors: &mut Vec<InputError>,
-) {
+/// Draft events held whole: one JSON document (an object, or an array of objects), else JSON
+/// Lines.
+fn read_drafts(name: &str, bytes: &[u8], out: &mut VecDeque<Result<Article, InputError>>) {
     match serde_json::from_slice::<serde_json::Value>(bytes) {
         Ok(serde_json::Value::Array(items)) => {
             for (i, item) in items.into_iter().enumerate() {
                 let item_bytes = serde_json::to_vec(&item).unwrap_or_default();
-                push_draft(format!("{name}#{}", i + 1), &item_bytes, articles, errors);
+                out.push_back(draft_article(format!("{name}#{}", i + 1), &item_bytes));
             }
         }
-        Ok(_) => push_draft(name.to_owned(), bytes, articles, errors),
+        Ok(_) => out.push_back(draft_article(name.to_owned(), bytes)),
         Err(_) => {
             for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                push_draft(format!("{name}:{}", i + 1), line, articles, errors);
+                out.push_back(draft_article(format!("{name}:{}", i + 1), line));
             }
         }
     }
 }
 
-fn push_draft(
-    name: String,
-    bytes: &[u8],
-    articles: &mut Vec<Article>,
-    errors: &mut Vec<InputError>,
-) {
+/// One draft event: an article, blocked when it cannot be read but its id can be recovered, an
+/// input error when not even that.
+fn draft_article(name: String, bytes: &[u8]) -> Result<Article, InputError> {
     match DraftEvent::from_json(bytes) {
-        Ok(draft) => articles.push(Article {
+        Ok(draft) => Ok(Article {
             name,
             file: None,
             content: Content::Body {
@@ -359,7 +542,7 @@ fn push_draft(
             },
         }),
         Err(err) => match recover_article_id(bytes) {
-            Some(id) => articles.push(Article {
+            Some(id) => Ok(Article {
                 name,
                 file: None,
                 content: Content::UnreadableDraft {
@@ -368,7 +551,7 @@ fn push_draft(
                     bytes: bytes.to_vec(),
                 },
             }),
-            None => errors.push(InputError::Draft {
+            None => Err(InputError::Draft {
                 name,
                 reason: err.to_string(),
             }),
@@ -440,6 +623,56 @@ mod tests {
             .collect();
         assert_eq!(ids, [("-:1", "a-1"), ("-:3", "a-2")]);
         assert!(articles.iter().all(|a| a.file.is_none()));
+    }
+
+    /// Standard input that gives one chunk, then fails as a pipe whose writer has not written
+    /// more yet would block: what was given must be checked without waiting for the rest.
+    struct ThenStuck(Option<Vec<u8>>);
+
+    impl Read for ThenStuck {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match self.0.take() {
+                Some(chunk) => {
+                    buf[..chunk.len()].copy_from_slice(&chunk);
+                    Ok(chunk.len())
+                }
+                None => Err(std::io::Error::other("nothing more yet")),
+            }
+        }
+    }
+
+    #[test]
+    fn json_lines_are_given_a_line_at_a_time() {
+        let mut stdin = ThenStuck(Some(format!("\n{}\n", draft("first", "One.")).into_bytes()));
+        let mut articles = read(&["-".to_owned()], None, &mut stdin, 1 << 20);
+        let first = articles.next().expect("an item").expect("the first draft");
+        assert_eq!(first.name, "-:2");
+        assert!(
+            matches!(&first.content, Content::Body { article_id, .. } if article_id == "first")
+        );
+        // Only now is the input read further.
+        assert!(matches!(
+            articles.next(),
+            Some(Err(InputError::Read { .. }))
+        ));
+        assert!(articles.next().is_none());
+    }
+
+    #[test]
+    fn a_draft_over_several_lines_and_an_array_are_whole_documents() {
+        let pretty = serde_json::to_string_pretty(
+            &serde_json::from_str::<serde_json::Value>(&draft("pretty", "One.")).unwrap(),
+        )
+        .unwrap();
+        let (articles, errors) = collect_stdin(&pretty);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(articles.len(), 1);
+        assert_eq!(articles[0].name, "-");
+        let array = format!("[{}, {}]", draft("a-1", "One."), draft("a-2", "Two."));
+        let (articles, errors) = collect_stdin(&array);
+        assert!(errors.is_empty(), "{errors:?}");
+        let names: Vec<&str> = articles.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["-#1", "-#2"]);
     }
 
     #[test]

@@ -28,7 +28,8 @@
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
 //! - [`inputs`]: what `factgate check` reads: files, directories, globs, standard input; bodies
 //!   and draft events.
-//! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF, HTML.
+//! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF, GitHub
+//!   Actions annotations, GitLab Code Quality, HTML.
 //! - [`progress`]: `factgate check`'s progress lines on stderr.
 //! - [`telemetry`]: logs and traces: the subscriber, OTLP export, and the W3C trace context.
 //! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
@@ -38,12 +39,14 @@
 //! - [`recheck`]: `factgate recheck`: an archive checked again as one bounded, resumable run
 //!   isolated by its run id, with progress, a summary and a diff against the live decisions.
 //! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
+//! - [`cli`]: the command line's shell completions and man pages.
 
 pub use factgate_core::{
     decide, events, extract, fetched, join, judge, model, quorum, roles, text,
 };
 
 pub mod check;
+pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod http;
@@ -67,7 +70,7 @@ pub use tikv_jemallocator;
 /// pipeline bench so its figures are the binary's), started with factgate's options.
 ///
 /// - jemalloc returns freed pages to the system where glibc's per-thread arenas keep them: pages
-///   are indexed on one thread and evicted on another (see README "Performance").
+///   are indexed on one thread and evicted on another (see docs/performance.md).
 /// - Its options are read when it starts (`_RJEM_MALLOC_CONF` in the environment overrides
 ///   them): a background thread returns pages freed for a second to the system (muzzy pages at
 ///   once), so RSS follows what is held after a burst; jemalloc's default keeps them ten seconds.
@@ -75,7 +78,7 @@ pub use tikv_jemallocator;
 ///   partly used and freed pages, and factgate has few threads that allocate, most of it served
 ///   by their thread caches. With 10,000 articles held and a full page cache, peak RSS was
 ///   281–286 MB against 298–309 MB with the default, at the same throughput within the noise
-///   (README "Performance"); the count does not grow with the CPUs a container sees.
+///   (docs/performance.md); the count does not grow with the CPUs a container sees.
 #[macro_export]
 macro_rules! use_jemalloc {
     () => {

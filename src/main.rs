@@ -1,7 +1,7 @@
 //! The `factgate` command: parses the command line and calls into the library.
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use factgate::check::{CheckOptions, Document, check_article_with_progress};
 use factgate::config::Config;
 use factgate::decide::Strictness;
@@ -82,6 +82,39 @@ enum Command {
     /// Exit status: 0 when no article that passed before is blocked now, 1 when any is, 2 on an
     /// error or an interruption (resume with the same --run-id).
     Recheck(RecheckArgs),
+    /// Work with configuration files.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print a shell completion script for factgate on standard output.
+    ///
+    /// bash: `factgate completions bash > ~/.local/share/bash-completion/completions/factgate`;
+    /// zsh: into a directory on `$fpath` as `_factgate`; fish: `~/.config/fish/completions/factgate.fish`.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print factgate's man page (roff) on standard output, or write one page per command into a
+    /// directory.
+    Man {
+        /// Write factgate.1 and a page per command (factgate-check.1, …) into this directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+/// `factgate config …`.
+#[derive(Debug, Subcommand)]
+enum ConfigCommand {
+    /// Validate a configuration (the file, then the `FACTGATE_…` environment overrides, as `run`
+    /// reads them) and print every setting in force as TOML, secrets redacted.
+    ///
+    /// Exit status: 0 when the configuration is valid, 2 when it is not (each problem named on
+    /// standard error).
+    Check {
+        /// The configuration file; the defaults alone when absent.
+        #[arg(env = "FACTGATE_CONFIG")]
+        file: Option<PathBuf>,
+    },
 }
 
 /// `factgate recheck`'s arguments.
@@ -141,14 +174,19 @@ struct CheckArgs {
     /// from the content when absent.
     #[arg(long, value_parser = parse_format)]
     input_format: Option<BodyFormat>,
-    /// The report: text, json (decision events, one per line), markdown, junit, sarif or html (a
-    /// web page per article; with several articles an index page at --output and the articles'
-    /// pages in a folder beside it named after it).
-    #[arg(long, short, default_value = "text", value_parser = parse_report_format)]
+    /// The report: text; json (decision events, one per line); markdown; junit; sarif; github
+    /// (GitHub Actions annotations at each claim's line and column); gitlab (a GitLab Code Quality
+    /// report); html (a web page per article; with several articles an index page at --output and
+    /// the articles' pages in a folder beside it named after it).
+    #[arg(long, short, default_value = "text", value_parser = ReportFormatParser)]
     format: Format,
     /// Same as `--format json`.
     #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// The name of the article read from standard input (`-`) in reports and progress, as a path
+    /// (claims are then located by line and column in it): for content piped from elsewhere.
+    #[arg(long, value_name = "NAME")]
+    stdin_name: Option<String>,
     /// Write the report to this file instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -176,6 +214,41 @@ struct CheckArgs {
 
 fn parse_format(s: &str) -> Result<BodyFormat, String> {
     s.parse()
+}
+
+/// `--format`: [`parse_report_format`], with the formats' names for `--help` and completions.
+#[derive(Clone)]
+struct ReportFormatParser;
+
+impl clap::builder::TypedValueParser for ReportFormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        let text = value.to_string_lossy();
+        parse_report_format(&text).map_err(|message| {
+            let name = arg.map_or_else(|| "--format".to_owned(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value '{text}' for '{name}': {message}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Format::ALL
+                .into_iter()
+                .map(|f| clap::builder::PossibleValue::new(f.as_str())),
+        ))
+    }
 }
 
 fn parse_report_format(s: &str) -> Result<Format, String> {
@@ -207,6 +280,15 @@ fn main() -> ExitCode {
         } => run_pipeline(&roles, config.as_deref(), !no_http),
         Command::Demo => run_demo(),
         Command::Recheck(args) => run_recheck(args),
+        Command::Config(ConfigCommand::Check { file }) => run_config_check(file.as_deref()),
+        Command::Completions { shell } => {
+            factgate::cli::completions(shell, Cli::command(), &mut std::io::stdout())
+                .context("writing the completions")
+                .map(|()| ExitCode::SUCCESS)
+        }
+        Command::Man { dir } => factgate::cli::man(Cli::command(), dir.as_deref())
+            .context("writing the man page")
+            .map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
@@ -354,23 +436,49 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }
         None => Vec::new(),
     };
-    let (articles, errors) = inputs::collect(
+    // Read as they are checked: a large export, or a pipe from kcat, is never held whole.
+    let max_body_bytes = config.extract.max_body_bytes;
+    // How many articles there are, for the progress lines: counted in a first pass over the
+    // files, which holds none of them; standard input can be read only once.
+    let total = (!args.inputs.iter().any(|i| i == "-")).then(|| {
+        inputs::read(
+            &args.inputs,
+            args.input_format,
+            &mut std::io::empty(),
+            max_body_bytes,
+        )
+        .filter(Result::is_ok)
+        .count()
+    });
+    let mut stdin = std::io::stdin().lock();
+    let mut articles = inputs::read_named(
         &args.inputs,
         args.input_format,
-        &mut std::io::stdin().lock(),
-        config.extract.max_body_bytes,
-    );
+        &mut stdin,
+        args.stdin_name.as_deref(),
+        max_body_bytes,
+    )
+    .peekable();
+    // Several HTML pages need a place to go (refused before checking anything), and only a
+    // lone article may be compared with a lone decision of another name. From standard input,
+    // whether a second comes is read ahead only when that matters.
+    let mut first = None;
+    let several = match total {
+        Some(total) => total > 1,
+        None if (format == Format::Html && args.output.is_none()) || !previous.is_empty() => {
+            first = articles.next();
+            articles.peek().is_some()
+        }
+        None => true,
+    };
+    let mut articles = first.into_iter().chain(articles);
     let progress = Progress::new(
         std::io::stderr(),
-        articles.len(),
+        total,
         verbosity,
         factgate::telemetry::stderr_wants_colour(),
     );
-    for err in &errors {
-        progress.input_error(err);
-    }
-    // Several HTML pages need a place to go: refuse before checking anything.
-    if format == Format::Html && articles.len() > 1 && args.output.is_none() {
+    if format == Format::Html && several && args.output.is_none() {
         anyhow::bail!(
             "--format html with several articles writes an index and one page per article: \
              give --output FILE (the pages go in a folder beside it)"
@@ -397,10 +505,20 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         concurrency: CHECK_CONCURRENCY,
         limits: config.extract.limits(),
     };
-    let mut done: Vec<Done> = Vec::with_capacity(articles.len());
-    // Only a lone article may be compared with a lone decision of another name.
-    let lone = articles.len() == 1;
-    for article in articles {
+    // Kept for the reports written at the end; a report written as it goes keeps none.
+    let mut done: Vec<Done> = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    let mut blocked = false;
+    let lone = !several;
+    for article in &mut articles {
+        let article = match article {
+            Ok(article) => article,
+            Err(err) => {
+                progress.input_error(&err);
+                errors.push(err.to_string());
+                continue;
+            }
+        };
         progress.article_started(&article.name);
         let started = std::time::Instant::now();
         let (decision, extraction) = match &article.content {
@@ -456,30 +574,30 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             extraction,
             seconds,
         };
+        blocked |= finished.decision.outcome == Outcome::Block;
         if format.streams() {
             // Written as each article is decided, so `kcat … | factgate check -` answers as it
             // reads; a closed pipe ends the run (see `main`).
             sink.write_all(render::render(format, &[finished.view()]).as_bytes())
                 .context("writing the report")?;
             sink.flush().context("writing the report")?;
+        } else {
+            done.push(finished);
         }
-        done.push(finished);
     }
     if !format.streams() {
         let views: Vec<CheckedArticle<'_>> = done.iter().map(Done::view).collect();
-        let unreadable: Vec<String> = errors.iter().map(ToString::to_string).collect();
         let report = match (format, args.output.as_deref()) {
             (Format::Html, Some(index)) if views.len() > 1 => {
-                write_html_pages(index, &views, &unreadable)?
+                write_html_pages(index, &views, &errors)?
             }
-            _ => render::render_with_unreadable(format, &views, &unreadable),
+            _ => render::render_with_unreadable(format, &views, &errors),
         };
         sink.write_all(report.as_bytes())
             .context("writing the report")?;
     }
     sink.flush().context("writing the report")?;
     progress.summary(errors.len());
-    let blocked = done.iter().any(|d| d.decision.outcome == Outcome::Block);
     Ok(if !errors.is_empty() {
         ExitCode::from(EXIT_ERROR)
     } else if blocked {
@@ -587,6 +705,27 @@ fn run_pipeline(
     telemetry.shutdown();
     outcome?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_config_check(file: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+    let env = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)));
+    match factgate::config::check::check(file, env) {
+        Ok(toml) => {
+            std::io::stdout()
+                .write_all(toml.as_bytes())
+                .context("writing to standard output")?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(err) => {
+            let name = file.map_or_else(|| "the defaults".to_owned(), |f| f.display().to_string());
+            eprintln!(
+                "factgate: {name} is not a valid configuration: {:#}",
+                anyhow::Error::from(err)
+            );
+            Ok(ExitCode::from(EXIT_ERROR))
+        }
+    }
 }
 
 fn run_demo() -> anyhow::Result<ExitCode> {

@@ -879,6 +879,11 @@ mod tests {
                 claim_reviews: Vec::new(),
             }),
             FetchOutcome::NotFound { status: 404 },
+            FetchOutcome::NotASource {
+                status: 200,
+                kind: crate::text::webpage::NotASourceKind::ErrorPage,
+                marker: String::new(),
+            },
             FetchOutcome::Forbidden { status: 403 },
             FetchOutcome::Paywalled {
                 marker: String::new(),
@@ -904,7 +909,7 @@ mod tests {
         assert_eq!(classes, known);
         // The names the dashboard and alerts were written against.
         assert!(known.contains("not_found") && known.contains("refused_by_policy"));
-        assert_eq!(known.len(), 12);
+        assert_eq!(known.len(), 13);
     }
 
     /// One family as `deploy/metrics.txt` lists it: `name type label,label` (`-`: no labels).

@@ -37,9 +37,10 @@ pub struct Progress<W: Write + Send> {
 
 struct State<W> {
     writer: W,
-    /// Position of the current article (1-based) and how many there are.
+    /// Position of the current article (1-based) and how many there are, when that is known
+    /// (not for standard input, read as it arrives).
     index: usize,
-    total: usize,
+    total: Option<usize>,
     /// Checks of the current article: done, and to do.
     done: usize,
     checks: usize,
@@ -47,9 +48,19 @@ struct State<W> {
     blocked: usize,
 }
 
+impl<W> State<W> {
+    /// `[2/5]`, or `[2]` when the total is not known.
+    fn position(&self) -> String {
+        match self.total {
+            Some(total) => format!("[{}/{total}]", self.index),
+            None => format!("[{}]", self.index),
+        }
+    }
+}
+
 impl<W: Write + Send> Progress<W> {
-    /// A progress display of `total` articles.
-    pub fn new(writer: W, total: usize, verbosity: Verbosity, colour: bool) -> Self {
+    /// A progress display of `total` articles (`None`: not known in advance).
+    pub fn new(writer: W, total: Option<usize>, verbosity: Verbosity, colour: bool) -> Self {
         Self {
             out: Mutex::new(State {
                 writer,
@@ -81,9 +92,9 @@ impl<W: Write + Send> Progress<W> {
         s.done = 0;
         s.checks = 0;
         if self.shows(Verbosity::Normal) {
-            let (index, total) = (s.index, s.total);
+            let position = s.position();
             // Progress is best effort: a closed stderr must not stop the check.
-            let _ = writeln!(s.writer, "[{index}/{total}] {name}: extracting claims");
+            let _ = writeln!(s.writer, "{position} {name}: extracting claims");
         }
     }
 
@@ -107,10 +118,10 @@ impl<W: Write + Send> Progress<W> {
             } else {
                 format!(" ({})", reasons.join(", "))
             };
-            let (index, total) = (s.index, s.total);
+            let position = s.position();
             let _ = writeln!(
                 s.writer,
-                "[{index}/{total}] {name}: {word}{why} in {:.1}s",
+                "{position} {name}: {word}{why} in {:.1}s",
                 took.as_secs_f64()
             );
         }
@@ -231,7 +242,7 @@ mod tests {
 
     #[test]
     fn lines_say_where_the_check_is_without_colour_off_a_terminal() {
-        let progress = Progress::new(Vec::new(), 2, Verbosity::Normal, false);
+        let progress = Progress::new(Vec::new(), Some(2), Verbosity::Normal, false);
         progress.article_started("a.md");
         progress.article_finished(
             "a.md",
@@ -256,8 +267,18 @@ mod tests {
     }
 
     #[test]
+    fn without_a_total_the_position_is_a_count() {
+        // Standard input, read as it arrives: how many will come is not known.
+        let progress = Progress::new(Vec::new(), None, Verbosity::Normal, false);
+        progress.article_started("-:1");
+        progress.article_finished("-:1", Outcome::Pass, &[], Duration::ZERO);
+        let text = String::from_utf8(progress.into_inner()).unwrap();
+        assert!(text.contains("[1] -:1: PASS in 0.0s"), "{text}");
+    }
+
+    #[test]
     fn quiet_writes_errors_only_and_colour_is_ansi() {
-        let progress = Progress::new(Vec::new(), 1, Verbosity::Quiet, true);
+        let progress = Progress::new(Vec::new(), Some(1), Verbosity::Quiet, true);
         progress.article_started("a.md");
         progress.article_finished("a.md", Outcome::Pass, &[], Duration::ZERO);
         progress.input_error(&"cannot read x.md");

@@ -42,6 +42,17 @@ pub enum FetchOutcome {
         /// 401 or 403.
         status: u16,
     },
+    /// A page served as a success that is not a source: an error page (a soft 404) or a site
+    /// search's results (see `webpage::not_a_source`). The citation does not lead to what it
+    /// cites, as a dead link does not.
+    NotASource {
+        /// The status it was served with (a 2xx).
+        status: u16,
+        /// An error page or search results.
+        kind: crate::text::webpage::NotASourceKind,
+        /// What gave it away: the title or heading, `noindex`, the schema.org type, the query.
+        marker: String,
+    },
     /// 402, or a page whose markup or text shows a paywall (see `content::paywall_marker`).
     Paywalled {
         /// The marker that gave the paywall away (`"HTTP 402"`, a class name or a phrase).
@@ -129,6 +140,25 @@ pub enum RefusalReason {
 }
 
 impl RefusalReason {
+    /// The setting that would let this fetch through, when one would: the allowlist for an
+    /// address, the redirect cap for a long chain. `None` for what no setting allows (another
+    /// scheme, a malformed URL, a redirect loop).
+    pub fn allowed_by(&self) -> Option<&'static str> {
+        match self {
+            Self::Address { .. } | Self::NoAllowedAddress { .. } => Some("fetch.address_allowlist"),
+            Self::TooManyRedirects { .. } => Some("fetch.max_redirects"),
+            Self::Scheme(_) | Self::InvalidUrl(_) | Self::RedirectLoop => None,
+        }
+    }
+
+    /// What was refused, for a reader: "loopback address 127.0.0.1", "more than 5 redirects".
+    pub fn what(&self) -> String {
+        match self {
+            Self::Address { address, range } => format!("{range} address {address}"),
+            other => other.to_string(),
+        }
+    }
+
     /// A low-cardinality name for logs and metric labels.
     pub fn class(&self) -> &'static str {
         match self {

@@ -24,6 +24,14 @@ pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 20 * 1024 * 1024;
 pub const DEFAULT_MAX_REDIRECTS: u32 = 5;
 /// Default cap on how deep a fetched HTML page nests its elements.
 pub const DEFAULT_FETCH_MAX_NESTING_DEPTH: usize = 512;
+/// Default cap on the nodes (elements, text runs, comments) of a fetched HTML page's tree: a news
+/// article is a few thousand, a long reference page tens of thousands. At the cap the tree costs
+/// tens of megabytes (docs/reliability.md gives the figure).
+pub const DEFAULT_FETCH_MAX_HTML_NODES: usize = 200_000;
+/// Default cap on the readable text of a fetched page (2 MiB): a long report is a few hundred
+/// kilobytes of text, and the judge's index of a page costs tens of times its text
+/// (docs/reliability.md).
+pub const DEFAULT_FETCH_MAX_TEXT_BYTES: u64 = 2 * 1024 * 1024;
 /// Default steady request rate to one host.
 pub const DEFAULT_PER_HOST_RPS: f64 = 2.0;
 /// Default burst of requests to one host above the steady rate.
@@ -44,7 +52,7 @@ pub const DEFAULT_RETRY_AFTER_MAX_MS: u64 = 30_000;
 /// Default total weight of the page cache (64 MiB): a 1,500-word page weighs about 171 KiB with
 /// its index, so some 380 such pages, more than a newsroom cites in the hour a page stays cached
 /// (`cache.ttl_ok_s`), and a process holding 10,000 articles in flight with a full cache stays
-/// within 300 MB (README "Performance"). Each MiB more costs about a MiB of RSS: raise it where
+/// within 300 MB (docs/performance.md). Each MiB more costs about a MiB of RSS: raise it where
 /// many drafts cite the same pages over a longer span (re-checking an archive).
 pub const DEFAULT_CACHE_CAPACITY_BYTES: u64 = 64 * 1024 * 1024;
 /// Default time a good page stays cached, in seconds.
@@ -78,6 +86,14 @@ pub struct FetchConfig {
     /// Cap on how deep a fetched HTML page nests its elements, checked by a linear scan before
     /// the page is parsed; a deeper page leaves its source unjudged.
     pub max_nesting_depth: usize,
+    /// Cap on the nodes (elements, text runs, comments) of a fetched HTML page, counted before
+    /// its tree is built and again while it is built; a page with more leaves its source
+    /// unjudged. Bounds the memory one page can take, whatever its size in bytes.
+    pub max_html_nodes: usize,
+    /// Cap on a fetched page's readable text (HTML reduced to what a reader sees, or text/plain
+    /// as sent); a page with more is not judged and leaves its source unjudged. Bounds the memory
+    /// of the judge's index of one page.
+    pub max_text_bytes: u64,
     /// Fetch from private, loopback, link-local, CGNAT and cloud-metadata addresses. Keep `false`
     /// in production: a draft could otherwise make factgate read internal services.
     pub allow_private_addresses: bool,
@@ -113,6 +129,8 @@ impl Default for FetchConfig {
             max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED_BYTES,
             max_redirects: DEFAULT_MAX_REDIRECTS,
             max_nesting_depth: DEFAULT_FETCH_MAX_NESTING_DEPTH,
+            max_html_nodes: DEFAULT_FETCH_MAX_HTML_NODES,
+            max_text_bytes: DEFAULT_FETCH_MAX_TEXT_BYTES,
             allow_private_addresses: false,
             address_allowlist: Vec::new(),
             per_host_requests_per_second: DEFAULT_PER_HOST_RPS,
@@ -172,6 +190,8 @@ impl FetchConfig {
         validation.nonzero("fetch.max_body_bytes", self.max_body_bytes);
         validation.nonzero("fetch.max_decompressed_bytes", self.max_decompressed_bytes);
         validation.nonzero("fetch.max_nesting_depth", self.max_nesting_depth as u64);
+        validation.nonzero("fetch.max_html_nodes", self.max_html_nodes as u64);
+        validation.nonzero("fetch.max_text_bytes", self.max_text_bytes);
         // Decompressed text is never smaller than what arrived, except for a bomb; a lower cap
         // would refuse every compressed page that fits the body cap.
         validation.not_above(

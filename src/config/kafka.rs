@@ -337,7 +337,7 @@ impl KafkaConfig {
                 );
                 continue;
             }
-            match std::fs::read_to_string(path) {
+            match super::load::read_capped(path) {
                 Ok(text) => {
                     // A secret file written by `echo` ends with a line break that is no part of
                     // the secret.

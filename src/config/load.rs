@@ -170,6 +170,33 @@ fn insert_path(dict: &mut Dict, path: &[&str], value: Value) {
     }
 }
 
+/// Largest configuration file read, and largest file `kafka.property_files` names: a
+/// configuration is a few kilobytes, and a path given by mistake (`--config /dev/zero`, a log
+/// file) must fail at once, not read until memory runs out.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 1 << 20;
+
+/// The text of a configuration file (or a file it names), read up to
+/// [`MAX_CONFIG_FILE_BYTES`] and one byte more.
+///
+/// # Errors
+/// The I/O error, [`std::io::ErrorKind::FileTooLarge`] past the cap, and
+/// [`std::io::ErrorKind::InvalidData`] for text that is not UTF-8.
+pub fn read_capped(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_CONFIG_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("larger than {MAX_CONFIG_FILE_BYTES} bytes, the most a configuration may be"),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|err| std::io::Error::new(std::io::ErrorKind::InvalidData, err))
+}
+
 /// Reads a configuration from TOML text (`file_label` names it in messages) and environment
 /// overrides, without validating it.
 pub(super) fn read(
@@ -240,4 +267,32 @@ fn render_path(path: &[&str]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_read_up_to_the_cap_and_no_further() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let at_cap = dir.path().join("at-cap.toml");
+        std::fs::write(&at_cap, "#".repeat(MAX_CONFIG_FILE_BYTES as usize)).expect("write");
+        assert_eq!(
+            read_capped(&at_cap).expect("at the cap").len() as u64,
+            MAX_CONFIG_FILE_BYTES
+        );
+        let over = dir.path().join("over.toml");
+        std::fs::write(&over, "#".repeat(MAX_CONFIG_FILE_BYTES as usize + 1)).expect("write");
+        let err = read_capped(&over).expect_err("over the cap");
+        assert_eq!(err.kind(), std::io::ErrorKind::FileTooLarge);
+        // Endless: read to one byte past the cap, then refused.
+        let err = read_capped(std::path::Path::new("/dev/zero")).expect_err("endless");
+        assert_eq!(err.kind(), std::io::ErrorKind::FileTooLarge);
+        std::fs::write(&over, b"\xff\xfe").expect("write");
+        assert_eq!(
+            read_capped(&over).expect_err("not text").kind(),
+            std::io::ErrorKind::InvalidData
+        );
+    }
 }

@@ -40,7 +40,9 @@
 //! - `service`: `[extract]`, `[join]`, `[http]`, `[log]`, `[trace]`.
 //! - `load`: the file and the environment, through figment.
 //! - `error`: [`ConfigError`], and the `Validation` in which `validate` collects problems.
+//! - [`check`]: `factgate config check`, the effective configuration printed as TOML.
 
+pub mod check;
 mod error;
 mod fetch;
 mod judge;
@@ -58,7 +60,7 @@ pub use error::{ConfigError, Problem};
 pub use fetch::*;
 pub use judge::*;
 pub use kafka::*;
-pub use load::{ENV_PREFIX, ENV_SEPARATOR};
+pub use load::{ENV_PREFIX, ENV_SEPARATOR, MAX_CONFIG_FILE_BYTES};
 pub use service::*;
 
 /// Every setting of factgate, one field per `[section]` of `config/factgate.toml`.
@@ -117,7 +119,7 @@ impl Config {
     ) -> Result<Config, ConfigError> {
         let (text, label) = match path {
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                let text = load::read_capped(path).map_err(|source| ConfigError::Read {
                     path: path.to_owned(),
                     source,
                 })?;

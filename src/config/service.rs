@@ -17,6 +17,12 @@ pub use factgate_core::extract::{
 pub const DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS: u64 = 10_000;
 /// Default time a connection may stay open with nothing sent either way, in milliseconds.
 pub const DEFAULT_HTTP_IDLE_TIMEOUT_MS: u64 = 60_000;
+/// Default cap on the HTTP endpoint's open connections: far more than a CMS and probes use, and
+/// well under the 1,024 file descriptors a process is often given, so Kafka and the fetcher
+/// keep theirs.
+pub const DEFAULT_HTTP_MAX_CONNECTIONS: usize = 512;
+/// Default cap on the requests one HTTP/2 connection runs at once.
+pub const DEFAULT_HTTP_MAX_CONCURRENT_STREAMS: u32 = 32;
 /// Default time from a draft event's timestamp to its decision, in milliseconds.
 pub const DEFAULT_JOIN_DEADLINE_MS: u64 = 60_000;
 /// Default number of articles the joiner waits on at once.
@@ -176,9 +182,17 @@ pub struct HttpConfig {
     /// Time a client has to send a request's headers once it starts one; a connection that
     /// sends them slower (half a request, then nothing) is closed.
     pub header_read_timeout_ms: u64,
-    /// Time a connection may stay open with nothing received or sent (a keep-alive connection
-    /// between requests, a client that connects and says nothing); then it is closed.
+    /// Time a connection may stay open with nothing received or sent (a client that stops
+    /// reading its response, one that connects and says nothing); then it is closed. Without a
+    /// request in flight, the next request's headers are due within `header_read_timeout_ms`,
+    /// over HTTP/1 and HTTP/2 alike (HTTP/2 PINGs do not count as a request).
     pub idle_timeout_ms: u64,
+    /// Most connections open at once. At the cap a new connection takes the place of the one
+    /// idle for longest; when all are busy it is closed at once. Keeps the endpoint's file
+    /// descriptors bounded and `/healthz` answered whatever many slow clients there are.
+    pub max_connections: usize,
+    /// Most requests one HTTP/2 connection runs at once.
+    pub max_concurrent_streams: u32,
     /// Bytes of draft bodies kept so decision pages can show the article text; the oldest go
     /// first. 0 keeps none (pages then list the claims alone).
     pub page_body_bytes: usize,
@@ -195,7 +209,7 @@ pub const DEFAULT_PAGE_BODY_BYTES: usize = 64 << 20;
 
 /// The default of `http.decision_bytes`: 16 MiB keeps the decisions of about 6,000 articles
 /// (a report of three claims is about 3 KiB as JSON), days of a newsroom's output, within the
-/// memory the defaults are sized for (README, Performance).
+/// memory the defaults are sized for (docs/performance.md).
 pub const DEFAULT_DECISION_BYTES: usize = 16 << 20;
 
 impl Default for HttpConfig {
@@ -204,6 +218,8 @@ impl Default for HttpConfig {
             listen: DEFAULT_HTTP_LISTEN,
             header_read_timeout_ms: DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS,
             idle_timeout_ms: DEFAULT_HTTP_IDLE_TIMEOUT_MS,
+            max_connections: DEFAULT_HTTP_MAX_CONNECTIONS,
+            max_concurrent_streams: DEFAULT_HTTP_MAX_CONCURRENT_STREAMS,
             page_body_bytes: DEFAULT_PAGE_BODY_BYTES,
             decision_bytes: DEFAULT_DECISION_BYTES,
         }
@@ -224,6 +240,11 @@ impl HttpConfig {
     pub(crate) fn validate(&self, validation: &mut Validation) {
         validation.nonzero("http.header_read_timeout_ms", self.header_read_timeout_ms);
         validation.nonzero("http.idle_timeout_ms", self.idle_timeout_ms);
+        validation.nonzero("http.max_connections", self.max_connections as u64);
+        validation.nonzero(
+            "http.max_concurrent_streams",
+            u64::from(self.max_concurrent_streams),
+        );
         validation.nonzero("http.decision_bytes", self.decision_bytes as u64);
     }
 }

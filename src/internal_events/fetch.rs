@@ -42,27 +42,32 @@ pub fn fetch_done(url: &Url, outcome: &FetchOutcome, elapsed: Duration, attempts
     }
 }
 
-/// The policy refused a URL or a redirect hop before any request to it.
-pub fn fetch_refused(url: &Url, reason: &RefusalReason) {
-    let (host, path) = host_path(url);
-    tracing::warn!(host, path, reason_class = reason.class(), reason = %reason, "fetch refused by policy");
+/// The policy refused a fetch: the cited URL itself, an address its host resolved to, or a
+/// redirect hop. Logged once per fetch that ends refused (a refused URL is cached like any other
+/// outcome, so the claims citing it again do not log it again), with the reason and the setting
+/// that would allow it. `url` is `None` when the text is not a URL at all.
+pub fn fetch_refused(url: Option<&Url>, reason: &RefusalReason) {
+    let (host, path) = url.map(host_path).unwrap_or_default();
+    let allow_with = reason.allowed_by().unwrap_or("");
+    tracing::warn!(
+        host,
+        path,
+        reason_class = reason.class(),
+        reason = %reason,
+        allow_with,
+        "fetch refused by policy"
+    );
 }
 
-/// The policy refused the cited URL itself, so the fetch ends before the cache or any request.
-/// `url` is `None` when the text is not a URL at all.
+/// The policy refused the cited URL itself, so the fetch ends before any request: counted as a
+/// fetch, and logged as [`fetch_refused`]. Called by the cache's load, so once per URL while the
+/// refusal is cached.
 pub fn fetch_refused_at_once(url: Option<&Url>, reason: &RefusalReason) {
     crate::metrics::metrics()
         .fetches
         .with_label_values(&[label(FetchClass::RefusedByPolicy)])
         .inc();
-    match url {
-        Some(url) => fetch_refused(url, reason),
-        None => tracing::warn!(
-            reason_class = reason.class(),
-            reason = %reason,
-            "fetch refused by policy"
-        ),
-    }
+    fetch_refused(url, reason);
 }
 
 /// The cache answered a fetch (`hit`: a stored outcome or another caller's concurrent load),
@@ -96,9 +101,10 @@ pub fn rate_limit_passed(host: &str, waited: Duration) {
     }
 }
 
-/// The resolver dropped an address the policy refuses.
+/// The resolver dropped an address the policy refuses. Debug only: when no address is left the
+/// fetch ends refused and [`fetch_refused`] says so once; when some are left it goes on.
 pub fn address_refused(host: &str, reason: &RefusalReason) {
-    tracing::warn!(host, reason = %reason, "resolved address refused by policy");
+    tracing::debug!(host, reason = %reason, "resolved address refused by policy");
 }
 
 /// An attempt ended in something worth retrying; the fetcher waits `delay` and tries again.

@@ -11,6 +11,10 @@ use crate::metrics::metrics;
 /// A consumer of `role` (in consumer group `group`) reported its lag per (topic, partition):
 /// `factgate_consumer_lag_messages` is set to the latest report, and the series of partitions
 /// no longer reported (revoked) are removed, so a dashboard does not show a stale lag forever.
+///
+/// Each topic's `factgate_consumer_offset_resets_total` series starts at 0 here, before any
+/// reset: a counter whose series is born at 1 shows no `increase()` for that first reset, so the
+/// alert on lost records would miss it, and the dashboard's panel would have no series to draw.
 pub fn consumer_lag_reported(
     role: &str,
     group: &str,
@@ -28,6 +32,10 @@ pub fn consumer_lag_reported(
         gauge
             .with_label_values(&[role, group, &tp.topic, &tp.partition.to_string()])
             .set(*lag);
+    }
+    let resets = &metrics().offset_resets;
+    for tp in latest.keys() {
+        resets.with_label_values(&[role, group, &tp.topic]);
     }
     debug!(
         role,

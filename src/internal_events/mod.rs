@@ -10,6 +10,7 @@
 //! - `verify`: claims judged, verification results published, shortened or refused.
 //! - `llm`: the LLM panel's votes and its time per claim.
 //! - `fetch`: fetches done, refused and retried; the fetch cache; the rate limits.
+//! - `http`: the HTTP endpoint's connections closed to stay under its cap.
 //! - `decision`: decisions shortened, refused and published.
 //! - `join`: the join's in-flight articles, paused inputs and republished drafts.
 //! - `kafka`: consumer lag from librdkafka's statistics.
@@ -17,6 +18,7 @@
 mod decision;
 mod extract;
 mod fetch;
+mod http;
 mod join;
 mod kafka;
 mod llm;
@@ -25,6 +27,7 @@ mod verify;
 pub use decision::*;
 pub use extract::*;
 pub use fetch::*;
+pub use http::*;
 pub use join::*;
 pub use kafka::*;
 pub use llm::*;

@@ -61,6 +61,21 @@ where
     headers
 }
 
+/// The key a dead letter carries: the original record's key byte for byte, so the letter is found
+/// by it whatever it holds (text or not), unless it is longer than `max` bytes; then it is cut,
+/// on a character boundary when it is text. The headers say where the record was read, so the
+/// original can be found whole.
+pub fn letter_key<M: Message + ?Sized>(original: &M, max: usize) -> &[u8] {
+    let key = original.key().unwrap_or_default();
+    if key.len() <= max {
+        return key;
+    }
+    match std::str::from_utf8(key) {
+        Ok(text) => &key[..text.floor_char_boundary(max)],
+        Err(_) => &key[..max],
+    }
+}
+
 /// The time a record carries (the producer's create time, or the broker's log-append time), for a
 /// draft whose own `published_at` could not be read.
 pub fn record_time<M: Message + ?Sized>(message: &M) -> Option<DateTime<Utc>> {
@@ -178,6 +193,28 @@ mod tests {
         assert!(cut.len() <= MAX_ERROR_MESSAGE_BYTES, "{}", cut.len());
         assert!(cut.ends_with('…'));
         assert_eq!(truncate("short", 10), "short");
+    }
+
+    #[test]
+    fn a_letter_keeps_its_key_byte_for_byte_and_cuts_only_a_long_one() {
+        let keyed = |key: &[u8]| {
+            OwnedMessage::new(
+                None,
+                Some(key.to_vec()),
+                "drafts.published".into(),
+                Timestamp::NotAvailable,
+                0,
+                0,
+                None,
+            )
+        };
+        let binary = [0xff, 0xfe, 0x00, b'a', 0xc3];
+        assert_eq!(letter_key(&keyed(&binary), 64), binary);
+        assert_eq!(letter_key(&keyed(b"a-1"), 64), b"a-1");
+        assert_eq!(letter_key(&keyed("ééé".as_bytes()), 3), "é".as_bytes());
+        assert_eq!(letter_key(&keyed(&binary), 2), &binary[..2]);
+        let none = OwnedMessage::new(None, None, "t".into(), Timestamp::NotAvailable, 0, 0, None);
+        assert_eq!(letter_key(&none, 64), b"");
     }
 
     #[test]

@@ -94,10 +94,10 @@ impl EventProducer {
     /// # Errors
     /// The [`KafkaError`] of the final failed delivery: the record is not stored, and the caller
     /// must not store the offset of the message that caused it.
-    pub async fn produce(
+    pub async fn produce<K: AsRef<[u8]> + ?Sized>(
         &self,
         topic: &str,
-        key: &str,
+        key: &K,
         payload: &[u8],
         headers: &EventHeaders,
     ) -> Result<Delivered, KafkaError> {
@@ -117,15 +117,16 @@ impl EventProducer {
     /// # Errors
     /// A record refused before it is queued (too large for `message.max.bytes`, an unknown
     /// topic…).
-    pub async fn enqueue(
+    pub async fn enqueue<K: AsRef<[u8]> + ?Sized>(
         &self,
         topic: &str,
-        key: &str,
+        key: &K,
         payload: &[u8],
         headers: &EventHeaders,
     ) -> Result<PendingDelivery, KafkaError> {
+        // Any bytes: a key is the article id as text, or a dead letter's key as it came.
         let mut record = FutureRecord::to(topic)
-            .key(key)
+            .key(key.as_ref())
             .payload(payload)
             .headers(headers.to_kafka());
         loop {

@@ -414,17 +414,11 @@ async fn dead_letter<E: std::fmt::Display + std::fmt::Debug>(
     error: &E,
     trace: &TraceContext,
 ) -> Result<(), KafkaError> {
-    // The key is kept as it came, so the letter is found by it, unless it would take over half
-    // the record: then it is cut (on a character boundary); the headers say where the record
-    // was read, so the original can be found whole.
-    let key = message
-        .key()
-        .and_then(|k| std::str::from_utf8(k).ok())
-        .unwrap_or("");
+    // The key is kept as it came, unless it would take over half the record.
     let max_key = usize::try_from(services.config.kafka.message_max_bytes() / 2)
         .unwrap_or(usize::MAX)
         .max(MAX_ARTICLE_ID_BYTES);
-    let key = &key[..key.floor_char_boundary(max_key)];
+    let key = kafka::dead_letter::letter_key(message, max_key);
     let payload = message.payload().unwrap_or_default();
     let headers_of = |schema: &str| {
         kafka::dead_letter::with_cause(

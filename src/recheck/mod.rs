@@ -120,6 +120,24 @@ pub enum RecheckError {
     },
 }
 
+/// Refuses an empty article id or section in the filters (`--articles ''`, `--articles a,,b`):
+/// no draft has one, so the run would check nothing and end as a success.
+fn validate_filters(options: &RecheckOptions) -> Result<(), String> {
+    for (flag, values) in [
+        ("--articles", &options.articles),
+        ("--sections", &options.sections),
+    ] {
+        if values.iter().any(|v| v.trim().is_empty()) {
+            return Err(format!(
+                "{flag} holds an empty value ({flag} {:?}): give the ids, comma-separated, or \
+                 leave {flag} out to re-check every article",
+                values.join(",")
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks in flight by default: what `fetch.per_host_requests_per_second` serves in half of
 /// `join.deadline_ms`, so even when every admitted check cites one host its wait for the rate
 /// limiter leaves half the deadline to the fetch itself. At least one.
@@ -161,6 +179,7 @@ pub async fn run(
     mut progress: impl FnMut(Tally) + Send,
 ) -> Result<RunReport, RecheckError> {
     validate_run_id(&options.run_id).map_err(RecheckError::InvalidOptions)?;
+    validate_filters(&options).map_err(RecheckError::InvalidOptions)?;
     if let (Some(since), Some(until)) = (options.since, options.until)
         && since >= until
     {
@@ -730,5 +749,25 @@ mod tests {
         config.fetch.per_host_requests_per_second = 2.0;
         assert_eq!(deadline_for(&config, 10), Duration::from_secs(60));
         assert_eq!(deadline_for(&config, 100), Duration::from_secs(100));
+    }
+
+    #[test]
+    fn an_empty_article_or_section_filter_is_refused() {
+        let with = |articles: &[&str], sections: &[&str]| RecheckOptions {
+            run_id: "r".into(),
+            articles: articles.iter().map(|s| (*s).to_owned()).collect(),
+            sections: sections.iter().map(|s| (*s).to_owned()).collect(),
+            ..RecheckOptions::default()
+        };
+        assert!(validate_filters(&with(&[], &[])).is_ok());
+        assert!(validate_filters(&with(&["a-1", "a-2"], &["Politics"])).is_ok());
+        for (articles, sections) in [
+            (&[""][..], &[][..]),
+            (&["a-1", ""][..], &[][..]),
+            (&[][..], &[" "][..]),
+        ] {
+            let err = validate_filters(&with(articles, sections)).expect_err("refused");
+            assert!(err.contains("empty value"), "{err}");
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::io::Cursor;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 
-use super::{CheckedArticle, reason_names, text::decision_text};
+use super::{CheckedArticle, reason_names, text::article_text};
 use crate::events::Outcome;
 
 /// The JUnit report of every article, as one XML document.
@@ -82,7 +82,7 @@ fn write_case(
 ) -> std::io::Result<()> {
     let name = xml_text(article.name);
     let time = format!("{:.3}", article.seconds);
-    let report = xml_text(&decision_text(article.name, article.decision));
+    let report = xml_text(&article_text(article));
     let case = writer
         .create_element("testcase")
         .with_attribute(("classname", "factgate"))

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{CheckedArticle, outcome_word, reason_names, serde_name, severity_word};
+use super::{CheckedArticle, claim_place, outcome_word, reason_names, serde_name, severity_word};
 use crate::events::Outcome;
 
 /// The report of every article, as one Markdown document.
@@ -94,11 +94,12 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
                 text(&issue.problem)
             );
             if !issue.claim.is_empty() {
+                let at = issue.claim_id.as_deref().and_then(|id| claim_place(a, id));
                 let _ = writeln!(
                     out,
                     "  - claim: “{}” ({})",
                     text(&issue.claim),
-                    text(&issue.location)
+                    text(&super::text::located(at.as_deref(), &issue.location))
                 );
             }
             let _ = writeln!(out, "  - evidence: {}", text(&issue.evidence));

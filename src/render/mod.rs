@@ -11,7 +11,16 @@
 //!   systems show as test results.
 //! - [`sarif`]: SARIF 2.1.0, one result per issue, located in the article where the claim can be
 //!   found: what code-review tools and code-scanning dashboards show.
+//! - [`github`]: GitHub Actions workflow commands, one annotation per issue at the claim's line
+//!   and column: what a GitHub Actions job shows on the pull request.
+//! - [`gitlab`]: a GitLab Code Quality report, one issue per issue: what GitLab shows on the merge
+//!   request.
+//!
+//! Every format that names where a claim is gives its line and column in the article's file
+//! (or in the body of a draft event), from [`claim_region`].
 
+pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod json;
 pub mod junit;
@@ -25,7 +34,7 @@ use crate::events::{Decision, DecisionReason, Outcome};
 use crate::extract::Extraction;
 use crate::model::Severity;
 
-pub use text::decision_text;
+pub use text::{article_text, decision_text};
 
 /// An output format of `factgate check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,17 +45,21 @@ pub enum Format {
     Markdown,
     Junit,
     Sarif,
+    Github,
+    Gitlab,
     Html,
 }
 
 impl Format {
     /// Every format, as named on the command line.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 8] = [
         Format::Text,
         Format::Json,
         Format::Markdown,
         Format::Junit,
         Format::Sarif,
+        Format::Github,
+        Format::Gitlab,
         Format::Html,
     ];
 
@@ -58,6 +71,8 @@ impl Format {
             Format::Markdown => "markdown",
             Format::Junit => "junit",
             Format::Sarif => "sarif",
+            Format::Github => "github",
+            Format::Gitlab => "gitlab",
             Format::Html => "html",
         }
     }
@@ -65,7 +80,7 @@ impl Format {
     /// Whether each article's report can be written as soon as it is checked; the others are one
     /// document over all articles, written at the end.
     pub fn streams(self) -> bool {
-        matches!(self, Format::Text | Format::Json)
+        matches!(self, Format::Text | Format::Json | Format::Github)
     }
 }
 
@@ -122,13 +137,15 @@ pub fn render_with_unreadable(
     match format {
         Format::Text => articles
             .iter()
-            .map(|a| text::decision_text(a.name, a.decision))
+            .map(text::article_text)
             .collect::<Vec<_>>()
             .join("\n"),
         Format::Json => articles.iter().map(json::decision_line).collect(),
         Format::Markdown => markdown::render(articles, unreadable),
         Format::Junit => junit::render(articles, unreadable),
         Format::Sarif => sarif::render(articles),
+        Format::Github => github::render(articles),
+        Format::Gitlab => gitlab::render(articles),
         Format::Html => match articles {
             [one] => html::article_page(one, None),
             several => html::index_page(several, &html_page_names(several), unreadable),
@@ -215,6 +232,11 @@ pub struct Region {
 /// claim's sentence was located in its body.
 pub fn claim_region(article: &CheckedArticle<'_>, claim_id: &str) -> Option<Region> {
     article.file?;
+    body_region(article, claim_id)
+}
+
+/// The region of the claim `claim_id` in `article`'s body, a file's or a draft event's.
+fn body_region(article: &CheckedArticle<'_>, claim_id: &str) -> Option<Region> {
     let body = article.body?;
     let claim = article
         .extraction?
@@ -230,6 +252,40 @@ pub fn claim_region(article: &CheckedArticle<'_>, claim_id: &str) -> Option<Regi
         end_line,
         end_column,
     })
+}
+
+/// Where a person finds the claim `claim_id`: `path:line:column` in the article's file, as
+/// compilers and linters write it (terminals and editors open it there), or `line L, column C of
+/// the body` for a draft event's body; `None` when the claim was not located.
+pub fn claim_place(article: &CheckedArticle<'_>, claim_id: &str) -> Option<String> {
+    let region = body_region(article, claim_id)?;
+    Some(match article.file {
+        Some(file) => format!(
+            "{}:{}:{}",
+            file.display(),
+            region.start_line,
+            region.start_column
+        ),
+        None => format!(
+            "line {}, column {} of the body",
+            region.start_line, region.start_column
+        ),
+    })
+}
+
+/// `path` as CI systems match it against the repository's files: relative to the working
+/// directory (a CI job's checkout) when it is inside it, with forward slashes and no leading `./`.
+pub fn checkout_path(path: &Path) -> String {
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok())
+        .unwrap_or(path);
+    let text = relative.to_string_lossy().replace('\\', "/");
+    let mut text = text.as_str();
+    while let Some(rest) = text.strip_prefix("./") {
+        text = rest;
+    }
+    text.to_owned()
 }
 
 /// The 1-based line and UTF-16 column of character offset `offset` in `text`.
@@ -260,7 +316,7 @@ mod tests {
         }
         let err = "xml".parse::<Format>().unwrap_err();
         assert!(
-            err.contains("text, json, markdown, junit, sarif, html"),
+            err.contains("text, json, markdown, junit, sarif, github, gitlab, html"),
             "{err}"
         );
     }

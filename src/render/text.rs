@@ -1,13 +1,25 @@
 //! A decision as text for a person at a terminal: the outcome and why, the headline counts, every
 //! issue with what to do about it, and the per-claim verdicts.
 
-use super::{outcome_word, reason_names, serde_name, severity_word};
+use super::{CheckedArticle, claim_place, outcome_word, reason_names, serde_name, severity_word};
 use crate::decide::revisions::headline;
 use crate::events::{Decision, IssueChange, RevisionChanges};
 use std::fmt::Write;
 
-/// Renders `decision` for reading; `title` names the article (a file name, an id).
+/// Renders a checked article for reading: its decision, with each claim's place in the file.
+pub fn article_text(article: &CheckedArticle<'_>) -> String {
+    render(article.name, article.decision, &|id| {
+        claim_place(article, id)
+    })
+}
+
+/// Renders `decision` for reading; `title` names the article (a file name, an id). Claims are
+/// placed by their section and paragraph only: [`article_text`] adds the line and column.
 pub fn decision_text(title: &str, decision: &Decision) -> String {
+    render(title, decision, &|_| None)
+}
+
+fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::new();
     let r = &decision.report;
     let s = &r.summary;
@@ -56,13 +68,15 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
                 issue.problem
             );
             if !issue.claim.is_empty() {
+                let at = issue.claim_id.as_deref().and_then(place);
                 let _ = writeln!(
                     out,
                     "      claim:    \"{}\" ({})",
-                    issue.claim, issue.location
+                    issue.claim,
+                    located(at.as_deref(), &issue.location)
                 );
             }
-            let _ = writeln!(out, "      evidence: {}", issue.evidence);
+            let _ = writeln!(out, "      evidence: {}", one_line(&issue.evidence));
             let _ = writeln!(out, "      do:       {}", issue.recommendation);
         }
     }
@@ -97,6 +111,41 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
         }
     }
     out
+}
+
+/// `text` on one line: each run of whitespace that holds a line break (a quoted page's paragraphs)
+/// becomes one space, so every issue keeps its four lines.
+fn one_line(text: &str) -> String {
+    if !text.contains(['\n', '\r']) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut pending = String::new();
+    for c in text.chars() {
+        if c.is_whitespace() {
+            pending.push(c);
+            continue;
+        }
+        if !pending.is_empty() {
+            if pending.contains(['\n', '\r']) {
+                out.push(' ');
+            } else {
+                out.push_str(&pending);
+            }
+            pending.clear();
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `place; section, paragraph N` when the claim was located, the report's location alone when not.
+pub(super) fn located(place: Option<&str>, location: &str) -> String {
+    match (place, location.is_empty()) {
+        (Some(place), false) => format!("{place}; {location}"),
+        (Some(place), true) => place.to_owned(),
+        (None, _) => location.to_owned(),
+    }
 }
 
 /// The claim's calibrated confidence with the raw support score beside it; the raw score alone
@@ -173,5 +222,17 @@ fn changes_text(out: &mut String, changes: &RevisionChanges) {
     let total = (c.fixed + c.still_open + c.new) as usize;
     if listed < total {
         let _ = writeln!(out, "  … {} more not listed", total - listed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn line_breaks_in_evidence_become_one_space() {
+        assert_eq!(
+            super::one_line("Plans and pricing\n\nBudgetTutor  costs $9"),
+            "Plans and pricing BudgetTutor  costs $9"
+        );
+        assert_eq!(super::one_line("a b"), "a b");
     }
 }

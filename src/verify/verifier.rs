@@ -6,13 +6,14 @@
 //! (see [`FetchStatus::leaves_source_unjudged`]). A check never ends in silence: every path
 //! returns a result with its reason.
 
-use super::fetch::{FetchOutcome, Fetcher};
+use super::fetch::{FetchOutcome, Fetcher, RefusalReason};
 use super::llm::{Lead, LlmJudge, QuorumOutcome};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::judge::{
     IssueKind, JudgeSettings, Judgment, PageIndex, Source, calibration, judge_page,
 };
 use crate::model::{Claim, Severity, Span, Verdict};
+use crate::text::webpage::NotASourceKind;
 use chrono::Utc;
 use std::sync::Arc;
 
@@ -312,6 +313,24 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
             format!("Citation returns {status} error"),
             "Find alternative source or remove claim",
         ),
+        FetchOutcome::NotASource { kind, marker, .. } => (
+            Severity::High,
+            match kind {
+                NotASourceKind::ErrorPage => format!(
+                    "The citation leads to an error page, not the source (\"{marker}\", served \
+                     as a success)"
+                ),
+                NotASourceKind::SearchResults => format!(
+                    "The citation leads to a site search's results, not the source ({marker})"
+                ),
+            },
+            match kind {
+                NotASourceKind::ErrorPage => "Find the page that states the claim, or remove claim",
+                NotASourceKind::SearchResults => {
+                    "Cite the article or document itself, not a search for it"
+                }
+            },
+        ),
         FetchOutcome::Forbidden { status } => (
             Severity::High,
             format!("Citation returns {status}: the source refuses access"),
@@ -321,6 +340,22 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
             Severity::Medium,
             format!("Source is paywalled ({marker})"),
             "Cite an open source, or check the claim by hand",
+        ),
+        FetchOutcome::RefusedByPolicy(reason) => (
+            Severity::Medium,
+            format!("Source was not fetched: {}", describe(outcome)),
+            match reason {
+                RefusalReason::Address { .. } | RefusalReason::NoAllowedAddress { .. } => {
+                    "Cite a source on a public address; a source on this network is checked \
+                     once its addresses are in `fetch.address_allowlist`"
+                }
+                RefusalReason::TooManyRedirects { .. } => {
+                    "Cite the page the redirects lead to, or raise `fetch.max_redirects`"
+                }
+                RefusalReason::RedirectLoop => "Cite a page that does not redirect in a loop",
+                RefusalReason::Scheme(_) => "Cite an http or https source",
+                RefusalReason::InvalidUrl(_) => "Correct the citation's URL",
+            },
         ),
         other => (
             Severity::Medium,
@@ -347,6 +382,10 @@ fn describe(outcome: &FetchOutcome) -> String {
     match outcome {
         FetchOutcome::Ok(_) => "read".to_owned(),
         FetchOutcome::NotFound { status } => format!("page not found ({status})"),
+        FetchOutcome::NotASource { kind, status, .. } => match kind {
+            NotASourceKind::ErrorPage => format!("an error page served as {status}"),
+            NotASourceKind::SearchResults => format!("search results served as {status}"),
+        },
         FetchOutcome::Forbidden { status } => format!("access forbidden ({status})"),
         FetchOutcome::Paywalled { marker } => format!("paywall ({marker})"),
         FetchOutcome::RateLimited { .. } => "rate limited (429) after retries".to_owned(),
@@ -356,7 +395,10 @@ fn describe(outcome: &FetchOutcome) -> String {
         FetchOutcome::UnexpectedStatus { status } => format!("unexpected HTTP status {status}"),
         FetchOutcome::Timeout => "timed out".to_owned(),
         FetchOutcome::TooLarge { limit } => format!("larger than the {limit}-byte cap"),
-        FetchOutcome::RefusedByPolicy(reason) => format!("refused by policy: {reason}"),
+        FetchOutcome::RefusedByPolicy(reason) => match reason.allowed_by() {
+            Some(key) => format!("refused: {} (allow it with `{key}`)", reason.what()),
+            None => format!("refused: {}", reason.what()),
+        },
         FetchOutcome::UnsupportedContent { content_type } => {
             format!("unsupported content type {content_type}")
         }
@@ -369,7 +411,8 @@ fn describe(outcome: &FetchOutcome) -> String {
 fn fetch_status(outcome: &FetchOutcome) -> FetchStatus {
     match outcome {
         FetchOutcome::Ok(_) => FetchStatus::Ok,
-        FetchOutcome::NotFound { .. } => FetchStatus::NotFound,
+        // Not found where the citation points, whatever the status said.
+        FetchOutcome::NotFound { .. } | FetchOutcome::NotASource { .. } => FetchStatus::NotFound,
         FetchOutcome::Forbidden { .. } => FetchStatus::Forbidden,
         FetchOutcome::Paywalled { .. } => FetchStatus::Paywalled,
         FetchOutcome::RateLimited { .. } => FetchStatus::RateLimited,
@@ -388,6 +431,7 @@ fn http_status(outcome: &FetchOutcome) -> Option<u16> {
     match outcome {
         FetchOutcome::Ok(page) => Some(page.status),
         FetchOutcome::NotFound { status }
+        | FetchOutcome::NotASource { status, .. }
         | FetchOutcome::Forbidden { status }
         | FetchOutcome::ServerError { status, .. }
         | FetchOutcome::UnexpectedStatus { status } => Some(*status),
@@ -541,6 +585,29 @@ mod tests {
             r.confidence,
             Some(judgment(Verdict::Supported, None).confidence())
         );
+    }
+
+    #[test]
+    fn a_refused_source_says_what_was_refused_and_the_setting_that_allows_it() {
+        let refused = FetchOutcome::RefusedByPolicy(RefusalReason::Address {
+            address: "10.0.0.7".parse().expect("address"),
+            range: "private",
+        });
+        let issue = fetch_issue(&claim(), "http://10.0.0.7/report", &refused);
+        assert_eq!(
+            issue.problem,
+            "Source was not fetched: refused: private address 10.0.0.7 (allow it with \
+             `fetch.address_allowlist`)"
+        );
+        assert!(
+            issue.recommendation.contains("`fetch.address_allowlist`")
+                && !issue.recommendation.contains("reachable"),
+            "{}",
+            issue.recommendation
+        );
+        let scheme = FetchOutcome::RefusedByPolicy(RefusalReason::Scheme("ftp".into()));
+        let issue = fetch_issue(&claim(), "ftp://x/y", &scheme);
+        assert!(!issue.problem.contains("allow it"), "{}", issue.problem);
     }
 
     #[test]

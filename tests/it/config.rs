@@ -553,24 +553,33 @@ fn kafka_secrets_never_reach_debug_serialization_errors_or_client_errors() {
     assert!(shown.contains("sasl.oauthbearer.client.secret"), "{shown}");
 }
 
-/// Every configuration file the README tells a reader to pass (`--config FILE`, `config/….toml`)
-/// exists and loads, config/local.toml among them.
+/// Every configuration file the README and the guides in `docs/` tell a reader to pass
+/// (`--config FILE`, `config/….toml`) exists and loads, config/local.toml among them.
 #[test]
-fn configuration_files_named_in_the_readme_exist_and_load() {
+fn configuration_files_named_in_the_docs_exist_and_load() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut docs = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            docs.push(path);
+        }
+    }
     let named =
         regex::Regex::new(r"(?:--config |-c )([\w./-]+\.toml)|\b(config/[\w.-]+\.toml)").unwrap();
     let mut files = BTreeSet::new();
-    for capture in named.captures_iter(&readme) {
-        let file = capture.get(1).or_else(|| capture.get(2)).unwrap().as_str();
-        files.insert(file.to_owned());
+    for doc in &docs {
+        let text = std::fs::read_to_string(doc).unwrap();
+        for capture in named.captures_iter(&text) {
+            let file = capture.get(1).or_else(|| capture.get(2)).unwrap().as_str();
+            files.insert(file.to_owned());
+        }
     }
     assert!(files.contains("config/local.toml"), "{files:?}");
     for file in files {
         let path = root.join(&file);
-        assert!(path.is_file(), "README names {file}, which does not exist");
+        assert!(path.is_file(), "the docs name {file}, which does not exist");
         Config::load_with_env(Some(&path), Vec::new())
-            .unwrap_or_else(|e| panic!("README names {file}, which does not load: {e}"));
+            .unwrap_or_else(|e| panic!("the docs name {file}, which does not load: {e}"));
     }
 }

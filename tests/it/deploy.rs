@@ -532,13 +532,90 @@ fn compose_prometheus_and_grafana_find_their_provisioned_files() {
         "{home}"
     );
 
-    // The dashboard's panels use the provisioned datasource.
-    let uid = str_of(&source["uid"], "datasource uid");
-    for panel in dashboard_panels() {
-        if let Some(ds) = panel.get("datasource") {
-            assert_eq!(ds["uid"].as_str(), Some(uid), "{}", panel["title"]);
+    // The dashboard reads whichever Prometheus its `datasource` variable names, and that variable
+    // starts on the default data source of its type: the provisioned one here.
+    assert_eq!(source["isDefault"].as_bool(), Some(true));
+    let variable = dashboard_variable("datasource");
+    assert_eq!(variable["type"], "datasource");
+    assert_eq!(variable["query"].as_str(), source["type"].as_str());
+}
+
+/// The dashboard's template variable `name`.
+fn dashboard_variable(name: &str) -> serde_json::Value {
+    let dashboard = dashboard();
+    dashboard["templating"]["list"]
+        .as_array()
+        .expect("templating.list")
+        .iter()
+        .find(|v| v["name"] == name)
+        .unwrap_or_else(|| panic!("no variable {name}"))
+        .clone()
+}
+
+fn dashboard() -> serde_json::Value {
+    let path = deploy().join("grafana/dashboards/factgate.json");
+    serde_json::from_str(&read(&path)).unwrap_or_else(|e| panic!("factgate.json: {e}"))
+}
+
+/// The dashboard imports into any Grafana, whatever its Prometheus data source is called: every
+/// panel and every query variable reads the data source the `datasource` variable names (no uid
+/// is written in), and `__inputs` asks Grafana's import dialog for a Prometheus data source, which
+/// becomes the variable's starting value (the `${DS_…}` placeholder is the only place it is used).
+#[test]
+fn the_dashboard_names_no_datasource_of_its_own() {
+    let dashboard = dashboard();
+    let mut datasources = Vec::new();
+    fn walk(value: &serde_json::Value, found: &mut Vec<serde_json::Value>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let Some(ds) = map.get("datasource") {
+                    found.push(ds.clone());
+                }
+                map.values().for_each(|v| walk(v, found));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+            _ => {}
         }
     }
+    walk(&dashboard["panels"], &mut datasources);
+    walk(&dashboard["templating"], &mut datasources);
+    assert!(datasources.len() > 30, "{}", datasources.len());
+    for ds in &datasources {
+        assert_eq!(
+            ds,
+            &serde_json::json!({ "type": "prometheus", "uid": "${datasource}" })
+        );
+    }
+    for panel in dashboard_panels() {
+        assert!(panel.get("datasource").is_some(), "{}", panel["title"]);
+    }
+
+    let inputs = dashboard["__inputs"].as_array().expect("__inputs");
+    assert_eq!(inputs.len(), 1, "{inputs:?}");
+    let input = &inputs[0];
+    assert_eq!(input["type"], "datasource");
+    assert_eq!(input["pluginId"], "prometheus");
+    let placeholder = format!("${{{}}}", str_of_json(&input["name"]));
+    let variable = dashboard_variable("datasource");
+    assert_eq!(variable["current"]["value"], placeholder.as_str());
+    let text = read(&deploy().join("grafana/dashboards/factgate.json"));
+    assert_eq!(
+        text.matches(placeholder.as_str()).count(),
+        2,
+        "{placeholder} is the variable's starting value (text and value) and nothing else"
+    );
+    let requires = dashboard["__requires"].as_array().expect("__requires");
+    assert!(
+        requires
+            .iter()
+            .any(|r| r["type"] == "datasource" && r["id"] == "prometheus")
+    );
+}
+
+fn str_of_json(value: &serde_json::Value) -> &str {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("not a string: {value}"))
 }
 
 // --- Kubernetes ---------------------------------------------------------------------------------

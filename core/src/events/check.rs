@@ -63,7 +63,8 @@ impl VerifyRequest {
 pub enum FetchStatus {
     /// The source was fetched and read.
     Ok,
-    /// 404 or 410.
+    /// 404 or 410, or a page served as a success that is an error page or a site search's
+    /// results (`http_status` then says 200): the citation does not lead to its source.
     NotFound,
     /// 401 or 403.
     Forbidden,

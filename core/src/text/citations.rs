@@ -23,8 +23,14 @@ static NUMBERED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[(\d{1,4}(?:\s*[,;–—-]\s*\d{1,4})*)\]").expect("static regex"));
 static FOOTNOTE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[\^([^\]\s]{1,40})\]").expect("static regex"));
-static BARE_URL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"https?://[^\s<>"'\[\]{}|\\^`“”‘’]+"#).expect("static regex"));
+/// A URL written out in text. Brackets end a URL in prose (`see http://a.example/x]`), except
+/// around an IPv6 literal host right after the scheme (`http://[2001:db8::1]:8080/x`).
+static BARE_URL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"https?://(?:\[[0-9A-Fa-f:.]+\][^\s<>"'\[\]{}|\\^`“”‘’]*|[^\s<>"'\[\]{}|\\^`“”‘’]+)"#,
+    )
+    .expect("static regex")
+});
 
 /// Returns `raw` as an absolute http(s) URL, or `None` when it is not one.
 pub fn absolute_http(raw: &str) -> Option<String> {

@@ -8,6 +8,14 @@
 //! ([`parse_html_cancellable`]) and runs, in the service, in a bounded pool of blocking threads
 //! (`factgate::parse_pool`), so a page whose time is up stops holding a core.
 //!
+//! A tree also costs memory in proportion to its nodes, and a small page can ask for many: 20 MiB
+//! of `<b></b>` is a million and a half elements, and the parser's reconstruction of formatting
+//! elements (`<div><b>…</div>x` wraps `x` in a new `<b>`) can make one short tag cost hundreds of
+//! nodes. So a fetched page is bounded by its node count too, twice: the pre-scan counts what the
+//! tokens alone will make ([`check_html_shape`]: elements, text runs, comments), refusing before
+//! any tree is built, and the build ([`parse_html_bounded`]) counts the nodes the tree holds after
+//! each token and stops once they pass the budget.
+//!
 //! Markdown nests through block quotes and list items; [`check_markdown_depth`] bounds them
 //! with one pass over the lines.
 
@@ -15,12 +23,13 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
-use html5ever::{LocalName, local_name};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts, TreeSink};
+use html5ever::{LocalName, TokenizerResult, local_name};
 
 /// A document nested deeper than its limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -28,6 +37,23 @@ use html5ever::{LocalName, local_name};
 pub struct TooDeep {
     /// The limit exceeded.
     pub limit: usize,
+}
+
+/// A document that makes more nodes (elements, text runs, comments) than its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("its markup makes more than {limit} nodes")]
+pub struct TooManyNodes {
+    /// The limit exceeded.
+    pub limit: usize,
+}
+
+/// Why a document's shape keeps it from being parsed into a tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TooLarge {
+    #[error(transparent)]
+    Deep(#[from] TooDeep),
+    #[error(transparent)]
+    Nodes(#[from] TooManyNodes),
 }
 
 /// Elements that never hold content.
@@ -82,6 +108,11 @@ struct DepthSink {
     /// Open `svg` and `math` elements: inside them `<x/>` closes itself.
     foreign: Cell<usize>,
     exceeded: Cell<bool>,
+    /// Nodes the tokens make so far, and the most allowed.
+    nodes: Cell<usize>,
+    max_nodes: usize,
+    /// Whether the last token was text, so more text joins its node.
+    in_text: Cell<bool>,
 }
 
 impl DepthSink {
@@ -147,23 +178,72 @@ impl DepthSink {
     }
 }
 
+impl DepthSink {
+    fn new(max_depth: usize, max_nodes: usize) -> Self {
+        DepthSink {
+            limit: max_depth,
+            open: RefCell::new(Vec::new()),
+            counts: RefCell::new(HashMap::new()),
+            foreign: Cell::new(0),
+            exceeded: Cell::new(false),
+            nodes: Cell::new(0),
+            max_nodes,
+            in_text: Cell::new(false),
+        }
+    }
+
+    fn add_node(&self) {
+        self.nodes.set(self.nodes.get().saturating_add(1));
+    }
+
+    fn stopped(&self) -> bool {
+        self.exceeded.get() || self.nodes.get() > self.max_nodes
+    }
+}
+
 impl TokenSink for DepthSink {
     type Handle = ();
 
     fn process_token(&self, token: Token, _line_number: u64) -> TokenSinkResult<()> {
-        if self.exceeded.get() {
-            return TokenSinkResult::Script(());
+        // Only a tag may pause the tokenizer (it asserts that every other token continues).
+        let tag = matches!(token, Token::TagToken(_));
+        if self.stopped() {
+            return if tag {
+                TokenSinkResult::Script(())
+            } else {
+                TokenSinkResult::Continue
+            };
         }
-        match token {
+        let text = matches!(token, Token::CharacterTokens(_) | Token::NullCharacterToken);
+        let was_text = self.in_text.replace(text);
+        let result = match token {
             Token::TagToken(tag) => match tag.kind {
-                TagKind::StartTag => self.start(tag.name, tag.self_closing),
+                TagKind::StartTag => {
+                    self.add_node();
+                    self.start(tag.name, tag.self_closing)
+                }
                 TagKind::EndTag => {
                     self.end(&tag.name);
                     TokenSinkResult::Continue
                 }
             },
+            Token::CommentToken(_) | Token::DoctypeToken(_) => {
+                self.add_node();
+                TokenSinkResult::Continue
+            }
+            Token::CharacterTokens(_) | Token::NullCharacterToken => {
+                if !was_text {
+                    self.add_node();
+                }
+                TokenSinkResult::Continue
+            }
             _ => TokenSinkResult::Continue,
+        };
+        if self.stopped() && tag {
+            // Pauses the tokenizer: nothing more needs reading.
+            return TokenSinkResult::Script(());
         }
+        result
     }
 }
 
@@ -177,25 +257,62 @@ impl TokenSink for DepthSink {
 /// # Errors
 /// [`TooDeep`] once the depth passes `limit`; the scan stops there.
 pub fn check_html_depth(html: &str, limit: usize) -> Result<(), TooDeep> {
-    let sink = DepthSink {
-        limit,
-        open: RefCell::new(Vec::new()),
-        counts: RefCell::new(HashMap::new()),
-        foreign: Cell::new(0),
-        exceeded: Cell::new(false),
-    };
-    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    match check_html_shape(html, limit, usize::MAX) {
+        Ok(()) => Ok(()),
+        Err(TooLarge::Deep(too_deep)) => Err(too_deep),
+        // Unreachable with no node limit; a document is then not too deep.
+        Err(TooLarge::Nodes(_)) => Ok(()),
+    }
+}
+
+/// [`check_html_depth`], and the nodes the tokens make at most `max_nodes`: each start tag, run
+/// of text, comment and doctype is one. The tree can hold more (elements the parser implies or
+/// reconstructs), which [`parse_html_bounded`] bounds as it builds; this refuses, before any
+/// tree, the page that plainly has too many. The input is read a chunk at a time, so the scan
+/// holds no copy of it.
+///
+/// # Errors
+/// [`TooLarge`] for the first limit passed; the scan stops there.
+pub fn check_html_shape(html: &str, max_depth: usize, max_nodes: usize) -> Result<(), TooLarge> {
+    let tokenizer = Tokenizer::new(
+        DepthSink::new(max_depth, max_nodes),
+        TokenizerOpts::default(),
+    );
     let queue = BufferQueue::default();
-    queue.push_back(StrTendril::from_slice(html));
-    let _ = tokenizer.feed(&queue);
-    if !tokenizer.sink.exceeded.get() {
+    for chunk in chunks(html) {
+        queue.push_back(StrTendril::from_slice(chunk));
+        let _ = tokenizer.feed(&queue);
+        if tokenizer.sink.stopped() {
+            break;
+        }
+    }
+    if !tokenizer.sink.stopped() {
         tokenizer.end();
     }
     if tokenizer.sink.exceeded.get() {
-        Err(TooDeep { limit })
+        Err(TooDeep { limit: max_depth }.into())
+    } else if tokenizer.sink.nodes.get() > max_nodes {
+        Err(TooManyNodes { limit: max_nodes }.into())
     } else {
         Ok(())
     }
+}
+
+/// `html` in pieces of about [`CHUNK_BYTES`], each ending on a character boundary.
+fn chunks(html: &str) -> impl Iterator<Item = &str> {
+    let mut rest = html;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = CHUNK_BYTES.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (chunk, after) = rest.split_at(end);
+        rest = after;
+        Some(chunk)
+    })
 }
 
 /// Checks that `markdown` nests block quotes and list items at most `limit` deep, in one pass
@@ -277,27 +394,116 @@ const CHUNK_BYTES: usize = 64 * 1024;
 /// # Errors
 /// [`Cancelled`] when `cancel` was set before the parse finished.
 pub fn parse_html_cancellable(html: &str, cancel: &AtomicBool) -> Result<scraper::Html, Cancelled> {
-    let mut parser = html5ever::driver::parse_document(
+    parse_html_bounded(html, cancel, usize::MAX).map_err(|_| Cancelled)
+}
+
+/// Why [`parse_html_bounded`] gave no document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Stopped {
+    #[error(transparent)]
+    Cancelled(#[from] Cancelled),
+    #[error(transparent)]
+    TooManyNodes(#[from] TooManyNodes),
+}
+
+/// [`parse_html_cancellable`] that also stops once the tree holds more than `max_nodes` nodes.
+/// The count is taken after each token, so the tree passes the budget by at most what one token
+/// makes (a reconstruction of the open formatting elements, each of which is a node already
+/// counted): its memory stays within about twice the budget's.
+///
+/// # Errors
+/// [`Stopped`]: cancelled, or past the node budget.
+pub fn parse_html_bounded(
+    html: &str,
+    cancel: &AtomicBool,
+    max_nodes: usize,
+) -> Result<scraper::Html, Stopped> {
+    let builder = TreeBuilder::new(
         scraper::HtmlTreeSink::new(scraper::Html::new_document()),
-        Default::default(),
+        TreeBuilderOpts::default(),
     );
-    let mut rest = html;
-    while !rest.is_empty() {
+    let tokenizer = Tokenizer::new(
+        Budgeted {
+            builder,
+            max_nodes,
+            over: Cell::new(false),
+        },
+        TokenizerOpts::default(),
+    );
+    let queue = BufferQueue::default();
+    for chunk in chunks(html) {
         if cancel.load(Ordering::Relaxed) {
-            return Err(Cancelled);
+            return Err(Cancelled.into());
         }
-        let mut end = CHUNK_BYTES.min(rest.len());
-        while !rest.is_char_boundary(end) {
-            end += 1;
+        queue.push_back(StrTendril::from_slice(chunk));
+        // A `Script` result pauses the tokenizer: at a script's end (read on) or past the budget.
+        while let TokenizerResult::Script(_) = tokenizer.feed(&queue) {
+            if tokenizer.sink.over.get() {
+                return Err(TooManyNodes { limit: max_nodes }.into());
+            }
         }
-        let (chunk, after) = rest.split_at(end);
-        parser.process(StrTendril::from_slice(chunk));
-        rest = after;
     }
     if cancel.load(Ordering::Relaxed) {
-        return Err(Cancelled);
+        return Err(Cancelled.into());
     }
-    Ok(parser.finish())
+    tokenizer.end();
+    if tokenizer.sink.over.get() {
+        return Err(TooManyNodes { limit: max_nodes }.into());
+    }
+    Ok(tokenizer.sink.builder.sink.finish())
+}
+
+/// The tree builder, stopped once its tree holds more than `max_nodes` nodes.
+struct Budgeted {
+    builder: TreeBuilder<ego_tree::NodeId, scraper::HtmlTreeSink>,
+    max_nodes: usize,
+    over: Cell<bool>,
+}
+
+impl Budgeted {
+    /// The nodes of the tree so far, and its root's handle.
+    fn nodes_and_root(&self) -> (usize, ego_tree::NodeId) {
+        let html = self.builder.sink.0.borrow();
+        (html.tree.nodes().len(), html.tree.root().id())
+    }
+}
+
+impl TokenSink for Budgeted {
+    type Handle = ego_tree::NodeId;
+
+    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<Self::Handle> {
+        // Only a tag may pause the tokenizer (it asserts that every other token continues):
+        // past the budget, other tokens are dropped until the next tag pauses it.
+        let tag = matches!(token, Token::TagToken(_));
+        if !self.over.get() {
+            let result = self.builder.process_token(token, line_number);
+            let (nodes, root) = self.nodes_and_root();
+            if nodes <= self.max_nodes {
+                return result;
+            }
+            self.over.set(true);
+            if !tag {
+                return TokenSinkResult::Continue;
+            }
+            return TokenSinkResult::Script(root);
+        }
+        if tag {
+            TokenSinkResult::Script(self.nodes_and_root().1)
+        } else {
+            TokenSinkResult::Continue
+        }
+    }
+
+    fn end(&self) {
+        if !self.over.get() {
+            self.builder.end();
+        }
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.builder
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
 }
 
 #[cfg(test)]
@@ -343,6 +549,55 @@ mod tests {
             .collect();
         assert!(check_markdown_depth(&list, 5).is_err());
         assert!(check_markdown_depth("1. a\n2) b\n2023. A year.\n", 2).is_ok());
+    }
+
+    #[test]
+    fn a_page_of_too_many_nodes_is_refused_before_any_tree() {
+        // Elements, text runs and comments each count; text runs split by tags count once each.
+        assert_eq!(
+            check_html_shape("<p>a<b>b</b>c</p><!-- x -->", 64, 6),
+            Ok(())
+        );
+        assert_eq!(
+            check_html_shape("<p>a<b>b</b>c</p><!-- x -->", 64, 5),
+            Err(TooLarge::Nodes(TooManyNodes { limit: 5 }))
+        );
+        let tiny = "<b></b>".repeat(100_000);
+        assert_eq!(
+            check_html_shape(&tiny, 64, 10_000),
+            Err(TooLarge::Nodes(TooManyNodes { limit: 10_000 }))
+        );
+        assert_eq!(check_html_shape(&tiny, 64, 200_000), Ok(()));
+        // Depth is still what it was.
+        assert_eq!(
+            check_html_shape(&"<div>".repeat(100), 64, usize::MAX),
+            Err(TooLarge::Deep(TooDeep { limit: 64 }))
+        );
+    }
+
+    /// A page the pre-scan counts as small can make a large tree: each run of text after the
+    /// formatting elements it left open reconstructs them all (here 64 `<font>` per `<p>x</p>`).
+    /// The build stops at its budget instead of building it.
+    #[test]
+    fn a_tree_that_grows_past_its_budget_while_built_is_stopped() {
+        let fonts: String = (0..64).map(|i| format!("<font id={i}>")).collect();
+        let html = format!("<div>{fonts}</div>{}", "<p>x</p>".repeat(2_000));
+        assert_eq!(check_html_shape(&html, 256, 10_000), Ok(()), "few tokens");
+        let go = AtomicBool::new(false);
+        let whole = parse_html_bounded(&html, &go, usize::MAX).expect("parses");
+        assert!(
+            whole.tree.nodes().len() > 100_000,
+            "the tree is {} nodes",
+            whole.tree.nodes().len()
+        );
+        assert_eq!(
+            parse_html_bounded(&html, &go, 10_000).err(),
+            Some(Stopped::TooManyNodes(TooManyNodes { limit: 10_000 }))
+        );
+        // A page within its budget parses as html5ever's own driver parses it.
+        let page = "<html><body><h1>T</h1><p>a <b>b</b> c</p><ul><li>x<li>y</ul></body></html>";
+        let bounded = parse_html_bounded(page, &go, 100).expect("within budget");
+        assert_eq!(bounded.html(), scraper::Html::parse_document(page).html());
     }
 
     #[test]

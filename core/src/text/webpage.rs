@@ -64,16 +64,40 @@ static META_CHARSET: LazyLock<Regex> = LazyLock::new(|| {
 /// charset; for HTML, a `<meta>` charset in the first 1024 bytes; UTF-8. A BOM wins because it
 /// cannot be wrong about the bytes that follow it. Malformed bytes become U+FFFD, never an error.
 pub fn decode(body: &[u8], header_charset: Option<&str>, kind: TextKind) -> String {
-    let declared = header_charset
+    // `decode` sniffs a BOM itself and replaces malformed sequences.
+    let (text, _, _) = declared_encoding(body, header_charset, kind).decode(body);
+    text.into_owned()
+}
+
+/// [`decode`], taking the body: when it is UTF-8 already (no BOM, valid, and so declared or not
+/// declared at all), its bytes become the text without a copy, so a page is held once, not
+/// twice.
+pub fn decode_owned(body: Vec<u8>, header_charset: Option<&str>, kind: TextKind) -> String {
+    if declared_encoding(&body, header_charset, kind) == UTF_8 && Encoding::for_bom(&body).is_none()
+    {
+        match String::from_utf8(body) {
+            Ok(text) => return text,
+            Err(err) => return decode(err.as_bytes(), header_charset, kind),
+        }
+    }
+    decode(&body, header_charset, kind)
+}
+
+/// The encoding a body declares: the Content-Type charset; for HTML, a `<meta>` charset in the
+/// first 1024 bytes; else UTF-8. (A BOM, which wins over all of them, is the decoder's to see.)
+fn declared_encoding(
+    body: &[u8],
+    header_charset: Option<&str>,
+    kind: TextKind,
+) -> &'static Encoding {
+    header_charset
         .and_then(|label| Encoding::for_label(label.as_bytes()))
         .or_else(|| {
             (kind == TextKind::Html)
                 .then(|| meta_charset(body))
                 .flatten()
-        });
-    // `decode` sniffs a BOM itself and replaces malformed sequences.
-    let (text, _, _) = declared.unwrap_or(UTF_8).decode(body);
-    text.into_owned()
+        })
+        .unwrap_or(UTF_8)
 }
 
 fn meta_charset(body: &[u8]) -> Option<&'static Encoding> {
@@ -117,6 +141,33 @@ pub fn html_to_text(html: &str) -> HtmlText {
 /// Extracts the title and visible text of a parsed HTML document (see
 /// [`crate::text::markup::parse_html_cancellable`] for a parse bounded in time).
 pub fn document_to_text(document: &Html) -> HtmlText {
+    // No text is longer than the address space: the limit is never reached.
+    document_to_text_within(document, usize::MAX).unwrap_or_else(|TextTooLong { .. }| HtmlText {
+        title: None,
+        text: String::new(),
+        claim_reviews: Vec::new(),
+    })
+}
+
+/// A page with more visible text than its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("its visible text is longer than {limit} bytes")]
+pub struct TextTooLong {
+    /// The limit exceeded, in bytes.
+    pub limit: usize,
+}
+
+/// [`document_to_text`] for a page whose visible text may be at most `max_bytes` long: the
+/// reading stops, without holding more than about twice that, as soon as the text is sure to be
+/// longer.
+///
+/// # Errors
+/// [`TextTooLong`] when the visible text is longer than `max_bytes`.
+pub fn document_to_text_within(document: &Html, max_bytes: usize) -> Result<HtmlText, TextTooLong> {
+    let too_long = TextTooLong { limit: max_bytes };
+    // Runs of blank space are collapsed as the text is read (as tidying would), so the raw text
+    // is about as long as the tidy one; the margin covers what tidying still removes.
+    let raw_limit = max_bytes.saturating_mul(2);
     let title = Selector::parse("title")
         .ok()
         .and_then(|sel| document.select(&sel).next())
@@ -131,6 +182,9 @@ pub fn document_to_text(document: &Html) -> HtmlText {
     // as a browser shows it, and only `<br>` and blocks break lines.
     let mut preformatted = 0usize;
     for edge in document.tree.root().traverse() {
+        if out.len() > raw_limit {
+            return Err(too_long);
+        }
         match edge {
             Edge::Open(node) => match node.value() {
                 Node::Element(el) if skipping > 0 || is_dropped(el) => skipping += 1,
@@ -150,13 +204,18 @@ pub fn document_to_text(document: &Html) -> HtmlText {
                     if el.name() == "pre" {
                         preformatted += 1;
                     }
-                    out.push_str("\n\n");
+                    push_break(&mut out);
                 }
                 Node::Text(text) if preformatted > 0 => out.push_str(text),
-                Node::Text(text) => out.extend(
-                    text.chars()
-                        .map(|c| if c.is_whitespace() { ' ' } else { c }),
-                ),
+                Node::Text(text) => {
+                    for c in text.chars() {
+                        let c = if c.is_whitespace() { ' ' } else { c };
+                        // A space after a space or a line break is one tidying removes.
+                        if c != ' ' || !(out.is_empty() || out.ends_with([' ', '\n'])) {
+                            out.push(c);
+                        }
+                    }
+                }
                 _ => {}
             },
             Edge::Close(node) => match node.value() {
@@ -165,17 +224,25 @@ pub fn document_to_text(document: &Html) -> HtmlText {
                     if el.name() == "pre" {
                         preformatted = preformatted.saturating_sub(1);
                     }
-                    out.push_str("\n\n");
+                    push_break(&mut out);
                 }
                 _ => {}
             },
         }
     }
-    HtmlText {
-        title,
-        text: tidy(&out),
-        claim_reviews: claim_reviews(document),
+    if out.len() > raw_limit {
+        return Err(too_long);
     }
+    let text = tidy(&out);
+    drop(out);
+    if text.len() > max_bytes {
+        return Err(too_long);
+    }
+    Ok(HtmlText {
+        title,
+        text,
+        claim_reviews: claim_reviews(document),
+    })
 }
 
 /// The visible text of an element, whitespace collapsed, without what no reader sees.
@@ -465,6 +532,14 @@ fn microdata_review(scope: ElementRef<'_>) -> Option<ClaimReview> {
     })
 }
 
+/// Ends a block: a blank line, unless the text starts there or one ends it already (tidying
+/// keeps one blank line between blocks, however many there were).
+fn push_break(out: &mut String) {
+    if !out.is_empty() && !out.ends_with("\n\n") {
+        out.push_str("\n\n");
+    }
+}
+
 fn collapse_spaces(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -523,6 +598,441 @@ pub fn paywall_marker(html: Option<&str>, text: &str) -> Option<String> {
         .map(|p| (*p).to_owned())
 }
 
+/// What a page served as a success, yet not the cited source, is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotASourceKind {
+    /// A "page not found" (or other error) page served with 200 OK: a soft 404.
+    ErrorPage,
+    /// A site search's results, which repeat the words searched for.
+    SearchResults,
+}
+
+/// A page that reads as an error page or a site search's results, with what gave it away.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotASource {
+    pub kind: NotASourceKind,
+    /// The marker: the title or heading as written, `noindex`, the schema.org type, the query.
+    pub marker: String,
+}
+
+/// Whether a fetched page, served as a success, is not a source at all: an error page (a soft
+/// 404) or a site search's results. Either way the citation does not lead to what it cites, and
+/// reading one as the source could pass a claim on words the page only repeats.
+///
+/// Markers, language-neutral where they can be:
+/// - an error page: a title segment or the first heading that is a status code
+///   ("404", "Error 404", "HTTP 410"), or a status code or nothing beside a not-found phrase in
+///   one of several languages ("Page not found", "Seite nicht gefunden", "404 – Página no
+///   encontrada"); or `noindex` with such a phrase opening the text;
+/// - a search page: schema.org's `SearchResultsPage`; a title segment or heading that opens with
+///   a search-results phrase ("Search results for …", "Résultats de recherche"); or a search
+///   query in the URL (`?q=`, `?s=`, `?query=` …) echoed by the title, a heading or the
+///   text's opening, on a page at a search path (`/search`, `/suche` …), marked `noindex`, or
+///   with a search box holding the query.
+///
+/// `url` is the page's final URL; `html` its markup, as parsed into `document`.
+pub fn not_a_source(document: &Html, page: &HtmlText, url: &str) -> Option<NotASource> {
+    let headings = first_headings(document);
+    let noindex = has_noindex(document);
+    let segments: Vec<&str> = page
+        .title
+        .as_deref()
+        .map(title_segments)
+        .unwrap_or_default()
+        .into_iter()
+        .chain(headings.iter().map(String::as_str))
+        .collect();
+    let opening: String = page.text.chars().take(OPENING_CHARS).collect();
+    let found = |kind, marker: String| Some(NotASource { kind, marker });
+
+    if let Some(segment) = segments.iter().find(|s| is_error_heading(s, noindex)) {
+        return found(NotASourceKind::ErrorPage, (*segment).to_owned());
+    }
+    if noindex && let Some(phrase) = contains_phrase(&opening, PAGE_NOT_FOUND_PHRASES) {
+        return found(NotASourceKind::ErrorPage, format!("noindex, \"{phrase}\""));
+    }
+    if has_schema_type(document, "SearchResultsPage") {
+        return found(
+            NotASourceKind::SearchResults,
+            "schema.org SearchResultsPage".to_owned(),
+        );
+    }
+    if let Some(segment) = segments.iter().find(|s| is_search_heading(s)) {
+        return found(NotASourceKind::SearchResults, (*segment).to_owned());
+    }
+    let query = search_query(url)?;
+    let lower = |s: &str| s.to_lowercase();
+    let echoed =
+        segments.iter().any(|s| lower(s).contains(&query)) || lower(&opening).contains(&query);
+    let search_path = url::Url::parse(url).is_ok_and(|u| {
+        u.path_segments()
+            .into_iter()
+            .flatten()
+            .any(|segment| SEARCH_PATHS.contains(&segment.to_lowercase().as_str()))
+    });
+    if echoed && (search_path || noindex || has_search_box_with(document, &query)) {
+        return found(
+            NotASourceKind::SearchResults,
+            format!("search for \"{query}\""),
+        );
+    }
+    None
+}
+
+/// Characters of a page's text read as its opening.
+const OPENING_CHARS: usize = 300;
+
+/// Phrases, lower-case, that say a page was not found, in the languages most newsrooms cite.
+const NOT_FOUND_PHRASES: &[&str] = &[
+    "page not found",
+    "not found",
+    "file not found",
+    "page cannot be found",
+    "page could not be found",
+    "page can't be found",
+    "page can’t be found",
+    "the page you requested could not be found",
+    "we can't find that page",
+    "we couldn't find that page",
+    "this page doesn't exist",
+    "page does not exist",
+    "page no longer exists",
+    "no longer available",
+    "content not found",
+    "article not found",
+    "internal server error",
+    "service unavailable",
+    "seite nicht gefunden",
+    "nicht gefunden",
+    "die seite wurde nicht gefunden",
+    "page introuvable",
+    "page non trouvée",
+    "page inexistante",
+    "introuvable",
+    "página no encontrada",
+    "no encontrada",
+    "página não encontrada",
+    "pagina non trovata",
+    "pagina niet gevonden",
+    "niet gevonden",
+    "nie znaleziono strony",
+    "strona nie została znaleziona",
+    "страница не найдена",
+    "sayfa bulunamadı",
+    "sidan hittades inte",
+    "siden blev ikke fundet",
+    "ページが見つかりません",
+    "お探しのページは見つかりませんでした",
+    "页面不存在",
+    "找不到页面",
+    "页面未找到",
+    "找不到網頁",
+    "페이지를 찾을 수 없습니다",
+];
+
+/// The phrases of [`NOT_FOUND_PHRASES`] that name the page itself: found in a `noindex` page's
+/// opening text they mark an error page, where "not found" alone could be a court report's.
+const PAGE_NOT_FOUND_PHRASES: &[&str] = &[
+    "page not found",
+    "file not found",
+    "page cannot be found",
+    "page could not be found",
+    "page can't be found",
+    "page can’t be found",
+    "we can't find that page",
+    "we couldn't find that page",
+    "this page doesn't exist",
+    "page does not exist",
+    "page no longer exists",
+    "seite nicht gefunden",
+    "die seite wurde nicht gefunden",
+    "page introuvable",
+    "page non trouvée",
+    "página no encontrada",
+    "página não encontrada",
+    "pagina non trovata",
+    "pagina niet gevonden",
+    "nie znaleziono strony",
+    "страница не найдена",
+    "sayfa bulunamadı",
+    "sidan hittades inte",
+    "ページが見つかりません",
+    "找不到页面",
+    "页面不存在",
+    "페이지를 찾을 수 없습니다",
+];
+
+/// Words that name an error beside a status code ("Error 404", "Fehler 404").
+const ERROR_WORDS: &[&str] = &[
+    "error",
+    "http",
+    "fehler",
+    "erreur",
+    "errore",
+    "erro",
+    "fout",
+    "błąd",
+    "ошибка",
+    "hata",
+    "エラー",
+    "错误",
+    "錯誤",
+    "오류",
+    "oops",
+];
+
+/// Phrases, lower-case, that open a search-results heading.
+const SEARCH_PHRASES: &[&str] = &[
+    "search results",
+    "search result",
+    "results for",
+    "you searched for",
+    "suchergebnisse",
+    "ergebnisse für",
+    "résultats de recherche",
+    "résultats de la recherche",
+    "résultats pour",
+    "resultados de búsqueda",
+    "resultados de la búsqueda",
+    "resultados da pesquisa",
+    "resultados da busca",
+    "risultati della ricerca",
+    "risultati di ricerca",
+    "risultati per",
+    "zoekresultaten",
+    "wyniki wyszukiwania",
+    "результаты поиска",
+    "sökresultat",
+    "arama sonuçları",
+    "検索結果",
+    "搜索结果",
+    "搜尋結果",
+    "검색 결과",
+];
+
+/// URL path segments of a site search.
+const SEARCH_PATHS: &[&str] = &[
+    "search",
+    "suche",
+    "recherche",
+    "buscar",
+    "busca",
+    "cerca",
+    "ricerca",
+    "zoeken",
+    "szukaj",
+    "poisk",
+    "sok",
+    "arama",
+    "s",
+];
+
+/// URL query parameters that carry a site search's terms.
+const QUERY_PARAMETERS: &[&str] = &[
+    "q",
+    "s",
+    "query",
+    "search",
+    "search_query",
+    "searchterm",
+    "keyword",
+    "keywords",
+    "term",
+    "terms",
+    "text",
+    "k",
+    "qs",
+];
+
+/// A title's segments: a title names the page, then the site, split by a separator
+/// ("Page not found | The Gazette"). A colon does not split: "Not found: a history of…" is a
+/// title, not a status.
+fn title_segments(title: &str) -> Vec<&str> {
+    let mut segments = vec![title];
+    for separator in [" | ", " - ", " – ", " — ", " · ", " :: ", " » ", " • "] {
+        segments = segments
+            .into_iter()
+            .flat_map(|s| s.split(separator))
+            .collect();
+    }
+    segments
+        .into_iter()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The text of the page's first `<h1>`s (or, without any, its first `<h2>`), as a reader sees
+/// them.
+fn first_headings(document: &Html) -> Vec<String> {
+    let read = |selector: &str| -> Vec<String> {
+        Selector::parse(selector)
+            .map(|sel| {
+                document
+                    .select(&sel)
+                    .take(2)
+                    .map(|h| collapse_spaces(&h.text().collect::<String>()))
+                    .filter(|h| !h.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let h1 = read("h1");
+    if h1.is_empty() { read("h2") } else { h1 }
+}
+
+/// Whether the page asks search engines not to index it (`<meta name="robots"
+/// content="noindex">`), as error and search pages do.
+fn has_noindex(document: &Html) -> bool {
+    let Ok(selector) = Selector::parse("meta[name][content]") else {
+        return false;
+    };
+    document.select(&selector).any(|meta| {
+        let name = meta.attr("name").unwrap_or("").to_ascii_lowercase();
+        (name == "robots" || name == "googlebot")
+            && meta
+                .attr("content")
+                .unwrap_or("")
+                .to_ascii_lowercase()
+                .contains("noindex")
+    })
+}
+
+/// Words of `s`, lower-case, with the punctuation around each removed.
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether a title segment or heading is an error page's: a 4xx/5xx status code and error
+/// words ("404", "Error 404"), with or without a not-found phrase ("404 Not Found"), or a
+/// not-found phrase alone ("Seite nicht gefunden"). An error word alone ("Error", "Oops")
+/// counts on a `noindex` page only.
+fn is_error_heading(segment: &str, noindex: bool) -> bool {
+    let words = words(segment);
+    let is_status = |w: &str| {
+        w.len() == 3
+            && matches!(w.as_bytes()[0], b'4' | b'5')
+            && w.bytes().all(|b| b.is_ascii_digit())
+    };
+    let status = words.iter().any(|w| is_status(w));
+    let error_word = words.iter().any(|w| ERROR_WORDS.contains(&w.as_str()));
+    let rest: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !is_status(w) && !ERROR_WORDS.contains(w))
+        .collect();
+    if rest.is_empty() {
+        return status || (error_word && noindex);
+    }
+    let rest = rest.join(" ");
+    NOT_FOUND_PHRASES
+        .iter()
+        .any(|p| rest == *p || rest == format!("sorry {p}"))
+        || ((status || error_word)
+            && rest.chars().count() <= 60
+            && contains_phrase(&rest, NOT_FOUND_PHRASES).is_some())
+}
+
+/// Whether a title segment or heading opens with a search-results phrase followed by nothing, a
+/// colon, a quote or the words searched for ("Search results for …").
+fn is_search_heading(segment: &str) -> bool {
+    let lower = segment.trim().to_lowercase();
+    SEARCH_PHRASES.iter().any(|phrase| {
+        let Some(rest) = lower.strip_prefix(phrase) else {
+            return false;
+        };
+        let rest = rest.trim_start();
+        // "Search results show…" is a sentence; "Search results for …", a heading.
+        rest.is_empty()
+            || rest.starts_with([':', '"', '\'', '«', '„', '“', '‘', '「', '(', '…'])
+            || ["for ", "for:", "für ", "pour ", "para ", "per ", "voor "]
+                .iter()
+                .any(|w| rest.starts_with(w) && !phrase.ends_with(w.trim_end_matches([' ', ':'])))
+    })
+}
+
+/// The first of `phrases` that `text` holds, compared in lower case.
+fn contains_phrase(text: &str, phrases: &'static [&'static str]) -> Option<&'static str> {
+    let lower = text.to_lowercase();
+    phrases.iter().find(|p| lower.contains(*p)).copied()
+}
+
+/// Whether the page declares the schema.org type `wanted` (JSON-LD `@type` or microdata
+/// `itemtype`).
+fn has_schema_type(document: &Html, wanted: &str) -> bool {
+    if let Ok(scopes) = Selector::parse("[itemtype]")
+        && document
+            .select(&scopes)
+            .any(|s| is_schema_type(s.attr("itemtype").unwrap_or(""), wanted))
+    {
+        return true;
+    }
+    let Ok(scripts) = Selector::parse("script[type]") else {
+        return false;
+    };
+    document.select(&scripts).any(|script| {
+        let kind = script
+            .attr("type")
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        kind == "application/ld+json"
+            && serde_json::from_str::<Value>(script.text().collect::<String>().trim())
+                .is_ok_and(|value| json_has_type(&value, wanted, 0))
+    })
+}
+
+fn json_has_type(value: &Value, wanted: &str, depth: usize) -> bool {
+    if depth > MAX_JSON_DEPTH {
+        return false;
+    }
+    match value {
+        Value::Array(items) => items.iter().any(|v| json_has_type(v, wanted, depth + 1)),
+        Value::Object(object) => {
+            json_type_is(object, wanted)
+                || object
+                    .get("@graph")
+                    .is_some_and(|g| json_has_type(g, wanted, depth + 1))
+        }
+        _ => false,
+    }
+}
+
+/// The search terms of a URL's query, lower-case, when it carries any: the value of the first
+/// search parameter (`q`, `s`, `query` …) that holds a word.
+fn search_query(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    url.query_pairs().find_map(|(name, value)| {
+        let value = collapse_spaces(&value).to_lowercase();
+        // A query of a letter or two is echoed by any page.
+        (QUERY_PARAMETERS.contains(&name.to_ascii_lowercase().as_str())
+            && value.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+            .then_some(value)
+    })
+}
+
+/// Whether a search box on the page holds `query`, as a results page's does.
+fn has_search_box_with(document: &Html, query: &str) -> bool {
+    let Ok(inputs) = Selector::parse("input[value]") else {
+        return false;
+    };
+    document.select(&inputs).any(|input| {
+        let searchy = input
+            .attr("type")
+            .is_some_and(|t| t.eq_ignore_ascii_case("search"))
+            || input
+                .attr("name")
+                .is_some_and(|n| QUERY_PARAMETERS.contains(&n.to_ascii_lowercase().as_str()));
+        searchy && collapse_spaces(input.attr("value").unwrap_or("")).to_lowercase() == query
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -540,6 +1050,25 @@ mod tests {
         assert_eq!(
             page.text,
             "Prices\n\nThe plan costs $9/month.\n\nIt launched in 2021.\nLine two\n\none\n\ntwo"
+        );
+    }
+
+    #[test]
+    fn reading_stops_once_the_text_is_longer_than_its_limit() {
+        let html = format!("<p>{}</p>", "word ".repeat(1000));
+        let document = Html::parse_document(&html);
+        let whole = document_to_text(&document);
+        assert_eq!(whole.text.len(), 4999);
+        assert_eq!(document_to_text_within(&document, 4999), Ok(whole));
+        assert_eq!(
+            document_to_text_within(&document, 4998),
+            Err(TextTooLong { limit: 4998 })
+        );
+        // Blank space that tidying removes does not count.
+        let spaced = Html::parse_document(&format!("<p>a{}b</p>", " ".repeat(100)));
+        assert_eq!(
+            document_to_text_within(&spaced, 3).map(|p| p.text),
+            Ok("a b".to_owned())
         );
     }
 
@@ -606,6 +1135,27 @@ mod tests {
     }
 
     #[test]
+    fn an_owned_body_decodes_as_a_borrowed_one() {
+        for (body, charset, kind) in [
+            (&b"<p>caf\xc3\xa9</p>"[..], None, TextKind::Html),
+            (&b"caf\xe9"[..], Some("windows-1252"), TextKind::Plain),
+            (
+                &b"<meta charset=\"windows-1252\"><p>caf\xe9</p>"[..],
+                None,
+                TextKind::Html,
+            ),
+            (&b"\xef\xbb\xbfbom"[..], None, TextKind::Plain),
+            (&b"ok \xff"[..], Some("utf-8"), TextKind::Plain),
+        ] {
+            assert_eq!(
+                decode_owned(body.to_vec(), charset, kind),
+                decode(body, charset, kind),
+                "{body:?}"
+            );
+        }
+    }
+
+    #[test]
     fn content_type_parses() {
         assert_eq!(
             parse_content_type("Text/HTML; Charset=\"ISO-8859-1\""),
@@ -621,5 +1171,156 @@ mod tests {
         assert!(paywall_marker(Some(r#"{"isAccessibleForFree": "False"}"#), "").is_some());
         assert!(paywall_marker(None, "Subscribe to continue reading.").is_some());
         assert!(paywall_marker(Some("<p class=\"lede\">News</p>"), "News about walls").is_none());
+    }
+
+    /// What `not_a_source` makes of a page at `url`.
+    fn kind_of(url: &str, html: &str) -> Option<NotASourceKind> {
+        let document = Html::parse_document(html);
+        let page = document_to_text(&document);
+        not_a_source(&document, &page, url).map(|found| found.kind)
+    }
+
+    fn page(title: &str, head: &str, body: &str) -> String {
+        format!("<html><head><title>{title}</title>{head}</head><body>{body}</body></html>")
+    }
+
+    const NOINDEX: &str = r#"<meta name="robots" content="noindex, follow">"#;
+
+    #[test]
+    fn error_pages_served_as_200_are_found_in_several_wordings_and_languages() {
+        let url = "https://news.example/2024/05/report";
+        for (title, head, body) in [
+            (
+                "Page not found – The Gazette",
+                "",
+                "<p>Try the search box.</p>",
+            ),
+            (
+                "Seite nicht gefunden | Tagblatt",
+                "",
+                "<p>Zur Startseite.</p>",
+            ),
+            ("Página no encontrada", "", "<p>Volver al inicio.</p>"),
+            // Language-neutral: the status code alone, in the title or the heading.
+            ("404 | 新闻网", "", "<p>返回首页</p>"),
+            (
+                "Le Quotidien",
+                "",
+                "<h1>Erreur 404</h1><p>Retour à l'accueil.</p>",
+            ),
+            ("The Gazette", "", "<h1>404 Not Found</h1><p>nginx</p>"),
+            (
+                "The Gazette",
+                "",
+                "<h1>Oops! That page can’t be found.</h1>",
+            ),
+            // `noindex` and an error word or phrase: what the page says of itself.
+            (
+                "The Gazette",
+                NOINDEX,
+                "<h1>Error</h1><p>Something went wrong.</p>",
+            ),
+            (
+                "Il Giornale",
+                NOINDEX,
+                "<p>Ci dispiace: pagina non trovata.</p>",
+            ),
+            ("ページが見つかりません", "", "<p>トップへ</p>"),
+        ] {
+            assert_eq!(
+                kind_of(url, &page(title, head, body)),
+                Some(NotASourceKind::ErrorPage),
+                "{title} {body}"
+            );
+        }
+    }
+
+    #[test]
+    fn search_result_pages_are_found_by_heading_schema_and_echoed_query() {
+        for (url, title, head, body) in [
+            (
+                "https://news.example/?s=unemployment+rate",
+                "Search results for “unemployment rate” | The Gazette",
+                "",
+                "<p>Unemployment rate falls to 4.2%</p>",
+            ),
+            (
+                "https://journal.example/recherche",
+                "Le Journal",
+                "",
+                "<h1>Résultats de recherche</h1><p>Le chômage baisse à 7,3 %</p>",
+            ),
+            // Language-neutral: schema.org's type, with no wording at all.
+            (
+                "https://news.example/find",
+                "The Gazette",
+                r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"SearchResultsPage"}</script>"#,
+                "<p>Unemployment rate falls to 4.2%</p>",
+            ),
+            // The query in the URL, echoed by the heading, on a search path or a noindex page.
+            (
+                "https://zeitung.example/suche?q=Arbeitslosenquote",
+                "Tagblatt",
+                "",
+                "<h1>12 Treffer zu „Arbeitslosenquote“</h1><p>Arbeitslosenquote sinkt</p>",
+            ),
+            (
+                "https://news.example/find?query=jobless+claims",
+                "The Gazette",
+                NOINDEX,
+                "<h2>jobless claims: 12 stories</h2><p>Jobless claims rise</p>",
+            ),
+        ] {
+            assert_eq!(
+                kind_of(url, &page(title, head, body)),
+                Some(NotASourceKind::SearchResults),
+                "{url} {title}"
+            );
+        }
+    }
+
+    #[test]
+    fn articles_about_errors_and_searches_are_sources() {
+        for (url, title, head, body) in [
+            (
+                "https://news.example/evacuation",
+                "404 people evacuated as river floods | The Gazette",
+                "",
+                "<h1>404 people evacuated as river floods</h1><p>Rescuers said…</p>",
+            ),
+            (
+                "https://news.example/links",
+                "Page not found: why broken links cost retailers",
+                "",
+                "<h1>Page not found: why broken links cost retailers</h1><p>Shops lose…</p>",
+            ),
+            (
+                "https://news.example/search-trends",
+                "Search results show rising interest in heat pumps",
+                "",
+                "<h1>Search results show rising interest in heat pumps</h1>",
+            ),
+            (
+                "https://news.example/court",
+                "Court clears mayor",
+                NOINDEX,
+                "<h1>Court clears mayor</h1><p>The mayor was not found guilty.</p>",
+            ),
+            (
+                // A tracking parameter that happens to be a word of the title.
+                "https://news.example/story?s=mayor",
+                "Court clears mayor",
+                "",
+                "<h1>Court clears mayor</h1><p>The mayor was cleared.</p>",
+            ),
+            (
+                "https://news.example/results",
+                "Results for the first quarter beat forecasts",
+                "",
+                "<h1>Results for the first quarter beat forecasts</h1>",
+            ),
+        ] {
+            assert_eq!(kind_of(url, &page(title, head, body)), None, "{title}");
+        }
     }
 }

@@ -747,8 +747,15 @@ fn changes(previous: &Decision, current: &Decision) -> Changes {
 /// The page of one checked article, as `factgate check --format html` writes it.
 pub fn article_page(article: &CheckedArticle<'_>, back: Option<&str>) -> String {
     let body = article.body.zip(article.extraction.map(|e| e.format));
+    // Each claim's place in the file (`path:line:column`) beside its section and paragraph, as
+    // the other reports of `check` give it.
+    let mut decision = article.decision.clone();
+    for claim in &mut decision.report.claims {
+        let place = super::claim_place(article, &claim.claim_id);
+        claim.location = super::text::located(place.as_deref(), &claim.location);
+    }
     decision_page(&DecisionPage {
-        decision: article.decision,
+        decision: &decision,
         body,
         title: Some(article.name),
         section: None,

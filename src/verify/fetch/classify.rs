@@ -80,6 +80,7 @@ pub fn cache_ttl(outcome: &FetchOutcome, settings: &FetchSettings) -> Option<Dur
     match outcome {
         FetchOutcome::Ok(_) => Some(settings.cache_ttl_ok),
         FetchOutcome::NotFound { .. }
+        | FetchOutcome::NotASource { .. }
         | FetchOutcome::Forbidden { .. }
         | FetchOutcome::Paywalled { .. }
         | FetchOutcome::UnexpectedStatus { .. }

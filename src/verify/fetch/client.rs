@@ -122,12 +122,16 @@ pub async fn read_response(
         Err(outcome) => return outcome,
     };
     let final_url = url.to_string();
-    let max_depth = settings.max_nesting_depth;
+    let limits = PageLimits {
+        max_depth: settings.max_nesting_depth,
+        max_nodes: settings.max_html_nodes,
+        max_text_bytes: settings.max_text_bytes,
+    };
     // Decoding and parsing a page of megabytes is CPU work: it runs on the bounded parsing
     // pool, and stops as soon as the fetch's time is up (this future is then dropped).
     let parsed = crate::parse_pool::run_bounded(move |cancel| {
         to_outcome(
-            &bytes, charset, kind, media_type, final_url, status, max_depth, cancel,
+            bytes, charset, kind, media_type, final_url, status, limits, cancel,
         )
     })
     .await;
@@ -136,45 +140,99 @@ pub async fn read_response(
     })
 }
 
+/// The bounds on a page: `fetch.max_nesting_depth`, `fetch.max_html_nodes`,
+/// `fetch.max_text_bytes`.
+#[derive(Debug, Clone, Copy)]
+struct PageLimits {
+    max_depth: usize,
+    max_nodes: usize,
+    max_text_bytes: u64,
+}
+
 #[allow(clippy::too_many_arguments)] // one response's parts, passed across a thread boundary
 fn to_outcome(
-    bytes: &[u8],
+    bytes: Vec<u8>,
     charset: Option<String>,
     kind: TextKind,
     content_type: String,
     final_url: String,
     status: u16,
-    max_depth: usize,
+    limits: PageLimits,
     cancel: &AtomicBool,
 ) -> FetchOutcome {
-    let decoded = content::decode(bytes, charset.as_deref(), kind);
-    let (title, text, html, claim_reviews) = match kind {
+    use crate::text::markup::{self, Stopped, TooLarge};
+    let refused = |what: String| FetchOutcome::UnsupportedContent {
+        content_type: format!("{content_type} {what}"),
+    };
+    // The body's bytes become the text's when they are UTF-8 already (most pages): one copy of
+    // the page in memory, not two.
+    let decoded = content::decode_owned(bytes, charset.as_deref(), kind);
+    let (title, text, paywall_markup, claim_reviews) = match kind {
         TextKind::Html => {
-            // A tree costs time that grows with its depth: a page nested too deep is not built
-            // (a linear scan says so first) and leaves its source unjudged.
-            if let Err(too_deep) = crate::text::markup::check_html_depth(&decoded, max_depth) {
-                return FetchOutcome::UnsupportedContent {
-                    content_type: format!(
-                        "{content_type} nested deeper than fetch.max_nesting_depth ({} levels)",
+            // A tree costs time that grows with its depth and memory that grows with its nodes:
+            // a page nested too deep, or plainly of too many nodes, is not built (a linear scan
+            // says so first), and a build that passes the node budget all the same (elements
+            // the parser reconstructs) is stopped. Either leaves the source unjudged.
+            match markup::check_html_shape(&decoded, limits.max_depth, limits.max_nodes) {
+                Ok(()) => {}
+                Err(TooLarge::Deep(too_deep)) => {
+                    return refused(format!(
+                        "nested deeper than fetch.max_nesting_depth ({} levels)",
                         too_deep.limit
-                    ),
+                    ));
+                }
+                Err(TooLarge::Nodes(too_many)) => {
+                    return refused(format!(
+                        "of more nodes than fetch.max_html_nodes ({})",
+                        too_many.limit
+                    ));
+                }
+            }
+            // The markup's paywall marker is looked for now, so the markup can go as soon as
+            // the tree holds the page: it is not kept beside the tree and the text.
+            let paywall_markup = content::paywall_marker(Some(&decoded), "");
+            let parsed = markup::parse_html_bounded(&decoded, cancel, limits.max_nodes);
+            drop(decoded);
+            let document = match parsed {
+                Ok(document) => document,
+                // Cancelled: the fetch's time ran out and no one awaits this any more.
+                Err(Stopped::Cancelled(_)) => return FetchOutcome::Timeout,
+                Err(Stopped::TooManyNodes(too_many)) => {
+                    return refused(format!(
+                        "of more nodes than fetch.max_html_nodes ({})",
+                        too_many.limit
+                    ));
+                }
+            };
+            // The judge indexes what a page says, at many times its size: a page with more to
+            // read than `fetch.max_text_bytes` is not judged (its source is unjudged), and the
+            // reading stops as soon as it is sure to be longer.
+            let max_text = usize::try_from(limits.max_text_bytes).unwrap_or(usize::MAX);
+            let Ok(page) = content::document_to_text_within(&document, max_text) else {
+                return refused(format!(
+                    "with more text than fetch.max_text_bytes ({} bytes)",
+                    limits.max_text_bytes
+                ));
+            };
+            if let Some(found) = content::not_a_source(&document, &page, &final_url) {
+                return FetchOutcome::NotASource {
+                    status,
+                    kind: found.kind,
+                    marker: found.marker,
                 };
             }
-            let Ok(document) = crate::text::markup::parse_html_cancellable(&decoded, cancel) else {
-                // Cancelled: the fetch's time ran out and no one awaits this any more.
-                return FetchOutcome::Timeout;
-            };
-            let page = content::document_to_text(&document);
-            (
-                page.title,
-                page.text,
-                Some(decoded.as_str()),
-                page.claim_reviews,
-            )
+            (page.title, page.text, paywall_markup, page.claim_reviews)
         }
-        TextKind::Plain => (None, decoded.clone(), None, Vec::new()),
+        TextKind::Plain => (None, decoded, None, Vec::new()),
     };
-    if let Some(marker) = content::paywall_marker(html, &text) {
+    // A text/plain page is its text, under the same cap.
+    if text.len() as u64 > limits.max_text_bytes {
+        return refused(format!(
+            "with more text than fetch.max_text_bytes ({} bytes)",
+            limits.max_text_bytes
+        ));
+    }
+    if let Some(marker) = paywall_markup.or_else(|| content::paywall_marker(None, &text)) {
         return FetchOutcome::Paywalled { marker };
     }
     // A page with no visible text (a script-rendered shell, an empty body) cannot be judged. As

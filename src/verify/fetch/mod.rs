@@ -107,20 +107,37 @@ impl Fetcher {
             Ok(url) => url,
             Err(err) => {
                 let reason = RefusalReason::InvalidUrl(err.to_string());
-                internal_events::fetch_refused_at_once(None, &reason);
-                return refused(reason);
+                return Box::pin(self.refused(url.to_owned(), None, reason)).await;
             }
         };
         // The fragment never reaches the server: pages differing only by it are one page.
         url.set_fragment(None);
         if let Err(reason) = policy::check_url(&url, settings) {
-            internal_events::fetch_refused_at_once(Some(&url), &reason);
-            return refused(reason);
+            // Boxed, as the load is: a refusal is rare, and the common path's future stays small.
+            return Box::pin(self.refused(url.to_string(), Some(url), reason)).await;
         }
         let (entry, from_cache) = self
             .inner
             .cache
             .get_or_load(url.to_string(), || self.inner.load(url))
+            .await;
+        FetchResult {
+            outcome: entry.outcome,
+            index: entry.index,
+            from_cache,
+        }
+    }
+
+    /// A URL refused before any request, through the cache like any other outcome: the claims
+    /// that cite it again are answered from it, so the refusal is logged once.
+    async fn refused(&self, key: String, url: Option<Url>, reason: RefusalReason) -> FetchResult {
+        let (entry, from_cache) = self
+            .inner
+            .cache
+            .get_or_load(key, || async move {
+                internal_events::fetch_refused_at_once(url.as_ref(), &reason);
+                FetchOutcome::RefusedByPolicy(reason)
+            })
             .await;
         FetchResult {
             outcome: entry.outcome,
@@ -145,14 +162,6 @@ impl std::fmt::Debug for Fetcher {
             .field("settings", &self.inner.settings)
             .field("stats", &self.stats())
             .finish_non_exhaustive()
-    }
-}
-
-fn refused(reason: RefusalReason) -> FetchResult {
-    FetchResult {
-        outcome: Arc::new(FetchOutcome::RefusedByPolicy(reason)),
-        index: None,
-        from_cache: false,
     }
 }
 
@@ -204,7 +213,7 @@ impl Inner {
             if hop > 0
                 && let Err(reason) = policy::check_url(&url, &self.settings)
             {
-                internal_events::fetch_refused(&url, &reason);
+                internal_events::fetch_refused(Some(&url), &reason);
                 return FetchOutcome::RefusedByPolicy(reason);
             }
             let _permit = match permit.take() {
@@ -217,7 +226,7 @@ impl Inner {
                 Err(err) => {
                     let outcome = client::network_outcome(&err);
                     if let FetchOutcome::RefusedByPolicy(reason) = &outcome {
-                        internal_events::fetch_refused(&url, reason);
+                        internal_events::fetch_refused(Some(&url), reason);
                     }
                     return outcome;
                 }
@@ -227,7 +236,7 @@ impl Inner {
                 Some(Err(reason)) => return FetchOutcome::NetworkError { reason },
                 Some(Ok(next)) if !visited.insert(next.clone()) => {
                     let reason = RefusalReason::RedirectLoop;
-                    internal_events::fetch_refused(&next, &reason);
+                    internal_events::fetch_refused(Some(&next), &reason);
                     return FetchOutcome::RefusedByPolicy(reason);
                 }
                 Some(Ok(next)) => url = next,
@@ -236,7 +245,7 @@ impl Inner {
         let reason = RefusalReason::TooManyRedirects {
             max: self.settings.max_redirects,
         };
-        internal_events::fetch_refused(&url, &reason);
+        internal_events::fetch_refused(Some(&url), &reason);
         FetchOutcome::RefusedByPolicy(reason)
     }
 }

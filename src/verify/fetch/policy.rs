@@ -83,26 +83,75 @@ pub fn range_of(ip: IpAddr) -> Option<&'static str> {
     }
 }
 
+/// The IPv4 blocks refused unless allowlisted, most specific first: every block of the IANA
+/// IPv4 Special-Purpose Address Registry (RFC 6890), the anycast ones it marks globally reachable
+/// included (no cited source is served from a relay or AS112 anycast address), and multicast.
+/// `tests/it/ssrf.rs` holds the registry as a table and checks each block against this policy.
+const V4_BLOCKS: &[([u8; 4], u8, &str)] = &[
+    ([0, 0, 0, 0], 8, "this network"),
+    ([10, 0, 0, 0], 8, "private"),
+    ([100, 64, 0, 0], 10, "shared address space (CGNAT)"),
+    ([127, 0, 0, 0], 8, "loopback"),
+    ([169, 254, 0, 0], 16, "link-local"),
+    ([172, 16, 0, 0], 12, "private"),
+    ([192, 0, 0, 0], 24, "IETF protocol assignments"),
+    ([192, 0, 2, 0], 24, "documentation"),
+    ([192, 31, 196, 0], 24, "AS112 anycast"),
+    ([192, 52, 193, 0], 24, "AMT anycast"),
+    ([192, 88, 99, 0], 24, "6to4 relay anycast (deprecated)"),
+    ([192, 168, 0, 0], 16, "private"),
+    ([192, 175, 48, 0], 24, "AS112 anycast"),
+    ([198, 18, 0, 0], 15, "benchmarking"),
+    ([198, 51, 100, 0], 24, "documentation"),
+    ([203, 0, 113, 0], 24, "documentation"),
+    ([224, 0, 0, 0], 4, "multicast"),
+    ([255, 255, 255, 255], 32, "broadcast"),
+    ([240, 0, 0, 0], 4, "reserved"),
+];
+
+/// The IPv6 blocks refused unless allowlisted, checked before the forms that embed an IPv4
+/// address: every block of the IANA IPv6 Special-Purpose Address Registry except those that
+/// embed one (IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`, judged by the
+/// address inside), with `2001::/23` refused whole (Teredo, benchmarking, ORCHID, AMT, AS112 and
+/// the anycast services are all inside it), plus the deprecated site-local block and multicast.
+const V6_BLOCKS: &[([u16; 8], u8, &str)] = &[
+    ([0, 0, 0, 0, 0, 0, 0, 0], 128, "unspecified"),
+    ([0, 0, 0, 0, 0, 0, 0, 1], 128, "loopback"),
+    (
+        [0x64, 0xff9b, 1, 0, 0, 0, 0, 0],
+        48,
+        "IPv4/IPv6 translation (local use)",
+    ),
+    ([0x100, 0, 0, 0, 0, 0, 0, 0], 64, "discard-only"),
+    ([0x100, 0, 0, 1, 0, 0, 0, 0], 64, "dummy prefix"),
+    (
+        [0x2001, 0, 0, 0, 0, 0, 0, 0],
+        23,
+        "IETF protocol assignments",
+    ),
+    ([0x2001, 0xdb8, 0, 0, 0, 0, 0, 0], 32, "documentation"),
+    ([0x2620, 0x4f, 0x8000, 0, 0, 0, 0, 0], 48, "AS112 anycast"),
+    ([0x3fff, 0, 0, 0, 0, 0, 0, 0], 20, "documentation"),
+    (
+        [0x5f00, 0, 0, 0, 0, 0, 0, 0],
+        16,
+        "segment routing (SRv6) SIDs",
+    ),
+    ([0xfc00, 0, 0, 0, 0, 0, 0, 0], 7, "unique local"),
+    ([0xfe80, 0, 0, 0, 0, 0, 0, 0], 10, "link-local"),
+    ([0xfec0, 0, 0, 0, 0, 0, 0, 0], 10, "site-local (deprecated)"),
+    ([0xff00, 0, 0, 0, 0, 0, 0, 0], 8, "multicast"),
+];
+
 fn range_of_v4(ip: Ipv4Addr) -> Option<&'static str> {
-    let [a, b, c, d] = ip.octets();
     // Metadata endpoints first: they sit inside link-local and CGNAT.
-    if [a, b, c, d] == [169, 254, 169, 254] || [a, b, c, d] == [100, 100, 100, 200] {
+    if ip.octets() == [169, 254, 169, 254] || ip.octets() == [100, 100, 100, 200] {
         return Some(METADATA);
     }
-    Some(match (a, b, c) {
-        (0, _, _) => "unspecified",
-        (10, _, _) | (192, 168, _) => "private",
-        (172, 16..=31, _) => "private",
-        (100, 64..=127, _) => "shared address space (CGNAT)",
-        (127, _, _) => "loopback",
-        (169, 254, _) => "link-local",
-        (192, 0, 0) => "IETF protocol assignments",
-        (192, 0, 2) | (198, 51, 100) | (203, 0, 113) => "documentation",
-        (198, 18..=19, _) => "benchmarking",
-        (224..=239, _, _) => "multicast",
-        (255, 255, 255) if d == 255 => "broadcast",
-        (240..=255, _, _) => "reserved",
-        _ => return None,
+    let bits = u32::from(ip);
+    V4_BLOCKS.iter().find_map(|(first, len, name)| {
+        let mask = u32::MAX.checked_shl(32 - u32::from(*len)).unwrap_or(0);
+        (bits & mask == u32::from(Ipv4Addr::from(*first))).then_some(*name)
     })
 }
 
@@ -110,27 +159,20 @@ fn range_of_v6(ip: Ipv6Addr) -> Option<&'static str> {
     if ip == Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254) {
         return Some(METADATA);
     }
-    if ip.is_unspecified() {
-        return Some("unspecified");
-    }
-    if ip.is_loopback() {
-        return Some("loopback");
+    let bits = u128::from(ip);
+    let block = V6_BLOCKS.iter().find_map(|(first, len, name)| {
+        let mask = u128::MAX.checked_shl(128 - u32::from(*len)).unwrap_or(0);
+        (bits & mask == u128::from(Ipv6Addr::from(*first))).then_some(*name)
+    });
+    if block.is_some() {
+        return block;
     }
     // An IPv6 form of an IPv4 address reaches that IPv4 host: judge the IPv4 address.
     if let Some(v4) = embedded_ipv4(IpAddr::V6(ip)) {
         return range_of_v4(v4);
     }
-    let s = ip.segments();
-    Some(match s[0] {
-        0xfc00..=0xfdff => "unique local",
-        0xfe80..=0xfebf => "link-local",
-        0xfec0..=0xfeff => "site-local (deprecated)",
-        0xff00..=0xffff => "multicast",
-        0x2001 if s[1] == 0x0db8 => "documentation",
-        0x0100 if s[1..4] == [0, 0, 0] => "discard",
-        0x0000 => "reserved",
-        _ => return None,
-    })
+    // The rest of `::/8`, reserved by the IETF (RFC 4291).
+    (ip.segments()[0] < 0x100).then_some("reserved")
 }
 
 /// The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`),

@@ -34,6 +34,12 @@ pub struct FetchSettings {
     /// How deep an HTML page may nest its elements; a deeper page is not parsed (its tree would
     /// cost time that grows with the depth) and leaves its source unjudged.
     pub max_nesting_depth: usize,
+    /// How many nodes (elements, text runs, comments) an HTML page may make; a page with more is
+    /// not parsed, or its parse is stopped, and it leaves its source unjudged.
+    pub max_html_nodes: usize,
+    /// How many bytes of readable text a page may have; a page with more is not judged (the
+    /// judge's index of it would cost many times that) and leaves its source unjudged.
+    pub max_text_bytes: u64,
     /// Allow private, loopback, link-local, CGNAT and similar addresses. Cloud metadata addresses
     /// stay refused even then, unless they are in `address_allowlist`.
     pub allow_private_addresses: bool,
@@ -78,6 +84,8 @@ impl Default for FetchSettings {
             max_decompressed_bytes: 10 * 1024 * 1024,
             max_redirects: 5,
             max_nesting_depth: crate::config::DEFAULT_FETCH_MAX_NESTING_DEPTH,
+            max_html_nodes: crate::config::DEFAULT_FETCH_MAX_HTML_NODES,
+            max_text_bytes: crate::config::DEFAULT_FETCH_MAX_TEXT_BYTES,
             allow_private_addresses: false,
             address_allowlist: Vec::new(),
             per_host_rps: 2.0,
@@ -119,6 +127,8 @@ impl Config {
             max_decompressed_bytes: f.max_decompressed_bytes,
             max_redirects: f.max_redirects as usize,
             max_nesting_depth: f.max_nesting_depth,
+            max_html_nodes: f.max_html_nodes,
+            max_text_bytes: f.max_text_bytes,
             allow_private_addresses: f.allow_private_addresses,
             address_allowlist: f.address_allowlist.clone(),
             per_host_rps: f.per_host_requests_per_second,

@@ -375,3 +375,36 @@ fn a_drafts_dialog_and_header_are_read_as_its_own_text() {
         "code is not prose: {texts:?}"
     );
 }
+
+/// A URL whose host is an IPv6 literal (`http://[2001:db8::1]/…`) cites its page in every
+/// format and style, as a URL with a name does.
+#[test]
+fn urls_with_an_ipv6_literal_host_are_citations() {
+    let url = "http://[2001:db8::1]:8080/report";
+    let bare = format!("Sales rose 40% in 2024, see {url}. Then more.");
+    for (body, format) in [
+        (bare.clone(), BodyFormat::Text),
+        (bare.clone(), BodyFormat::Markdown),
+        (format!("<p>{bare}</p>"), BodyFormat::Html),
+        (
+            format!("Sales rose 40% in 2024 [per the report]({url})."),
+            BodyFormat::Markdown,
+        ),
+        (
+            format!("Sales rose 40% in 2024 <{url}>."),
+            BodyFormat::Markdown,
+        ),
+        (
+            format!("<p>Sales rose 40% in 2024 <a href=\"{url}\">per the report</a>.</p>"),
+            BodyFormat::Html,
+        ),
+        (
+            format!("Sales rose 40% in 2024 [1].\n\n## References\n\n1. {url}\n"),
+            BodyFormat::Markdown,
+        ),
+    ] {
+        let doc = parse(&body, format);
+        let urls: Vec<String> = cited(&doc).into_iter().map(|(_, u, _)| u).collect();
+        assert_eq!(urls, [url], "{format:?}: {body}");
+    }
+}

@@ -1,0 +1,46 @@
+//! The HTTP endpoint's connections: those closed to stay under `http.max_connections`.
+//!
+//! A flood of slow connections is thousands of these a second, so each is logged at debug and
+//! the warning, once a minute at most, says how many there were since the last one.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Connections closed or refused since the last warning.
+static SINCE_WARNING: AtomicU64 = AtomicU64::new(0);
+/// When the last warning was written, in seconds since the epoch.
+static LAST_WARNING_S: AtomicU64 = AtomicU64::new(0);
+/// Seconds between two warnings.
+const WARNING_EVERY_S: u64 = 60;
+
+fn at_cap(open: usize, what: &'static str) {
+    let count = SINCE_WARNING.fetch_add(1, Ordering::Relaxed) + 1;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let last = LAST_WARNING_S.load(Ordering::Relaxed);
+    if now >= last + WARNING_EVERY_S
+        && LAST_WARNING_S
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        SINCE_WARNING.store(0, Ordering::Relaxed);
+        tracing::warn!(
+            open,
+            connections_closed = count,
+            "HTTP connections at http.max_connections: the idle ones are closed to make room"
+        );
+    } else {
+        tracing::debug!(open, what, "HTTP connection closed at http.max_connections");
+    }
+}
+
+/// A connection idle for longest was closed to make room for a new one.
+pub fn http_connection_evicted(open: usize) {
+    at_cap(open, "the connection idle for longest");
+}
+
+/// A new connection was closed at once: every open one was at work.
+pub fn http_connection_refused(open: usize) {
+    at_cap(open, "a new connection, every other one at work");
+}
