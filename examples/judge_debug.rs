@@ -69,6 +69,7 @@ fn main() -> anyhow::Result<()> {
                 Source {
                     text: &page.text,
                     reviews: &page.claim_reviews,
+                    furniture: &page.furniture,
                 },
                 &c.url,
                 &settings,

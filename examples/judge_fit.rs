@@ -287,6 +287,7 @@ fn judge_news(set: &str) -> anyhow::Result<Vec<Sample>> {
                     factgate::judge::Source {
                         text: &page.text,
                         reviews: &page.claim_reviews,
+                        furniture: &page.furniture,
                     },
                     &c.url,
                     &settings,

@@ -91,6 +91,7 @@ impl Verifier {
                     Arc::new(PageIndex::of(Source {
                         text: &page.text,
                         reviews: &page.claim_reviews,
+                        furniture: &page.furniture,
                     }))
                 });
                 let judgment = judge_page(claim, &index, &page.final_url, &self.judge);

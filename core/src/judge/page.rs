@@ -27,11 +27,18 @@ use crate::text::figures::parse_figures;
 pub struct Source<'a> {
     pub text: &'a str,
     pub reviews: &'a [ClaimReview],
+    /// The page's title, masthead, footer and site name (`Page::furniture`): read only to tell
+    /// whether the page names something at all, never as what it states.
+    pub furniture: &'a str,
 }
 
 impl<'a> From<&'a str> for Source<'a> {
     fn from(text: &'a str) -> Self {
-        Source { text, reviews: &[] }
+        Source {
+            text,
+            reviews: &[],
+            furniture: "",
+        }
     }
 }
 
@@ -57,6 +64,8 @@ pub struct PageIndex {
     quote_words: Vec<quote::Token>,
     /// Every number its sentences state, with the sentence (`presence::page_values`).
     figure_values: Vec<(f64, usize)>,
+    /// Its furniture (title, masthead, footer), lower-cased: see [`Source::furniture`].
+    furniture: Box<str>,
     /// The figures of windows of sentences, as the best passages are read.
     windows: WindowFigures,
     heap_bytes: usize,
@@ -175,6 +184,7 @@ impl PageIndex {
             index,
             reviews,
             figure_values,
+            furniture: source.furniture.to_lowercase().into_boxed_str(),
             sentences,
             days: text::page_days(text),
             name_prefixes,
@@ -255,6 +265,16 @@ impl PageIndex {
         &self.figure_values
     }
 
+    /// Whether the page's furniture (title, masthead, footer, site name) names `word` (lower
+    /// case), as a whole word.
+    pub fn furniture_names(&self, word: &str) -> bool {
+        !word.is_empty()
+            && self
+                .furniture
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == word)
+    }
+
     /// Sentence `i` of the index, read for alignment.
     pub fn sentence(&self, i: usize) -> Option<&Text> {
         self.sentences.get(i)
@@ -316,6 +336,7 @@ impl PageIndex {
                 .map(|(_, _, s)| heap_allocation(s.capacity()))
                 .sum::<usize>();
         let names = heap_allocation(self.name_prefixes.capacity() * 4)
+            + heap_allocation(self.furniture.len())
             + heap_allocation(self.figure_values.capacity() * std::mem::size_of::<(f64, usize)>());
         let quote_words =
             heap_allocation(self.quote_words.capacity() * std::mem::size_of::<quote::Token>());
@@ -355,6 +376,7 @@ mod tests {
             let source = Source {
                 text: &text,
                 reviews: &reviews,
+                furniture: "",
             };
             let index = PageIndex::of(source);
             // Twice over, so a claim judged after others still sees the page as it was built.

@@ -117,6 +117,11 @@ pub struct HtmlText {
     pub text: String,
     /// The schema.org `ClaimReview`s the page carries (JSON-LD or microdata).
     pub claim_reviews: Vec<ClaimReview>,
+    /// The page's furniture as text: its masthead, footer and asides, which the visible text
+    /// leaves out, and the site's name from its metadata. What the page is and who publishes
+    /// it, for telling whether the page names something at all (a publisher named only in the
+    /// masthead is named), never as what the page states.
+    pub furniture: String,
 }
 
 /// Whether the page reader skips an element's content: what is never visible, what the
@@ -146,6 +151,7 @@ pub fn document_to_text(document: &Html) -> HtmlText {
         title: None,
         text: String::new(),
         claim_reviews: Vec::new(),
+        furniture: String::new(),
     })
 }
 
@@ -242,7 +248,42 @@ pub fn document_to_text_within(document: &Html, max_bytes: usize) -> Result<Html
         title,
         text,
         claim_reviews: claim_reviews(document),
+        furniture: furniture(document),
     })
+}
+
+/// The most bytes of furniture kept from one page.
+const MAX_FURNITURE_BYTES: usize = 8 * 1024;
+
+/// The text of a page's `<header>`, `<footer>` and `<aside>` elements, and its site name and
+/// author from `<meta>`, at most [`MAX_FURNITURE_BYTES`].
+fn furniture(document: &Html) -> String {
+    let mut out = String::new();
+    if let Ok(meta) = Selector::parse(
+        "meta[property='og:site_name'], meta[name='author'], meta[name='application-name'], meta[property='article:publisher']",
+    ) {
+        for m in document.select(&meta) {
+            if let Some(content) = m.value().attr("content") {
+                out.push_str(content);
+                out.push('\n');
+            }
+        }
+    }
+    if let Ok(chrome) = Selector::parse("header, footer, aside") {
+        for el in document.select(&chrome) {
+            out.push_str(&visible_text(el));
+            out.push('\n');
+            if out.len() > MAX_FURNITURE_BYTES {
+                break;
+            }
+        }
+    }
+    let mut end = out.len().min(MAX_FURNITURE_BYTES);
+    while !out.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.truncate(end);
+    out
 }
 
 /// The visible text of an element, whitespace collapsed, without what no reader sees.
@@ -252,7 +293,14 @@ fn visible_text(el: ElementRef<'_>) -> String {
     for edge in el.traverse() {
         match edge {
             Edge::Open(node) => match node.value() {
-                Node::Element(e) if skipping > 0 || is_dropped(e) => skipping += 1,
+                // What no reader sees; the chrome is kept (this reads the masthead too).
+                Node::Element(e)
+                    if skipping > 0
+                        || html::class(e.name()) == ElementClass::Hidden
+                        || e.attr("hidden").is_some() =>
+                {
+                    skipping += 1
+                }
                 Node::Element(e) if e.name() == "br" => out.push(' '),
                 Node::Text(text) if skipping == 0 => out.push_str(text),
                 _ => {}

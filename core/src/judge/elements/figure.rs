@@ -263,7 +263,10 @@ pub fn same_fact(
     share: f64,
 ) -> Option<SameFact> {
     let claim = &a.claim;
-    if super::presence::counts_time(claim.text(), c) {
+    // A decade ("the 1840s") names no year to compare.
+    if super::presence::counts_time(claim.text(), c)
+        || (c.unit == Unit::Year && c.text.ends_with('s'))
+    {
         return None;
     }
     let words = said_of(claim, at);
@@ -335,9 +338,11 @@ pub fn same_fact(
                 continue;
             }
             let score = held.min(ours);
-            // A year is the same year or another; other figures agree within the tolerance.
+            // A year is the same year or another (a sentence that writes the claim's year at
+            // all, in a range "1985–2012" as well, gives it); other figures agree within the
+            // tolerance.
             let agrees = if c.unit == Unit::Year {
-                c.value == f.value
+                c.value == f.value || s.text().contains(c.text.as_str())
             } else {
                 super::presence::gives(c.value, hedge, f.value)
                     || share_error(c, f).is_some_and(|e| e <= super::presence::STATED_TOLERANCE)

@@ -297,7 +297,7 @@ impl Alignment<'_> {
     /// adjective ("England", "English"; "Italy", "Italian"), sharing its first four letters and
     /// capitalized.
     pub(crate) fn page_names(&self, word: &str) -> bool {
-        if self.index.contains(&retrieve::stem(word)) {
+        if self.index.contains(&retrieve::stem(word)) || self.page.furniture_names(word) {
             return true;
         }
         let prefix: String = word.chars().take(4).collect();
