@@ -221,7 +221,12 @@ impl<'a> Iterator for Articles<'a> {
                 };
                 let name = self.stdin_name.clone();
                 let path = name.as_deref().map(Path::new);
-                self.open(name.clone().unwrap_or_else(|| "-".to_owned()), path, reader, true);
+                self.open(
+                    name.clone().unwrap_or_else(|| "-".to_owned()),
+                    path,
+                    reader,
+                    true,
+                );
                 continue;
             }
             match files_of(&input) {

@@ -436,10 +436,16 @@ pub fn parse_html_bounded(
             return Err(Cancelled.into());
         }
         queue.push_back(StrTendril::from_slice(chunk));
-        // A `Script` result pauses the tokenizer: at a script's end (read on) or past the budget.
-        while let TokenizerResult::Script(_) = tokenizer.feed(&queue) {
-            if tokenizer.sink.over.get() {
-                return Err(TooManyNodes { limit: max_nodes }.into());
+        // The tokenizer pauses at a script's end, past the budget, and at a `<meta charset>`
+        // (an encoding the page was decoded by already): read on unless past the budget, until
+        // the chunk is done. Stopping at a pause would drop the rest of the page.
+        loop {
+            match tokenizer.feed(&queue) {
+                TokenizerResult::Done => break,
+                _ if tokenizer.sink.over.get() => {
+                    return Err(TooManyNodes { limit: max_nodes }.into());
+                }
+                _ => {}
             }
         }
     }
@@ -529,6 +535,20 @@ mod tests {
         // An end tag closes what was opened after its element; a stray one closes nothing.
         let closed = "<div><span><b>x</div></i></i></i>".repeat(100);
         assert_eq!(check_html_depth(&closed, 4), Ok(()));
+    }
+
+    #[test]
+    fn a_page_that_declares_its_charset_is_read_to_its_end() {
+        // `<meta charset>` pauses the tokenizer with an encoding indicator: the bounded parse
+        // must read on past it.
+        let html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>T</title></head>\
+                    <body><main><p>The index rose by 3.4%.</p></main><script>var x = 1;</script>\
+                    <p>After the script.</p></body></html>";
+        let cancel = AtomicBool::new(false);
+        let doc = parse_html_bounded(html, &cancel, 200_000).expect("parsed");
+        let text = crate::text::webpage::document_to_text(&doc).text;
+        assert!(text.contains("The index rose by 3.4%."), "{text:?}");
+        assert!(text.contains("After the script."), "{text:?}");
     }
 
     #[test]
