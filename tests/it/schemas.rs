@@ -15,9 +15,8 @@ use factgate::events::{
     VerificationResults, VerifyRequest, content_digest, decision_id, recover_article_id,
 };
 use factgate::model::{
-    ClaimElement, Difference,
-    Citation, CitationRule, CitationStyle, Claim, ClaimKind, Figure, Location, Severity, Unit,
-    Verdict,
+    Citation, CitationRule, CitationStyle, Claim, ClaimElement, ClaimKind, Difference, Figure,
+    Location, Severity, Unit, Verdict,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -171,6 +171,28 @@ pub fn strip_citation_markers(text: &str) -> String {
     CITATION_MARKER.replace_all(text, "").into_owned()
 }
 
+/// The claim's text without the labels of its citations written in brackets after what they
+/// back ("… costs $4/month (pricing).", "… (board paper)"): a label names the source, it is no
+/// part of what the claim says.
+fn without_citation_labels(text: &str, claim: &Claim) -> String {
+    let mut out = text.to_owned();
+    for label in claim.citations.iter().filter_map(|c| c.label.as_deref()) {
+        let label = label.trim();
+        if label.is_empty() {
+            continue;
+        }
+        for (open, close) in [("(", ")"), ("[", "]")] {
+            let bracketed = format!("{open}{label}{close}");
+            if out.contains(&bracketed) {
+                out = out
+                    .replace(&format!(" {bracketed}"), "")
+                    .replace(&bracketed, "");
+            }
+        }
+    }
+    out
+}
+
 /// Judges `claim` against `source_text`, the visible text of the page at `source_url`.
 pub fn judge(
     claim: &Claim,
@@ -223,7 +245,7 @@ pub fn judge_page_with(
     settings: &JudgeSettings,
     figures_of: impl Fn(&str) -> Vec<Figure>,
 ) -> Judgment {
-    let text = strip_citation_markers(&claim.text);
+    let text = without_citation_labels(&strip_citation_markers(&claim.text), claim);
     let claim_figures = if claim.figures.is_empty() {
         figures_of(&text)
     } else {

@@ -476,9 +476,7 @@ impl Text {
         let cut_before = |j: usize| -> bool {
             match self.toks.get(j).map(|t| self.kind_of(t)) {
                 Some(TokKind::Mark(';' | ':')) => true,
-                Some(TokKind::Mark(',')) => {
-                    CLAUSE_WORDS.contains(&self.lower(j + 1))
-                }
+                Some(TokKind::Mark(',')) => CLAUSE_WORDS.contains(&self.lower(j + 1)),
                 _ => false,
             }
         };

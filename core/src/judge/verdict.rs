@@ -31,7 +31,14 @@ pub(crate) struct Passages {
 
 /// What joins two statements in one sentence: each is looked for in the source on its own.
 const PART_JOINS: &[&str] = &[
-    ", and ", ", but ", ", while ", ", though ", ", although ", ", whereas ", "; ", ": ",
+    ", and ",
+    ", but ",
+    ", while ",
+    ", though ",
+    ", although ",
+    ", whereas ",
+    "; ",
+    ": ",
 ];
 
 /// The fewest words a part of a claim must have to be looked for on its own.
@@ -50,7 +57,10 @@ impl Passages {
         }
         if pieces.len() > 1 {
             for piece in pieces {
-                let words: Vec<String> = retrieve::terms(piece).into_iter().map(|t| t.token).collect();
+                let words: Vec<String> = retrieve::terms(piece)
+                    .into_iter()
+                    .map(|t| t.token)
+                    .collect();
                 if words.len() < MIN_PART_WORDS {
                     continue;
                 }

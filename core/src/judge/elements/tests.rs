@@ -524,7 +524,10 @@ fn a_negation_is_compared_with_the_same_predicate_only() {
         "The tribunal rejected his argument, finding no breach of the testing standard.",
         "The tribunal was satisfied that the sample had been handled in line with the standard.",
     );
-    assert!(!got.iter().any(|(_, contradiction)| *contradiction), "{got:?}");
+    assert!(
+        !got.iter().any(|(_, contradiction)| *contradiction),
+        "{got:?}"
+    );
 }
 
 #[test]
@@ -584,5 +587,3 @@ fn a_direction_is_read_across_the_passage_that_states_the_claim() {
     let got = windows(agreeing, source, 0..3);
     assert!(!got.iter().any(|(_, c)| *c), "{got:?}");
 }
-
-
