@@ -152,6 +152,44 @@ pub fn describe(source: &Figure) -> String {
 /// two to state the same fact ([`same_fact`]). Fitted on WiCE dev (`examples/judge_fit.rs`).
 pub const DEFAULT_SAME_FACT_SHARE: f64 = 0.6;
 
+/// Verbs that only set a figure equal to what it is of ("is worth $30 billion", "reached",
+/// "stood at", "totalled"): they name no subject and no quantity, so the claim and the page may
+/// use any of them for the same fact.
+const STATING_VERBS: &[&str] = &[
+    "worth",
+    "reached",
+    "reach",
+    "reaches",
+    "stood",
+    "stands",
+    "totalled",
+    "totaled",
+    "totals",
+    "amounted",
+    "amounts",
+    "valued",
+    "hit",
+    "hits",
+    "came",
+    "comes",
+    "was",
+    "were",
+    "is",
+    "are",
+    "estimated",
+    "put",
+    "puts",
+    "around",
+    "roughly",
+    "about",
+    "nearly",
+    "almost",
+];
+
+fn stating_verb(t: &Text, j: usize) -> bool {
+    STATING_VERBS.contains(&t.lower(j))
+}
+
 /// A figure of the page that states the same fact as a figure of the claim: the same subject and
 /// the same measured quantity, told by the words around each.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,6 +237,17 @@ fn segment(t: &Text, at: usize) -> std::ops::Range<usize> {
 /// clauses that only say who said it ("the council said", "according to its annual review"):
 /// the attribution is no part of the fact.
 pub(crate) fn said_of(t: &Text, at: usize) -> Stems {
+    said_of_upto(t, at, false)
+}
+
+/// The words of [`said_of`] written before the figure only ("BudgetTutor Basic costs" of
+/// "BudgetTutor Basic costs $9/month and includes unlimited chat help"): what a figure is of is
+/// mostly named before it, and what follows may be another statement about the same thing.
+fn said_before(t: &Text, at: usize) -> Stems {
+    said_of_upto(t, at, true)
+}
+
+fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
     let numbers = t.figure_tokens_where(|f| f.unit != Unit::Year);
     let own: std::collections::HashSet<usize> = t
         .figures
@@ -218,14 +267,32 @@ pub(crate) fn said_of(t: &Text, at: usize) -> Stems {
         })
         .cloned()
         .collect();
+    // "…, according to analysts": who said it, to the end of its clause.
+    let according: Vec<std::ops::Range<usize>> = (0..t.toks.len())
+        .filter(|&j| t.lower(j) == "according")
+        .map(|j| {
+            let end = t
+                .clauses
+                .iter()
+                .find(|c| c.contains(&j))
+                .map_or(t.toks.len(), |c| c.end);
+            j..end
+        })
+        .collect();
     let skip = |j: usize| {
         numbers.contains(&j)
             || own.contains(&j)
+            || according.iter().any(|c| c.contains(&j))
             || attribution.iter().any(|c| c.contains(&j))
             || t.directions(j).iter().any(|d| d.0 == Axis::Amount)
+            || stating_verb(t, j)
     };
-    let words = t.stems(segment(t, at), &skip);
-    if !words.is_empty() {
+    let mut range = segment(t, at);
+    if before_only {
+        range.end = range.end.min(at);
+    }
+    let words = t.stems(range, &skip);
+    if before_only || !words.is_empty() {
         return words;
     }
     // A figure alone in its clause ("…, at 27%."): what the whole sentence says.
@@ -328,12 +395,29 @@ pub fn same_fact(
             if their_total <= 0.0 {
                 continue;
             }
-            let ours = theirs
-                .iter()
-                .filter(|&w| claim_all.contains(w))
-                .map(|w| a.weight(w))
-                .sum::<f64>()
-                / their_total;
+            let in_claim = |theirs: &Stems, total: f64| {
+                theirs
+                    .iter()
+                    .filter(|&w| claim_all.contains(w))
+                    .map(|w| a.weight(w))
+                    .sum::<f64>()
+                    / total
+            };
+            let mut ours = in_claim(&theirs, their_total);
+            if c.unit != Unit::Year {
+                // What the page names before its figure, when that is all in the claim, is what
+                // the figure is of, whatever the sentence goes on to say after it.
+                let before = Stems::of(
+                    said_before(s, *ft)
+                        .iter()
+                        .filter(|w| !super::subject::generic(a.stem_text(*w)))
+                        .collect(),
+                );
+                let before_total = a.weight_of(&before);
+                if before.len() >= 2 && before_total > 0.0 {
+                    ours = ours.max(in_claim(&before, before_total));
+                }
+            }
             if ours < share {
                 continue;
             }
