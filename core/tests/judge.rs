@@ -145,11 +145,13 @@ fn a_figure_fifteen_percent_off_is_medium() {
 }
 
 #[test]
-fn a_figure_five_percent_off_is_supported_low() {
+fn a_hedged_figure_five_percent_off_is_supported() {
+    // "Gartner estimates … at $31.5 billion" against the page's $30 billion: an estimate within
+    // the tolerance states the same figure, and is no finding an editor has to act on.
     let j = market_claim(31.5);
     assert_eq!(j.verdict, Verdict::Supported, "{j:#?}");
-    assert_eq!(j.severity, Some(Severity::Low));
-    assert_eq!(j.correction.as_deref(), Some("source says $30 billion"));
+    assert_eq!(j.severity, None);
+    assert!((j.figure_error.expect("compared") - 0.05).abs() < 1e-9);
 }
 
 #[test]
@@ -193,15 +195,18 @@ fn a_name_the_source_lacks_lowers_support() {
 }
 
 #[test]
-fn an_unrelated_source_refutes_and_an_empty_one_is_inconclusive() {
+fn an_unrelated_source_leaves_the_claim_unconfirmed_for_review_and_an_empty_one_says_so() {
+    // A page about something else does not contradict the claim: it does not state it. The claim
+    // is listed for review (low), not refuted.
     let c = claim(
         "The volcano erupted twice during the winter of 1783.",
         vec![],
         &[],
     );
     let unrelated = check(&c, PRICING);
-    assert_eq!(unrelated.verdict, Verdict::Refuted, "{unrelated:#?}");
-    assert_eq!(unrelated.issue, Some(IssueKind::NotInSource));
+    assert_eq!(unrelated.verdict, Verdict::Unconfirmed, "{unrelated:#?}");
+    assert_eq!(unrelated.issue, Some(IssueKind::UnclearSupport));
+    assert_eq!(unrelated.severity, Some(Severity::Low));
     let empty = check(&c, "  \n ");
     assert_eq!(empty.verdict, Verdict::Unconfirmed);
     assert_eq!(empty.issue, Some(IssueKind::EmptySource));
@@ -280,19 +285,17 @@ fn a_quote_with_its_negation_added_contradicts_the_source() {
     let j = check(&claim(text, vec![], &["will not raise prices"]), REVIEW);
     assert_eq!(j.verdict, Verdict::Refuted, "{j:#?}");
     assert_eq!(j.issue, Some(IssueKind::Contradicted));
-    assert_eq!(j.element, Some(ClaimElement::Direction));
+    assert_eq!(j.element, Some(ClaimElement::Negation));
     assert_eq!(j.severity, Some(Severity::High));
     assert!(
         j.problem
             .as_deref()
-            .is_some_and(|p| p.contains("not raise")),
+            .is_some_and(|p| p.contains("not") && p.contains("without the negation")),
         "{j:#?}"
     );
     assert!(
-        j.correction
-            .as_deref()
-            .is_some_and(|c| c.contains("*raise*")),
-        "the correction marks the source's word: {j:#?}"
+        j.correction.as_deref().is_some_and(|c| c.contains("raise")),
+        "the correction gives the source's words: {j:#?}"
     );
     let elided = check(
         &claim(text, vec![], &["the company [...] will not raise prices"]),

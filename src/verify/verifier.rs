@@ -141,18 +141,17 @@ async fn ask_quorum(
     llm.judge_source(&claim.text, source_url, page, lead).await
 }
 
-/// The more cautious of two verdicts: supported only when both support.
-/// The verdict of the rules and of the LLM quorum together. A contradiction the rules
-/// established stands; what the rules leave unconfirmed the quorum settles (it may confirm
-/// support, or with a quorum a contradiction); a claim the rules support that the quorum refutes
-/// is unconfirmed: the two disagree, and an editor decides.
-fn settle(rules: Verdict, quorum: Verdict) -> Verdict {
-    match (rules, quorum) {
-        (Verdict::Refuted, _) => Verdict::Refuted,
-        (Verdict::Unconfirmed, q) => q,
-        (Verdict::Supported, Verdict::Refuted) => Verdict::Unconfirmed,
-        (Verdict::Supported, _) => Verdict::Supported,
-    }
+/// The more cautious of two verdicts: supported only when both support. The quorum follows the
+/// newsroom's quorum rule: fewer than two valid votes (abstentions, a server that is down) is
+/// inconclusive, so a claim the quorum could not check is never passed on the rules alone, and
+/// the quorum never passes what the rules do not support.
+fn cautious(a: Verdict, b: Verdict) -> Verdict {
+    let rank = |v: Verdict| match v {
+        Verdict::Refuted => 0,
+        Verdict::Unconfirmed => 1,
+        Verdict::Supported => 2,
+    };
+    if rank(a) <= rank(b) { a } else { b }
 }
 
 fn apply_judgment(
@@ -161,7 +160,7 @@ fn apply_judgment(
     judgment: &Judgment,
     quorum: Option<&QuorumOutcome>,
 ) {
-    result.verdict = quorum.map_or(judgment.verdict, |q| settle(judgment.verdict, q.verdict));
+    result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q.verdict));
     result.support = judgment.support.clamp(0.0, 1.0);
     result.confidence = Some(calibration::confidence(result.support));
     result.source_credibility = judgment.credibility.score.clamp(0.0, 1.0);
@@ -185,14 +184,13 @@ fn apply_judgment(
     }
     // The judge's severity stands: a refuted claim is high, an unconfirmed one medium where the
     // evidence that the source does not state it is strong, else low (for review). A claim the
-    // quorum doubts that the judge accepted is at least medium: two voters found the source
-    // does not say it; one the quorum refutes that the judge left unconfirmed is high.
+    // judge accepted that the quorum doubts or could not check is at least medium (fails
+    // closed); one the quorum refutes that the judge left unconfirmed is high.
     let severity = match (judgment.verdict, result.verdict) {
-        (Verdict::Supported, Verdict::Supported) => judgment.severity,
-        // The quorum confirmed what the rules left unconfirmed.
-        (_, Verdict::Supported) => None,
+        (_, Verdict::Supported) => judgment.severity,
         (Verdict::Supported, _) => judgment.severity.max(Some(Severity::Medium)),
-        (Verdict::Unconfirmed, Verdict::Refuted) => Some(Severity::High),
+        // A refutation is a finding that blocks, whatever severity came with it.
+        (_, Verdict::Refuted) => judgment.severity.max(Some(Severity::High)),
         // `None < Some(_)`: a claim that is not supported carries an issue.
         _ => judgment.severity.max(Some(Severity::Low)),
     };
@@ -530,7 +528,7 @@ mod tests {
     }
 
     #[test]
-    fn a_claim_not_supported_always_carries_an_issue() {
+    fn a_claim_not_supported_always_carries_an_issue_and_a_refuted_one_blocks() {
         for (verdict, severity, quorum) in [
             (Verdict::Unconfirmed, None, None),
             (Verdict::Refuted, None, None),
@@ -559,8 +557,15 @@ mod tests {
             );
             assert_ne!(r.verdict, Verdict::Supported);
             let issue = r.issue.expect("an issue the policy can see");
+            // Unconfirmed by the rules alone is listed for review at least; a refutation, and a
+            // claim the quorum doubts or could not check, is a finding that blocks.
+            let least = if r.verdict == Verdict::Refuted || quorum.is_some() {
+                Severity::Medium
+            } else {
+                Severity::Low
+            };
             assert!(
-                issue.severity >= Severity::Medium,
+                issue.severity >= least,
                 "{verdict:?} {severity:?} {quorum:?}: {:?}",
                 issue.severity
             );

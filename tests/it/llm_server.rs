@@ -642,7 +642,9 @@ async fn factgate_check_with_the_quorum_never_passes_what_the_judge_alone_blocks
             );
         }
     }
-    assert!(asked >= 2, "the panel was asked about some claims");
+    // The reversed and the wrong figure are refuted by the judge itself and not sent to the
+    // panel; the clean draft's claims are.
+    assert!(asked >= 1, "the panel was asked about some claims");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -868,7 +870,7 @@ async fn a_server_slower_than_the_timeout_gives_abstentions_and_a_block() {
         assert!(
             issue
                 .problem
-                .contains("LLM quorum inconclusive: 3 abstained"),
+                .contains("LLM quorum unconfirmed: 3 abstained"),
             "{}",
             issue.problem
         );

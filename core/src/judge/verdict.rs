@@ -253,6 +253,12 @@ impl<'a> Reading<'a> {
                 None => {}
             }
         }
+        // How far the claim's figures are from the page's that agree with them (a rounding, a
+        // hedged estimate); a figure that differs sets it below.
+        self.j.figure_error = agreed
+            .iter()
+            .map(|(c, s)| relative_error(c.value, s.value))
+            .max_by(f64::total_cmp);
         // A figure the page states within the tolerance counts as stated in the lexical
         // comparison too: "27%" against the page's "28%" is a rounding.
         for (c, s) in &agreed {

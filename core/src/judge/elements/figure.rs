@@ -267,6 +267,7 @@ fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
         })
         .cloned()
         .collect();
+    let asides = asides(t, at);
     // "…, according to analysts": who said it, to the end of its clause.
     let according: Vec<std::ops::Range<usize>> = (0..t.toks.len())
         .filter(|&j| t.lower(j) == "according")
@@ -283,6 +284,7 @@ fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
         numbers.contains(&j)
             || own.contains(&j)
             || according.iter().any(|c| c.contains(&j))
+            || asides.iter().any(|c| c.contains(&j))
             || attribution.iter().any(|c| c.contains(&j))
             || t.directions(j).iter().any(|d| d.0 == Axis::Amount)
             || stating_verb(t, j)
@@ -297,6 +299,29 @@ fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
     }
     // A figure alone in its clause ("…, at 27%."): what the whole sentence says.
     t.stems(0..t.toks.len(), &skip)
+}
+
+/// The asides of a text the figure at `at` is not in: words between paired dashes or in
+/// brackets ("BudgetTutor Basic — the entry plan — costs $4/month") describe in passing, they
+/// do not say which figure it is.
+fn asides(t: &Text, at: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, &str)> = None;
+    for j in 0..t.toks.len() {
+        let w = t.lower(j);
+        match (open, w) {
+            (None, "(" | "—" | "–") => open = Some((j, w)),
+            (Some((from, "(")), ")") | (Some((from, "—")), "—") | (Some((from, "–")), "–") =>
+            {
+                if !(from..j).contains(&at) {
+                    out.push(from..j + 1);
+                }
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether two figures are of the same kind for [`same_fact`]: the same unit (or shares written
