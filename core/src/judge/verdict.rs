@@ -215,8 +215,17 @@ impl<'a> Reading<'a> {
         let mut agreed: Vec<(Figure, Figure)> = Vec::new();
         for (c, at) in a.claim.figures.iter() {
             let hedge = presence::hedge_before(self.text, c);
-            match same_fact(a, c, *at, hedge, elements::figure::DEFAULT_SAME_FACT_SHARE) {
+            let sf = same_fact(a, c, *at, hedge, elements::figure::DEFAULT_SAME_FACT_SHARE);
+            match sf {
                 Some(fact) if fact.agrees => agreed.push((c.clone(), fact.figure)),
+                // The page's figure for the claim's subject differs, and the claim's value is
+                // the page's figure for something else: a swap, stated plainly.
+                Some(_) if let Some(swap) = subject::swapped(a, c, *at, hedge) => {
+                    self.figures.push(FigureReading::Swapped {
+                        claim: c.clone(),
+                        swap,
+                    });
+                }
                 Some(fact) => {
                     let error = relative_error(c.value, fact.figure.value);
                     self.figures.push(FigureReading::Differs {

@@ -258,14 +258,28 @@ fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
             (*first..t.toks.len()).take_while(move |&i| (t.toks[i].start as usize) < end)
         })
         .collect();
-    let attribution: Vec<std::ops::Range<usize>> = t
-        .clauses
-        .iter()
+    // Clauses, and parts of a clause between commas ("…and imports rose 6%, the customs office
+    // said"), that hold a reporting verb and no figure.
+    let parts = t.clauses.iter().flat_map(|c| {
+        let mut cuts: Vec<usize> = (c.start..c.end)
+            .filter(|&j| matches!(t.lower(j), "," | ";"))
+            .collect();
+        cuts.push(c.end);
+        let mut from = c.start;
+        cuts.into_iter()
+            .map(move |to| {
+                let part = from..to;
+                from = to;
+                part
+            })
+            .collect::<Vec<_>>()
+    });
+    let attribution: Vec<std::ops::Range<usize>> = parts
         .filter(|c| {
             !t.figures.iter().any(|(_, f)| c.contains(f))
-                && (c.start..c.end).any(|j| super::speaker::is_reporting_verb(t.lower(j)))
+                && c.clone()
+                    .any(|j| super::speaker::is_reporting_verb(t.lower(j)))
         })
-        .cloned()
         .collect();
     let asides = asides(t, at);
     // "…, according to analysts": who said it, to the end of its clause.
@@ -452,6 +466,12 @@ pub fn same_fact(
             // tolerance.
             let agrees = if c.unit == Unit::Year {
                 c.value == f.value || s.text().contains(c.text.as_str())
+            } else if hedge == super::presence::Hedge::Exact {
+                // A figure given as it is, for the same thing, is the page's figure or a
+                // rounding of it: 81% is not the page's 74% for the same pass rate, however
+                // near (that is a discrepancy, reported; not agreement).
+                written_as(c, f.value)
+                    || share_error(c, f).is_some_and(|e| e <= super::presence::STATED_TOLERANCE)
             } else {
                 super::presence::gives(c.value, hedge, f.value)
                     || share_error(c, f).is_some_and(|e| e <= super::presence::STATED_TOLERANCE)
@@ -474,6 +494,31 @@ pub fn same_fact(
         (_, Some((_, b))) => Some(b),
         (None, None) => None,
     }
+}
+
+/// Whether `value` is the claim's figure as written: the same number, one the claim's rounds to
+/// the precision it is written with ("7.5 million" of 7.54 million, "1,600" of 1,640, "81%" of
+/// 80.6%), or one within 2% of it.
+pub(crate) fn written_as(c: &Figure, value: f64) -> bool {
+    if c.value == value || relative_error(c.value, value) <= 0.02 {
+        return true;
+    }
+    let Some(number) = c
+        .text
+        .split(|ch: char| !(ch.is_ascii_digit() || ch == '.' || ch == ','))
+        .find(|w| w.chars().any(|ch| ch.is_ascii_digit()))
+    else {
+        return false;
+    };
+    let number = number
+        .trim_matches(|ch| ch == '.' || ch == ',')
+        .replace(',', "");
+    let step = match number.split_once('.') {
+        Some((_, decimals)) => 10f64.powi(-(decimals.len() as i32)),
+        None => 10f64.powi(number.len() as i32 - number.trim_end_matches('0').len() as i32),
+    };
+    let scale = if c.scale > 0.0 { c.scale } else { 1.0 };
+    (c.value - value).abs() <= step * scale / 2.0 * (1.0 + 1e-9)
 }
 
 /// How far the claim's figure is from the source's, in words an editor reads: percentage

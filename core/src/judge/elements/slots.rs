@@ -126,10 +126,15 @@ impl Alignment<'_> {
             }
             SlotKind::Name => (ClaimElement::Name, true, says(&sub.source)),
         };
+        // A place swapped where the sentence states the rest of the claim ("opened its first
+        // store in York" for "… in Leeds") says plainly the claim has it wrong.
+        let slot = claim.stems(sub.claim_tokens.clone(), &|_| false);
+        let strong = !contradiction
+            && self.coverage_without(k, &slot) >= crate::judge::verdict::STRONGLY_STATED;
         Some(Finding {
             element,
             contradiction,
-            strong: false,
+            strong,
             problem,
             correction: Some(self.said(k)),
             sentence: Some(k),
