@@ -5,7 +5,7 @@
 //! Usage: `cargo run --example judge_debug -- SET CASE-ID [CLAIM-TEXT-PART] [--text]`
 //! (CASE-ID as `cases_eval` prints it: `<file>-<name>`; `--text` prints each page's text).
 
-#[path = "support/cases.rs"]
+#[path = "../tests/support/cases.rs"]
 mod cases;
 
 use factgate::extract::extract_titled_within;

@@ -29,7 +29,7 @@
 //! outcomes of supported claims. With `--write`, the calibration and threshold fitted on every
 //! claim are written to `core/src/judge/calibration.json`.
 
-#[path = "support/cases.rs"]
+#[path = "../tests/support/cases.rs"]
 mod cases;
 #[path = "support/wice.rs"]
 mod wice;

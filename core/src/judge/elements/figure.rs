@@ -466,14 +466,8 @@ pub fn same_fact(
             // tolerance.
             let agrees = if c.unit == Unit::Year {
                 c.value == f.value || s.text().contains(c.text.as_str())
-            } else if hedge == super::presence::Hedge::Exact {
-                // A figure given as it is, for the same thing, is the page's figure or a
-                // rounding of it: 81% is not the page's 74% for the same pass rate, however
-                // near (that is a discrepancy, reported; not agreement).
-                written_as(c, f.value)
-                    || share_error(c, f).is_some_and(|e| e <= super::presence::STATED_TOLERANCE)
             } else {
-                super::presence::gives(c.value, hedge, f.value)
+                states(c, hedge, f.value)
                     || share_error(c, f).is_some_and(|e| e <= super::presence::STATED_TOLERANCE)
             };
             let found = SameFact {
@@ -493,6 +487,17 @@ pub fn same_fact(
         (Some((_, a)), None) => Some(a),
         (_, Some((_, b))) => Some(b),
         (None, None) => None,
+    }
+}
+
+/// Whether the page's `value`, for the same thing, is the claim's figure `c` qualified by
+/// `hedge`. A figure given as it is must be the page's or a rounding of it: 81% is not the page's
+/// 74% for the same pass rate, however near (that is a discrepancy, reported; not agreement).
+pub(crate) fn states(c: &Figure, hedge: super::presence::Hedge, value: f64) -> bool {
+    if hedge == super::presence::Hedge::Exact {
+        written_as(c, value)
+    } else {
+        super::presence::gives(c.value, hedge, value)
     }
 }
 

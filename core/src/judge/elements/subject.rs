@@ -160,7 +160,7 @@ pub fn swapped(a: &Alignment<'_>, c: &Figure, at: usize, hedge: Hedge) -> Option
             if l.is_empty() || l.len() > MAX_LABEL_WORDS {
                 continue;
             }
-            if presence::gives(c.value, hedge, f.value) {
+            if super::figure::states(c, hedge, f.value) {
                 agreeing.push((i, l));
             } else {
                 others.push((i, f, l));
