@@ -556,6 +556,24 @@ fn extract_limited(
 /// [`MIN_SHARED_WORDS`] content words, and at least half of its own); else, when it is
 /// check-worthy, a claim that cites nothing (a title or heading; an alt text describes an
 /// image and is not prejudged).
+/// Whether a headline says what happened or what holds, with a word that has an opposite or a
+/// direction ("Council scraps weekly bin collections", "Ferry service suspended for the
+/// winter"), a ruling ("Judge dismisses …") or a negation: a statement, not a label.
+fn says_what_happened(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let next = words.get(i + 1).map(String::as_str);
+        crate::text::lexicon::opposite(w).is_some()
+            || !crate::text::lexicon::directions(w, next, false).is_empty()
+            || crate::text::lexicon::ruling(w).is_some()
+            || crate::text::lexicon::is_negation(w)
+    })
+}
+
 fn restated_claim(
     r: &Restating,
     cited: &[CitedSentence],
@@ -601,7 +619,8 @@ fn restated_claim(
         || features
             .kinds
             .iter()
-            .any(|k| *k != crate::model::ClaimKind::Date);
+            .any(|k| *k != crate::model::ClaimKind::Date)
+        || says_what_happened(&r.text);
     if !states_a_fact {
         return None;
     }
