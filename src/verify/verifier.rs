@@ -7,7 +7,7 @@
 //! returns a result with its reason.
 
 use super::fetch::{FetchOutcome, Fetcher, RefusalReason};
-use super::llm::{Lead, LlmJudge, QuorumOutcome};
+use super::llm::{Lead, LlmJudge, QuorumOutcome, VoteOutcome};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::judge::{
     IssueKind, JudgeSettings, Judgment, PageIndex, Source, calibration, judge_page,
@@ -141,17 +141,25 @@ async fn ask_quorum(
     llm.judge_source(&claim.text, source_url, page, lead).await
 }
 
-/// The more cautious of two verdicts: supported only when both support. The quorum follows the
-/// newsroom's quorum rule: fewer than two valid votes (abstentions, a server that is down) is
-/// inconclusive, so a claim the quorum could not check is never passed on the rules alone, and
-/// the quorum never passes what the rules do not support.
-fn cautious(a: Verdict, b: Verdict) -> Verdict {
-    let rank = |v: Verdict| match v {
-        Verdict::Refuted => 0,
-        Verdict::Unconfirmed => 1,
-        Verdict::Supported => 2,
-    };
-    if rank(a) <= rank(b) { a } else { b }
+/// The verdict of the rules and of the LLM quorum together. A contradiction the rules
+/// established stands; what the rules leave unconfirmed the quorum settles (it may confirm
+/// support, or with a quorum a contradiction); a claim the rules support that the quorum
+/// refutes is unconfirmed: the two disagree, and an editor decides. A panel that could not vote
+/// (fewer than two valid votes: timeouts, a server down) has not checked the claim, so a claim
+/// the rules support is unconfirmed too: the check fails closed.
+fn settle(rules: Verdict, quorum: &QuorumOutcome) -> Verdict {
+    let voted = quorum
+        .votes
+        .iter()
+        .filter(|v| matches!(v.outcome, VoteOutcome::Voted { .. }))
+        .count();
+    match (rules, quorum.verdict) {
+        (Verdict::Refuted, _) => Verdict::Refuted,
+        (Verdict::Unconfirmed, q) => q,
+        (Verdict::Supported, Verdict::Refuted) => Verdict::Unconfirmed,
+        (Verdict::Supported, Verdict::Unconfirmed) if voted < 2 => Verdict::Unconfirmed,
+        (Verdict::Supported, _) => Verdict::Supported,
+    }
 }
 
 fn apply_judgment(
@@ -160,7 +168,7 @@ fn apply_judgment(
     judgment: &Judgment,
     quorum: Option<&QuorumOutcome>,
 ) {
-    result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q.verdict));
+    result.verdict = quorum.map_or(judgment.verdict, |q| settle(judgment.verdict, q));
     result.support = judgment.support.clamp(0.0, 1.0);
     result.confidence = Some(calibration::confidence(result.support));
     result.source_credibility = judgment.credibility.score.clamp(0.0, 1.0);
@@ -184,10 +192,12 @@ fn apply_judgment(
     }
     // The judge's severity stands: a refuted claim is high, an unconfirmed one medium where the
     // evidence that the source does not state it is strong, else low (for review). A claim the
-    // judge accepted that the quorum doubts or could not check is at least medium (fails
+    // judge accepted that the quorum refutes or could not check is at least medium (fails
     // closed); one the quorum refutes that the judge left unconfirmed is high.
     let severity = match (judgment.verdict, result.verdict) {
-        (_, Verdict::Supported) => judgment.severity,
+        (Verdict::Supported, Verdict::Supported) => judgment.severity,
+        // The quorum confirmed what the rules left unconfirmed.
+        (_, Verdict::Supported) => None,
         (Verdict::Supported, _) => judgment.severity.max(Some(Severity::Medium)),
         // A refutation is a finding that blocks, whatever severity came with it.
         (_, Verdict::Refuted) => judgment.severity.max(Some(Severity::High)),
