@@ -272,15 +272,15 @@ async fn tuning_cases_through_factgate_check() {
     );
 }
 
-/// The share of tuning cases decided as expected when the judge was last changed (71 of 79).
-/// The misses are wrong statements the judge leaves for review rather than blocks: a
-/// quantifier or a place changed in a one-sentence page, a figure given to another subject
-/// (docs/quality.md lists them).
+/// The share of tuning cases decided as expected when the judge was last changed (72 of 80).
+/// The misses are wrong statements the judge leaves for review or does not judge: a quantifier
+/// or a place changed in a one-sentence page, a figure given to another subject (docs/quality.md
+/// lists them).
 const TUNING_FLOOR: f64 = 0.89;
 
 /// The share of held-out cases decided as expected when the judge was last changed: a floor, so
 /// that later changes cannot lose what the rules generalised to.
-const HELDOUT_FLOOR: f64 = 0.96;
+const HELDOUT_FLOOR: f64 = 0.97;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn heldout_cases_through_factgate_check() {
