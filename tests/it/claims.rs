@@ -435,7 +435,7 @@ async fn tuning_cases_through_the_pipeline() {
 
 /// Every blind-dev case, each kind, as the draft event a CMS sends (headline in `title`, apart
 /// from the body) through the roles on the embedded broker: the stream decides every draft as
-/// `factgate check` decides the same event, and a headline is never judged as a claim.
+/// `factgate check` decides the same event, and a headline never blocks a clean draft.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn blind_dev_drafts_through_the_pipeline_decide_as_check_does() {
     let cases = load("blind-dev");
@@ -453,13 +453,20 @@ async fn blind_dev_drafts_through_the_pipeline_decide_as_check_does() {
                 c["outcome"]
             ));
         }
-        if let Some(title) = &case.title {
-            let judged = s["report"]["issues"]
+        // A headline that only names the story is never judged; one that states a fact may
+        // be listed for review, but never blocks a clean draft.
+        if let Some(title) = &case.title
+            && case.kind.as_deref() == Some("clean")
+        {
+            let blocks = s["report"]["issues"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .any(|i| i["claim"].as_str() == Some(title.as_str()));
-            assert!(!judged, "{}: the headline {title:?} was judged", case.id());
+                .any(|i| {
+                    i["claim"].as_str() == Some(title.as_str())
+                        && matches!(i["severity"].as_str(), Some("medium" | "high"))
+                });
+            assert!(!blocks, "{}: the headline {title:?} blocks", case.id());
         }
     }
     assert!(

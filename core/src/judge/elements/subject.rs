@@ -260,7 +260,8 @@ mod tests {
 
     fn swap(claim: &str, page: &str) -> Option<Swap> {
         let page = PageIndex::new(page);
-        let windows: Vec<std::ops::Range<usize>> = vec![0..page.sentences().len()];
+        // One window: the whole page.
+        let windows = [0..page.sentences().len()];
         let a = Alignment::new(claim, parse_figures(claim), &page, &windows, 0.1, 0.2);
         let (c, at) = a.claim.figures.first().cloned()?;
         let hedge = presence::hedge_before(claim, &c);
