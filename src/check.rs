@@ -102,6 +102,11 @@ pub struct Document<'a> {
 }
 
 /// [`check_article`] for a [`Document`], telling `progress` of each step.
+///
+/// The deadline (`options.deadline`) counts from this call and covers extraction too, as the
+/// event-time deadline of `factgate run` does: extraction runs on the bounded pool
+/// ([`crate::parse_pool`]) and an article whose extraction is not done by then is blocked
+/// (`deadline_exceeded`).
 pub async fn check_article_with_progress(
     article_id: &str,
     revision: u64,
@@ -116,36 +121,96 @@ pub async fn check_article_with_progress(
         title,
     } = document;
     let started: DateTime<Utc> = Utc::now();
+    let deadline = tokio::time::Instant::now() + options.deadline;
     let digest = draft_content_digest(format, title, body);
-    let extraction = match extract::extract_titled_within(body, format, title, &options.limits) {
-        Ok(extraction) => extraction,
-        Err(err) => {
+    let not_checked = |reason, why: &str| Checked {
+        extraction: None,
+        results: Vec::new(),
+        decision: decide::decide_not_checked(
+            article_id,
+            Some(revision),
+            &digest,
+            reason,
+            why,
+            Some(started),
+            Utc::now(),
+        ),
+    };
+    let extraction = match extract_until(body, format, title, &options.limits, deadline).await {
+        Extracted::Done(Ok(extraction)) => extraction,
+        Extracted::Done(Err(err)) => {
             let reason = match err {
                 ExtractError::Limit(_) => DecisionReason::LimitExceeded,
                 _ => DecisionReason::ExtractionFailed,
             };
-            let decision = decide::decide_not_checked(
-                article_id,
-                Some(revision),
-                &digest,
-                reason,
-                &err.to_string(),
-                Some(started),
-                Utc::now(),
+            return not_checked(reason, &err.to_string());
+        }
+        Extracted::TimedOut => {
+            let why = format!(
+                "extraction did not finish within the deadline (join.deadline_ms, {} ms)",
+                options.deadline.as_millis()
             );
-            return Checked {
-                extraction: None,
-                results: Vec::new(),
-                decision,
-            };
+            return not_checked(DecisionReason::DeadlineExceeded, &why);
+        }
+        Extracted::Failed => {
+            return not_checked(
+                DecisionReason::InternalError,
+                "extraction failed internally (a defect in factgate)",
+            );
         }
     };
     let keys = check_keys(&extraction);
     progress.extracted(article_id, &extraction, keys.len());
-    check_extracted(
-        article_id, revision, &digest, extraction, verifier, options, progress,
+    check_extracted_by(
+        article_id, revision, &digest, extraction, verifier, options, progress, deadline,
     )
     .await
+}
+
+/// What [`extract_until`] came to.
+enum Extracted {
+    Done(Result<Extraction, ExtractError>),
+    /// The deadline passed first.
+    TimedOut,
+    /// Extraction panicked.
+    Failed,
+}
+
+/// Bodies of at most this many bytes are extracted in place, as the extract role does
+/// ([`crate::pipeline`]): handing them to the pool costs more than extracting them.
+const INLINE_EXTRACT_BYTES: usize = 4 * 1024;
+
+/// Extraction within `limits` on the bounded pool, given up (and told to stop) at `deadline`.
+async fn extract_until(
+    body: &str,
+    format: BodyFormat,
+    title: Option<&str>,
+    limits: &ExtractLimits,
+    deadline: tokio::time::Instant,
+) -> Extracted {
+    if body.len() <= INLINE_EXTRACT_BYTES && title.is_none_or(|t| t.len() <= INLINE_EXTRACT_BYTES) {
+        return match std::panic::catch_unwind(|| {
+            extract::extract_titled_within(body, format, title, limits)
+        }) {
+            Ok(done) => Extracted::Done(done),
+            Err(_panicked) => Extracted::Failed,
+        };
+    }
+    // Over the size caps nothing is copied to the pool.
+    if let Err(over) = extract::within_parse_limits(body, format, limits)
+        .and_then(|()| title.map_or(Ok(()), |t| limits.check_field("title", t.len())))
+    {
+        return Extracted::Done(Err(over.into()));
+    }
+    let (body, title, limits) = (body.to_owned(), title.map(str::to_owned), *limits);
+    let work = crate::parse_pool::run_bounded(move |_| {
+        extract::extract_titled_within(&body, format, title.as_deref(), &limits)
+    });
+    match tokio::time::timeout_at(deadline, work).await {
+        Ok(Ok(done)) => Extracted::Done(done),
+        Ok(Err(_panicked)) => Extracted::Failed,
+        Err(_elapsed) => Extracted::TimedOut,
+    }
 }
 
 /// Verifies the checks of an article already extracted and decides: the second half of
@@ -161,6 +226,32 @@ pub async fn check_extracted(
     options: &CheckOptions,
     progress: &dyn CheckProgress,
 ) -> Checked {
+    let deadline = tokio::time::Instant::now() + options.deadline;
+    check_extracted_by(
+        article_id,
+        revision,
+        content_digest,
+        extraction,
+        verifier,
+        options,
+        progress,
+        deadline,
+    )
+    .await
+}
+
+/// [`check_extracted`] with the checks given up at `deadline`.
+#[allow(clippy::too_many_arguments)] // check_extracted's, and when its time is up
+async fn check_extracted_by(
+    article_id: &str,
+    revision: u64,
+    content_digest: &str,
+    extraction: Extraction,
+    verifier: &Verifier,
+    options: &CheckOptions,
+    progress: &dyn CheckProgress,
+    deadline: tokio::time::Instant,
+) -> Checked {
     let started: DateTime<Utc> = Utc::now();
     let keys = check_keys(&extraction);
     let (results, unfinished) = run_checks(
@@ -171,6 +262,7 @@ pub async fn check_extracted(
         verifier,
         options,
         progress,
+        deadline,
     )
     .await;
     let check = ArticleCheck {
@@ -190,8 +282,9 @@ pub async fn check_extracted(
     }
 }
 
-/// Runs the checks until all are done or the deadline passes; returns the results and the keys
+/// Runs the checks until all are done or `deadline` passes; returns the results and the keys
 /// still unfinished.
+#[allow(clippy::too_many_arguments)]
 async fn run_checks(
     article_id: &str,
     revision: u64,
@@ -200,6 +293,7 @@ async fn run_checks(
     verifier: &Verifier,
     options: &CheckOptions,
     progress: &dyn CheckProgress,
+    deadline: tokio::time::Instant,
 ) -> (Vec<ClaimResult>, Vec<CheckKey>) {
     let claim_of = |id: &str| extraction.claims.iter().find(|c| c.id == id);
     // Collected first, so the future stays `Send` for a caller that spawns it (`recheck`).
@@ -212,7 +306,7 @@ async fn run_checks(
         .collect();
     let mut pending = futures::stream::iter(checks).buffer_unordered(options.concurrency.max(1));
     let mut results: Vec<ClaimResult> = Vec::with_capacity(keys.len());
-    let deadline = tokio::time::sleep(options.deadline);
+    let deadline = tokio::time::sleep_until(deadline);
     tokio::pin!(deadline);
     loop {
         tokio::select! {
@@ -250,6 +344,77 @@ mod tests {
         assert_eq!(bytes.len(), 1025);
         let small = read_capped(&b"Prices rose 4%."[..], 1024).expect("reads");
         assert_eq!(small, b"Prices rose 4%.");
+    }
+
+    fn verifier() -> Verifier {
+        Verifier::new(
+            Fetcher::new(FetchSettings::default()).expect("a fetcher"),
+            Default::default(),
+            None,
+        )
+    }
+
+    #[tokio::test]
+    async fn the_deadline_covers_extraction() {
+        // Long, and with nothing to fetch: before the deadline covered extraction, this passed
+        // whatever the time it took.
+        let body = "The board met on Tuesday and talked about the timetable. ".repeat(4_000);
+        let options = CheckOptions {
+            strictness: Strictness::Normal,
+            deadline: Duration::from_millis(1),
+            concurrency: 1,
+            limits: ExtractLimits::default(),
+        };
+        let checked = check_article("a-1", 1, &body, BodyFormat::Text, &verifier(), &options).await;
+        assert_eq!(
+            checked.decision.reasons,
+            vec![DecisionReason::DeadlineExceeded],
+            "{:?}",
+            checked.decision.report.issues
+        );
+        assert!(checked.extraction.is_none());
+        // With time enough, the same article passes.
+        let options = CheckOptions {
+            deadline: Duration::from_secs(60),
+            ..options
+        };
+        let checked = check_article("a-1", 1, &body, BodyFormat::Text, &verifier(), &options).await;
+        assert_eq!(checked.decision.outcome, crate::events::Outcome::Pass);
+    }
+
+    #[tokio::test]
+    async fn a_title_over_the_field_cap_is_blocked_without_reading_the_article() {
+        let options = CheckOptions {
+            strictness: Strictness::Normal,
+            deadline: Duration::from_secs(60),
+            concurrency: 1,
+            limits: ExtractLimits::default(),
+        };
+        let title = "A headline that never ends ".repeat(200_000);
+        let checked = check_article_with_progress(
+            "a-1",
+            1,
+            Document {
+                body: "Sales rose 4%.",
+                format: BodyFormat::Text,
+                title: Some(&title),
+            },
+            &verifier(),
+            &options,
+            &NoProgress,
+        )
+        .await;
+        assert_eq!(
+            checked.decision.reasons,
+            vec![DecisionReason::LimitExceeded]
+        );
+        assert!(
+            checked.decision.report.issues[0]
+                .evidence
+                .contains("extract.max_field_bytes"),
+            "{:?}",
+            checked.decision.report.issues
+        );
     }
 
     #[tokio::test]

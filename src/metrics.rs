@@ -136,6 +136,12 @@ pub enum Limit {
     Links,
     Claims,
     Checks,
+    /// A text field of the draft other than its body (`extract.max_field_bytes`).
+    FieldBytes,
+    /// A sentence's words (`extract.max_words_per_claim`).
+    ClaimWords,
+    /// A claim's figures (`extract.max_figures_per_claim`).
+    ClaimFigures,
     /// What the draft produced cannot fit the broker's message limit.
     OutputBytes,
 }

@@ -17,6 +17,9 @@ pub const DEFAULT_GROUP_PREFIX: &str = "factgate";
 pub const DEFAULT_PARTITIONS: u32 = 6;
 /// Default replication factor of the topics factgate creates.
 pub const DEFAULT_REPLICATION_FACTOR: u16 = 1;
+/// Default time `factgate run` waits for the brokers at start-up before it gives up, in
+/// milliseconds.
+pub const DEFAULT_KAFKA_CONNECT_TIMEOUT_MS: u64 = 30_000;
 /// Default topic the CMS publishes drafts to.
 pub const DEFAULT_TOPIC_DRAFTS: &str = "drafts.published";
 /// Default topic of verification requests, keyed by source host.
@@ -76,6 +79,10 @@ pub struct KafkaConfig {
     pub partitions: u32,
     /// Replication factor of the topics factgate creates.
     pub replication_factor: u16,
+    /// How long start-up waits for the brokers to answer (reading the cluster's metadata)
+    /// before `factgate run` exits with the brokers' last error. `/healthz` answers meanwhile,
+    /// and `/readyz` says the broker is not reachable.
+    pub connect_timeout_ms: u64,
     /// Topic names.
     pub topics: TopicsConfig,
     /// Extra librdkafka properties (`security.protocol`, `sasl.mechanisms`, …), passed as is.
@@ -173,6 +180,7 @@ impl Default for KafkaConfig {
             group_prefix: DEFAULT_GROUP_PREFIX.to_owned(),
             partitions: DEFAULT_PARTITIONS,
             replication_factor: DEFAULT_REPLICATION_FACTOR,
+            connect_timeout_ms: DEFAULT_KAFKA_CONNECT_TIMEOUT_MS,
             topics: TopicsConfig::default(),
             properties: KafkaProperties::default(),
             property_files: BTreeMap::new(),
@@ -235,6 +243,11 @@ impl TopicsConfig {
 }
 
 impl KafkaConfig {
+    /// How long start-up waits for the brokers (`kafka.connect_timeout_ms`).
+    pub fn connect_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.connect_timeout_ms)
+    }
+
     /// The largest record factgate's producer may send: `message.max.bytes` of
     /// `kafka.properties`, else librdkafka's default. Every output is sized to fit it.
     pub fn message_max_bytes(&self) -> u64 {
@@ -288,6 +301,7 @@ impl KafkaConfig {
         validation.not_blank("kafka.group_prefix", &self.group_prefix);
         validation.nonzero("kafka.partitions", self.partitions.into());
         validation.nonzero("kafka.replication_factor", self.replication_factor.into());
+        validation.nonzero("kafka.connect_timeout_ms", self.connect_timeout_ms);
 
         let topics = self.topics.named();
         for (i, (name, topic)) in topics.iter().enumerate() {

@@ -11,7 +11,8 @@ use super::error::Validation;
 
 pub use factgate_core::extract::{
     DEFAULT_EXTRACT_MAX_BODY_BYTES, DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
-    DEFAULT_MAX_CHECKS_PER_ARTICLE, DEFAULT_MAX_CLAIMS_PER_ARTICLE, DEFAULT_MAX_LINKS_PER_ARTICLE,
+    DEFAULT_MAX_CHECKS_PER_ARTICLE, DEFAULT_MAX_CLAIMS_PER_ARTICLE, DEFAULT_MAX_FIELD_BYTES,
+    DEFAULT_MAX_FIGURES_PER_CLAIM, DEFAULT_MAX_LINKS_PER_ARTICLE, DEFAULT_MAX_WORDS_PER_CLAIM,
 };
 /// Default time a client has to send a request's headers, in milliseconds.
 pub const DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS: u64 = 10_000;
@@ -57,6 +58,14 @@ pub struct ExtractConfig {
     /// Cap on how deep the body's markup nests (HTML elements; Markdown block quotes and list
     /// items), checked by a linear scan before the body is parsed.
     pub max_nesting_depth: usize,
+    /// Cap on the figures one claim states: judging compares each with its page's, so a claim
+    /// of thousands of figures costs minutes of a core.
+    pub max_figures_per_claim: usize,
+    /// Cap on the words of one claim (a sentence, title, heading or alt text read as one).
+    pub max_words_per_claim: usize,
+    /// Cap on each text field of a draft other than its body: the title, URL, section, each
+    /// author, the metadata (as JSON) and each top-level field of the CMS's own.
+    pub max_field_bytes: u64,
 }
 
 impl Default for ExtractConfig {
@@ -67,6 +76,9 @@ impl Default for ExtractConfig {
             max_links_per_article: DEFAULT_MAX_LINKS_PER_ARTICLE,
             max_checks_per_article: DEFAULT_MAX_CHECKS_PER_ARTICLE,
             max_nesting_depth: DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
+            max_figures_per_claim: DEFAULT_MAX_FIGURES_PER_CLAIM,
+            max_words_per_claim: DEFAULT_MAX_WORDS_PER_CLAIM,
+            max_field_bytes: DEFAULT_MAX_FIELD_BYTES,
         }
     }
 }
@@ -80,6 +92,9 @@ impl ExtractConfig {
             max_links: self.max_links_per_article,
             max_checks: self.max_checks_per_article,
             max_nesting_depth: self.max_nesting_depth,
+            max_figures_per_claim: self.max_figures_per_claim,
+            max_words_per_claim: self.max_words_per_claim,
+            max_field_bytes: self.max_field_bytes,
         }
     }
 
@@ -98,6 +113,15 @@ impl ExtractConfig {
             self.max_checks_per_article as u64,
         );
         validation.nonzero("extract.max_nesting_depth", self.max_nesting_depth as u64);
+        validation.nonzero(
+            "extract.max_figures_per_claim",
+            self.max_figures_per_claim as u64,
+        );
+        validation.nonzero(
+            "extract.max_words_per_claim",
+            self.max_words_per_claim as u64,
+        );
+        validation.nonzero("extract.max_field_bytes", self.max_field_bytes);
     }
 }
 

@@ -75,6 +75,9 @@ pub fn limit_exceeded(over: &LimitExceeded) {
         LimitExceeded::Links { .. } => Limit::Links,
         LimitExceeded::Claims { .. } => Limit::Claims,
         LimitExceeded::Checks { .. } => Limit::Checks,
+        LimitExceeded::FieldBytes { .. } => Limit::FieldBytes,
+        LimitExceeded::ClaimWords { .. } => Limit::ClaimWords,
+        LimitExceeded::ClaimFigures { .. } => Limit::ClaimFigures,
     };
     metrics().limit_exceeded(limit);
 }

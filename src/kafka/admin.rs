@@ -1,18 +1,157 @@
 //! Topic administration: make sure factgate's topics exist before the roles start.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rdkafka::ClientContext;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
-use rdkafka::error::RDKafkaErrorCode;
+use rdkafka::config::RDKafkaLogLevel;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::producer::{BaseProducer, Producer};
 use tracing::{info, warn};
 
 use super::{KafkaSetupError, client};
 use crate::config::KafkaConfig;
 
-/// How long reading metadata or creating topics may take before start-up fails.
+/// How long creating topics may take before start-up fails. Reading the cluster's metadata
+/// first waits `kafka.connect_timeout_ms`.
 pub const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The admin client's context: keeps the last error librdkafka reported while it tried the
+/// brokers (a refused connection, a failed TLS handshake, a SASL error), so a start-up that
+/// gives up can say why, rather than only that the metadata did not come. Each new error is
+/// logged once as it happens, so the wait is not silent.
+#[derive(Debug, Default)]
+pub struct ConnectContext {
+    last_error: Mutex<Option<String>>,
+}
+
+impl ConnectContext {
+    /// The last error the brokers (or the connection to them) gave, if any.
+    pub fn last_error(&self) -> Option<String> {
+        self.last_error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl ConnectContext {
+    /// Keeps `text` as the last error, and logs it if it is new (librdkafka's count of errors
+    /// it left out of the log does not make one new).
+    fn note(&self, text: String) {
+        let text = match text.find(" identical error(s) suppressed") {
+            Some(end) => {
+                let start = text[..end].rfind(", ").unwrap_or(end);
+                format!(
+                    "{}{}",
+                    &text[..start],
+                    &text[end + " identical error(s) suppressed".len()..]
+                )
+            }
+            None => text,
+        };
+        let mut last = self.last_error.lock().unwrap_or_else(|e| e.into_inner());
+        if last.as_deref() != Some(text.as_str()) {
+            warn!(error = %text, "Kafka brokers not reachable yet; still trying");
+        }
+        *last = Some(text);
+    }
+}
+
+impl rdkafka::producer::ProducerContext for ConnectContext {
+    type DeliveryOpaque = ();
+    // It sends nothing.
+    fn delivery(&self, _: &rdkafka::message::DeliveryResult<'_>, _: Self::DeliveryOpaque) {}
+}
+
+impl ClientContext for ConnectContext {
+    fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
+        // librdkafka reports a failed connection (`FAIL`), a TLS or SASL failure as a log line
+        // of warning level or worse: `[thrd:…]: 127.0.0.1:9/bootstrap: Connect to … failed:
+        // Connection refused (after 0ms in state CONNECT)`.
+        if (level as i32) <= (RDKafkaLogLevel::Warning as i32) {
+            let text = log_message
+                .split_once("]: ")
+                .map_or(log_message, |(_, rest)| rest);
+            self.note(text.to_owned());
+        } else {
+            client::forward_log(level, fac, log_message);
+        }
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        // "1/1 brokers are down" says less than the error that brought each down.
+        if error.rdkafka_error_code() == Some(RDKafkaErrorCode::AllBrokersDown)
+            && self.last_error().is_some()
+        {
+            return;
+        }
+        self.note(if reason.is_empty() {
+            error.to_string()
+        } else {
+            reason.to_owned()
+        });
+    }
+}
+
+/// How long one attempt at the metadata waits before the log lines that came meanwhile are
+/// read (they say why the brokers do not answer) and the next attempt starts.
+const METADATA_ATTEMPT: Duration = Duration::from_secs(1);
+
+/// The metadata of every topic of the cluster at `bootstrap` (no topic named, so asking creates
+/// none), waiting up to `kafka.connect_timeout_ms` for the brokers, and logging why they do not
+/// answer as it goes. The wait blocks, hence the blocking pool.
+///
+/// # Errors
+/// [`KafkaSetupError::Metadata`] with the brokers' last error when they do not answer in time.
+async fn read_metadata(
+    config: &KafkaConfig,
+    bootstrap: &str,
+) -> Result<rdkafka::metadata::Metadata, KafkaSetupError> {
+    let mut probe_config = client::base_config(config, bootstrap);
+    // Its warnings and errors say why the brokers cannot be reached; `rdkafka` sets the level
+    // from the log filter, which may be below that.
+    if (probe_config.log_level as i32) < (RDKafkaLogLevel::Warning as i32) {
+        probe_config.set_log_level(RDKafkaLogLevel::Warning);
+    }
+    // A plain client whose main queue is read between attempts: librdkafka's log lines and
+    // errors reach its context only so.
+    let probe: BaseProducer<ConnectContext> = probe_config
+        .create_with_context(ConnectContext::default())
+        .map_err(|source| KafkaSetupError::Client {
+            client: "metadata".to_owned(),
+            source: client::redact_config_error(source),
+        })?;
+    let wait = config.connect_timeout();
+    let probe = Arc::new(probe);
+    let reader = Arc::clone(&probe);
+    let read = tokio::task::spawn_blocking(move || {
+        let until = std::time::Instant::now() + wait;
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            let attempt = reader
+                .client()
+                .fetch_metadata(None, left.min(METADATA_ATTEMPT));
+            reader.poll(Duration::ZERO);
+            match attempt {
+                Err(_) if !left.is_zero() && left > METADATA_ATTEMPT => continue,
+                done => break done,
+            }
+        }
+    })
+    .await
+    .map_err(KafkaSetupError::Blocking)?;
+    read.map_err(|source| {
+        KafkaSetupError::Metadata(Box::new(super::Unreachable {
+            bootstrap: bootstrap.to_owned(),
+            waited_ms: config.connect_timeout_ms,
+            broker_error: probe.context().last_error(),
+            source,
+        }))
+    })
+}
 
 /// What [`ensure_topics`] found and did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -29,7 +168,7 @@ pub struct EnsuredTopics {
 /// another instance creates at the same moment counts as existing.
 ///
 /// # Errors
-/// [`KafkaSetupError::Metadata`] when the brokers cannot be reached in [`ADMIN_TIMEOUT`],
+/// [`KafkaSetupError::Metadata`] when the brokers cannot be reached within `kafka.connect_timeout_ms`,
 /// [`KafkaSetupError::CreateTopic`] / [`KafkaSetupError::CreateTopics`] when creation fails.
 pub async fn ensure_topics(
     config: &KafkaConfig,
@@ -49,25 +188,13 @@ pub async fn ensure_named_topics(
     bootstrap: &str,
     topics: &[&str],
 ) -> Result<EnsuredTopics, KafkaSetupError> {
+    let metadata = read_metadata(config, bootstrap).await?;
     let admin: AdminClient<DefaultClientContext> = client::base_config(config, bootstrap)
         .create()
         .map_err(|source| KafkaSetupError::Client {
             client: "admin".to_owned(),
             source: client::redact_config_error(source),
         })?;
-    let admin = Arc::new(admin);
-
-    // Metadata of all topics (no topic named, so nothing is auto-created by asking); the call
-    // blocks, hence the blocking pool.
-    let reader = Arc::clone(&admin);
-    let metadata =
-        tokio::task::spawn_blocking(move || reader.inner().fetch_metadata(None, ADMIN_TIMEOUT))
-            .await
-            .map_err(KafkaSetupError::Blocking)?
-            .map_err(|source| KafkaSetupError::Metadata {
-                bootstrap: bootstrap.to_owned(),
-                source,
-            })?;
 
     let mut ensured = EnsuredTopics::default();
     let mut missing = Vec::new();

@@ -10,7 +10,6 @@ use rdkafka::config::ClientConfig;
 use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::{BaseConsumer, ConsumerContext, Rebalance, StreamConsumer};
 use rdkafka::error::{KafkaError, KafkaResult};
-use rdkafka::producer::FutureProducer;
 use rdkafka::{ClientContext, Statistics, TopicPartitionList};
 use tracing::{debug, error, info, warn};
 
@@ -32,7 +31,21 @@ pub const QUEUED_MAX_MESSAGES_KBYTES: u32 = 8 * 1024;
 /// The messages per partition a consumer tries to keep prefetched (librdkafka's default is
 /// 100,000): a few seconds of work at the pipeline's rate.
 pub const QUEUED_MIN_MESSAGES: u32 = 5_000;
-/// How long a consumer whose prefetch queue is full waits before it looks again (librdkafka's
+/// How long a group member may go without a heartbeat before the broker gives its partitions
+/// to the others (librdkafka's default is 45 s). A process killed outright holds its partitions
+/// this long; heartbeats come from librdkafka's own thread every [`HEARTBEAT_INTERVAL_MS`], so a
+/// busy process does not miss them. Real brokers accept 6 s at the least by default
+/// (`group.min.session.timeout.ms`).
+pub const SESSION_TIMEOUT_MS: u32 = 10_000;
+/// How often a group member tells the broker it is alive, and learns of a rebalance.
+pub const HEARTBEAT_INTERVAL_MS: u32 = 1_000;
+/// The join's partition assignment: `range` gives one member the same partition numbers of
+/// every topic it subscribes to, so an article's manifest and its results (two topics keyed and
+/// partitioned alike) reach the same instance. Other assignors (`roundrobin`,
+/// `cooperative-sticky`) do not; the join sets this whatever `kafka.properties` says.
+pub const JOIN_ASSIGNMENT_STRATEGY: &str = "range";
+
+/// How a consumer whose prefetch queue is full waits before it looks again (librdkafka's
 /// default is 1,000 ms). With [`QUEUED_MIN_MESSAGES`] prefetched, a role working faster than
 /// 5,000 messages a second ran its queue dry within the wait and stood idle for the rest of it:
 /// the verify role stalled for about 0.4 s in every 1.1 s of a 10,000-draft run. Looking again
@@ -62,13 +75,16 @@ pub fn group_id(config: &KafkaConfig, role: &str) -> String {
 ///
 /// # Errors
 /// [`KafkaSetupError::Client`] when librdkafka rejects the configuration.
-pub fn producer(config: &KafkaConfig, bootstrap: &str) -> Result<FutureProducer, KafkaSetupError> {
+pub fn producer(
+    config: &KafkaConfig,
+    bootstrap: &str,
+) -> Result<super::produce::KafkaProducer, KafkaSetupError> {
     let mut client = base_config(config, bootstrap);
     set_default(&mut client, config, "linger.ms", &LINGER_MS.to_string());
     client
         .set("enable.idempotence", "true")
         .set("acks", "all")
-        .create()
+        .create_with_context(super::produce::DeliveryContext)
         .map_err(|source| KafkaSetupError::Client {
             client: "producer".to_owned(),
             source: redact_config_error(source),
@@ -102,6 +118,30 @@ pub fn consumer(
         &STATISTICS_INTERVAL_MS.to_string(),
     );
     set_default(&mut client, config, "enable.partition.eof", "false");
+    set_default(
+        &mut client,
+        config,
+        "session.timeout.ms",
+        &SESSION_TIMEOUT_MS.to_string(),
+    );
+    set_default(
+        &mut client,
+        config,
+        "heartbeat.interval.ms",
+        &HEARTBEAT_INTERVAL_MS.to_string(),
+    );
+    if role == "join" {
+        if let Some(asked) = config.properties.get("partition.assignment.strategy")
+            && asked != JOIN_ASSIGNMENT_STRATEGY
+        {
+            warn!(
+                asked = %asked,
+                "kafka.properties \"partition.assignment.strategy\" is not used by the join: \
+                 it needs each article's manifest and results at one instance (range)"
+            );
+        }
+        client.set("partition.assignment.strategy", JOIN_ASSIGNMENT_STRATEGY);
+    }
     set_default(
         &mut client,
         config,
@@ -166,7 +206,6 @@ pub type RoleConsumer = StreamConsumer<RoleContext>;
 /// of the latest statistics report for metrics and readiness, and the partitions revoked since
 /// the role last asked ([`RoleContext::take_revoked`]), so a role with state per partition (the
 /// join) can drop what it no longer owns.
-#[derive(Debug)]
 pub struct RoleContext {
     role: String,
     /// The consumer group, a label of the lag metric: two deployments sharing a Prometheus (the
@@ -175,7 +214,23 @@ pub struct RoleContext {
     lag: Mutex<BTreeMap<TopicPartition, i64>>,
     health: Arc<ConsumerHealth>,
     revoked: Mutex<Vec<TopicPartition>>,
+    assigned: Mutex<Vec<TopicPartition>>,
+    before_revoke: Mutex<Option<RevokeHook>>,
 }
+
+impl std::fmt::Debug for RoleContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoleContext")
+            .field("role", &self.role)
+            .field("group", &self.group)
+            .field("health", &self.health)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a role runs when its partitions are about to be revoked, before they go to another
+/// member; see [`RoleContext::before_revoke`].
+pub type RevokeHook = Box<dyn Fn() + Send + Sync>;
 
 /// What readiness needs to know of a consumer, kept current by its callbacks: the partitions
 /// assigned to it, and whether a broker answers.
@@ -206,7 +261,24 @@ impl RoleContext {
             lag: Mutex::new(BTreeMap::new()),
             health: Arc::new(ConsumerHealth::default()),
             revoked: Mutex::new(Vec::new()),
+            assigned: Mutex::new(Vec::new()),
+            before_revoke: Mutex::new(None),
         }
+    }
+
+    /// The partitions assigned to this consumer since the last call, like
+    /// [`RoleContext::take_revoked`]: an assignment runs inside the consumer's poll, before any
+    /// message of it is returned, so a role that calls this after every read learns of new
+    /// partitions before it reads any of their messages.
+    pub fn take_assigned(&self) -> Vec<TopicPartition> {
+        std::mem::take(&mut *self.assigned.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Runs `hook` whenever partitions are about to be revoked, inside the rebalance: the group
+    /// hands them to another member only once it returns. The join flushes its decisions there,
+    /// so the next owner reads them back before it decides anything.
+    pub fn before_revoke(&self, hook: RevokeHook) {
+        *self.before_revoke.lock().unwrap_or_else(|e| e.into_inner()) = Some(hook);
     }
 
     /// The partitions revoked from this consumer since the last call. Revocation runs
@@ -299,8 +371,37 @@ fn records_skipped<'a>(
     Some((topic, partition.parse().ok()?))
 }
 
+/// The context of the readers that assign themselves partitions and read them to their end
+/// (`factgate recheck`'s, the join's reads of past decisions): reaching the end of a partition
+/// is what they are for, so librdkafka's end-of-partition event is logged at debug level, where
+/// `rdkafka`'s default context logs every such event as an error; other errors are warnings.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReaderContext;
+
+impl ClientContext for ReaderContext {
+    fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
+        forward_log(level, fac, log_message);
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        if is_partition_eof(&error) {
+            debug!(error = %error, reason, "end of partition");
+        } else {
+            warn!(error = %error, reason, "Kafka client error");
+        }
+    }
+}
+
+impl ConsumerContext for ReaderContext {}
+
+/// Whether `error` only says a reader reached the end of a partition.
+pub fn is_partition_eof(error: &KafkaError) -> bool {
+    matches!(error, KafkaError::PartitionEOF(_))
+        || error.rdkafka_error_code() == Some(rdkafka::error::RDKafkaErrorCode::PartitionEOF)
+}
+
 /// librdkafka's log line, as `rdkafka` logs it by default: target `librdkafka`, its level kept.
-fn forward_log(level: RDKafkaLogLevel, fac: &str, message: &str) {
+pub(crate) fn forward_log(level: RDKafkaLogLevel, fac: &str, message: &str) {
     match level {
         RDKafkaLogLevel::Emerg
         | RDKafkaLogLevel::Alert
@@ -325,12 +426,31 @@ fn publish_lag(
 }
 
 impl ConsumerContext for RoleContext {
+    fn pre_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        if let Rebalance::Revoke(_) = rebalance
+            && let Some(hook) = &*self.before_revoke.lock().unwrap_or_else(|e| e.into_inner())
+        {
+            hook();
+        }
+    }
+
     fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         match rebalance {
             Rebalance::Assign(tpl) => {
                 self.health.assigned.store(tpl.count(), Ordering::Relaxed);
                 self.health.broker_up.store(true, Ordering::Relaxed);
                 info!(role = %self.role, partitions = tpl.count(), "partitions assigned");
+                let assigned: Vec<TopicPartition> = tpl
+                    .elements()
+                    .iter()
+                    .map(|e| TopicPartition::new(e.topic(), e.partition()))
+                    .collect();
+                let mut pending = self.assigned.lock().unwrap_or_else(|e| e.into_inner());
+                for tp in assigned {
+                    if !pending.contains(&tp) {
+                        pending.push(tp);
+                    }
+                }
             }
             Rebalance::Revoke(tpl) => {
                 // The eager protocol revokes the whole assignment before the next one.
@@ -341,6 +461,11 @@ impl ConsumerContext for RoleContext {
                     .map(|e| TopicPartition::new(e.topic(), e.partition()))
                     .collect();
                 info!(role = %self.role, partitions = tpl.count(), "partitions revoked");
+                // Assigned and revoked before the role looked: nothing of them is read.
+                self.assigned
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|tp| !revoked.contains(tp));
                 self.revoked
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -433,6 +558,19 @@ mod tests {
         for wanted in ["ssl", "sasl_plain", "sasl_scram", "sasl_oauthbearer"] {
             assert!(features.contains(&wanted), "{wanted} missing: {features:?}");
         }
+    }
+
+    #[test]
+    fn the_end_of_a_partition_is_told_from_a_fault() {
+        use rdkafka::error::RDKafkaErrorCode;
+        // As a reader with `enable.partition.eof` gets it, by both of `rdkafka`'s paths.
+        assert!(is_partition_eof(&KafkaError::PartitionEOF(3)));
+        assert!(is_partition_eof(&KafkaError::Global(
+            RDKafkaErrorCode::PartitionEOF
+        )));
+        assert!(!is_partition_eof(&KafkaError::Global(
+            RDKafkaErrorCode::AllBrokersDown
+        )));
     }
 
     #[test]

@@ -43,6 +43,25 @@ pub use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
 use rdkafka::error::KafkaError;
 
+/// The brokers did not answer within `kafka.connect_timeout_ms`.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "could not reach the Kafka brokers at {bootstrap} within {waited_ms} ms \
+     (kafka.connect_timeout_ms){}",
+    broker_error.as_deref().map(|e| format!("; last error: {e}")).unwrap_or_default()
+)]
+pub struct Unreachable {
+    /// Where the client looked.
+    pub bootstrap: String,
+    /// How long it waited (`kafka.connect_timeout_ms`).
+    pub waited_ms: u64,
+    /// The last error librdkafka reported while trying them (a refused connection, a TLS or
+    /// SASL failure), when it reported one.
+    pub broker_error: Option<String>,
+    #[source]
+    pub source: KafkaError,
+}
+
 /// Faults while setting Kafka up: starting the embedded broker, building clients, reading
 /// metadata, creating topics. Faults of single messages are [`KafkaError`]s from
 /// [`EventProducer::produce`] and [`ConsumeError`]s.
@@ -71,13 +90,8 @@ pub enum KafkaSetupError {
         source: KafkaError,
     },
     /// The cluster's metadata could not be read in time: the brokers are unreachable.
-    #[error("could not read the cluster metadata from {bootstrap}")]
-    Metadata {
-        /// Where the client looked.
-        bootstrap: String,
-        #[source]
-        source: KafkaError,
-    },
+    #[error(transparent)]
+    Metadata(Box<Unreachable>),
     /// The broker refused to create a topic.
     #[error("could not create topic {topic}: {code}")]
     CreateTopic {

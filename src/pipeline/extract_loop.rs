@@ -27,7 +27,9 @@ use crate::events::{
     ExtractionOutcome, MANIFEST_V1, MAX_ARTICLE_ID_BYTES, TraceContext, VERIFY_REQUEST_V1,
     VerifyRequest, content_digest, recover_article_id,
 };
-use crate::extract::{ExtractError, Extraction, LimitExceeded, extract_titled_within};
+use crate::extract::{
+    ExtractError, ExtractLimits, Extraction, LimitExceeded, extract_titled_within,
+};
 use crate::internal_events;
 use crate::kafka::{self, EventHeaders, consume_in_flight, is_message_fault, read_trace_context};
 use crate::metrics::FailingRole;
@@ -349,6 +351,10 @@ async fn read_body(
         internal_events::limit_exceeded(&over);
         return failed(ExtractionFailure::BodyTooLarge, over.to_string());
     }
+    if let Err(over) = check_fields(draft, &limits) {
+        internal_events::limit_exceeded(&over);
+        return failed(ExtractionFailure::LimitExceeded, over.to_string());
+    }
     let format = draft.body_format;
     let extracted = if draft.body.len() <= INLINE_EXTRACT_BYTES {
         std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -393,6 +399,30 @@ async fn read_body(
             (outcome, claims, true)
         }
     }
+}
+
+/// Whether every text field of `draft` but its body is within `extract.max_field_bytes`: the
+/// title is read as a claim, and every field is carried into the board and the pages.
+fn check_fields(draft: &DraftEvent, limits: &ExtractLimits) -> Result<(), LimitExceeded> {
+    let json_len = |value: &serde_json::Value| serde_json::to_vec(value).map_or(0, |v| v.len());
+    for (field, text) in [
+        ("title", draft.title.as_deref()),
+        ("url", draft.url.as_deref()),
+        ("section", draft.section.as_deref()),
+    ] {
+        limits.check_field(field, text.map_or(0, str::len))?;
+    }
+    for author in &draft.authors {
+        limits.check_field("author", author.len())?;
+    }
+    if !draft.metadata.is_empty() {
+        let metadata = serde_json::to_vec(&draft.metadata).map_or(0, |v| v.len());
+        limits.check_field("metadata", metadata)?;
+    }
+    for value in draft.extra.values() {
+        limits.check_field("field of the CMS's own", json_len(value))?;
+    }
+    Ok(())
 }
 
 /// Why a readable draft is dead-lettered all the same; named in the dead letter's headers.
@@ -459,4 +489,58 @@ async fn dead_letter<E: std::fmt::Display + std::fmt::Debug>(
     }
     internal_events::draft_dead_lettered(message, &schema);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn draft(extra: serde_json::Value) -> DraftEvent {
+        let mut event = serde_json::json!({
+            "schema_version": "factgate.draft.v1",
+            "article_id": "a-1",
+            "revision": 1,
+            "published_at": "2026-01-01T00:00:00Z",
+            "body": "Sales rose 4%.",
+            "body_format": "markdown",
+        });
+        if let (Some(event), Some(extra)) = (event.as_object_mut(), extra.as_object()) {
+            event.extend(extra.clone());
+        }
+        DraftEvent::from_json(event.to_string().as_bytes()).expect("a valid draft")
+    }
+
+    #[test]
+    fn every_text_field_of_a_draft_is_under_the_field_cap() {
+        let limits = ExtractLimits {
+            max_field_bytes: 100,
+            ..ExtractLimits::default()
+        };
+        let long = "x".repeat(101);
+        assert!(check_fields(&draft(serde_json::json!({"title": "Sales"})), &limits).is_ok());
+        for (field, extra) in [
+            ("title", serde_json::json!({ "title": long })),
+            ("url", serde_json::json!({ "url": long })),
+            ("section", serde_json::json!({ "section": long })),
+            (
+                "author",
+                serde_json::json!({ "authors": ["A. Writer", long] }),
+            ),
+            (
+                "metadata",
+                serde_json::json!({ "metadata": { "tags": [long] } }),
+            ),
+            (
+                "field of the CMS's own",
+                serde_json::json!({ "cms_notes": long }),
+            ),
+        ] {
+            let err = check_fields(&draft(extra), &limits).expect_err(field);
+            assert!(
+                matches!(err, LimitExceeded::FieldBytes { field: f, limit: 100, .. } if f == field),
+                "{field}: {err:?}"
+            );
+            assert!(err.to_string().contains("extract.max_field_bytes"), "{err}");
+        }
+    }
 }

@@ -16,9 +16,14 @@
 //!
 //! Partitions revoked by a rebalance are dropped from the state before anything else is read
 //! (see [`crate::kafka::RoleContext::take_revoked`]): their articles are decided by the new
-//! owner only.
+//! owner only. Before they go, the decisions already queued are flushed to the broker, inside
+//! the rebalance ([`crate::kafka::RoleContext::before_revoke`]), so the group hands the
+//! partitions on only once those decisions are on the topic. Partitions newly assigned are
+//! read from only once the decisions that may concern what will be read again of them are read
+//! back ([`super::history::read_back`], [`JoinState::on_past_decision`]): a new owner never
+//! decides again what its predecessor decided.
 
-use super::{PipelineError, Role, Services, stopped};
+use super::{PipelineError, Role, Services, StopCause, error_chain, stopped};
 use crate::config::TopicsConfig;
 use crate::decide::revisions::{DEFAULT_HISTORY_BYTES, RevisionHistory};
 use crate::events::{ArticleManifest, ClaimResult, Decision, content_digest, recover_article_id};
@@ -50,6 +55,22 @@ const IDLE: Duration = Duration::from_millis(300);
 /// Batches of decisions queued and not yet acknowledged before the join stops reading, so a
 /// slow broker holds the join back rather than letting the producer's queue grow.
 pub const MAX_UNACKNOWLEDGED: usize = 1024;
+/// The longest the join waits, as its partitions are revoked, for the decisions it queued to be
+/// acknowledged. Past it the rebalance goes on: a decision still unacknowledged then may be
+/// made again by the next owner (the same decision, if every result was read again).
+pub const REVOKE_FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
+/// Attempts at reading back past decisions for new partitions before the join gives up (and
+/// stops, to be restarted) rather than decide without them.
+const READ_BACK_ATTEMPTS: u32 = 3;
+/// How many messages before its committed offset the join starts reading a partition newly
+/// assigned to it. Some Kafka-protocol brokers serve a batch of records only from its first
+/// record (tansu 0.6 answers a fetch from an offset inside a batch with the batches after it),
+/// so a read starting at a committed offset inside a batch would skip the rest of that batch:
+/// an undecided article would never be decided. factgate's producers batch what they send
+/// within `linger.ms` (5 ms), far fewer records than this; the messages read again before the
+/// committed offset belong to articles already decided, which the decisions read back make
+/// replays.
+pub const REWIND_ON_ASSIGN: i64 = 1_000;
 
 /// Decisions queued for the broker: resolves to the offsets they make safe to store.
 type Acknowledged<'a> =
@@ -62,6 +83,10 @@ pub(super) async fn run(
     let config = &services.config;
     let topics = &config.kafka.topics;
     let consumer = kafka::consumer(&config.kafka, &services.bootstrap, "join")?;
+    let producer = services.producer.clone();
+    consumer
+        .context()
+        .before_revoke(Box::new(move || flush_before_handover(&producer)));
     consumer.subscribe(&[topics.manifests.as_str(), topics.verified.as_str()])?;
     services
         .readiness
@@ -79,6 +104,9 @@ pub(super) async fn run(
     let mut caught_up = false;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut stop_signal = stop.clone();
+    // Where each partition newly assigned is to be read from, until its first message comes.
+    let mut rewinds: HashMap<TopicPartition, i64> = HashMap::new();
     let stop = stopped(stop);
     tokio::pin!(stop);
     let mut paused = Paused::default();
@@ -97,7 +125,7 @@ pub(super) async fn run(
                 Ok(marks) => {
                     // A rebalance may have run in a `recv` that returned an error: what it
                     // revoked is dropped before anything is stored.
-                    drop_revoked(&consumer, &mut state, &mut consumed, &mut stored);
+                    drop_revoked(&consumer, &mut state, &mut consumed, &mut stored, &mut rewinds);
                     stored.store(&consumer, &marks);
                 }
                 Err(err) => break Err(PipelineError::Client(err)),
@@ -107,7 +135,7 @@ pub(super) async fn run(
                 if !caught_up && started.elapsed() < TICK_HOLDOFF {
                     continue;
                 }
-                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored);
+                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored, &mut rewinds);
                 let decisions = state.on_tick_traced(Utc::now());
                 note_in_flight(&state);
                 if decisions.is_empty() {
@@ -134,20 +162,42 @@ pub(super) async fn run(
                     }
                 };
                 // A revocation runs inside `recv`: drop what the join no longer owns before
-                // taking anything of the new assignment.
-                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored);
+                // taking anything of the new assignment, and read back what was decided of it.
+                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored, &mut rewinds);
+                let assigned = consumer.context().take_assigned();
+                if !assigned.is_empty() {
+                    match read_back_decided(&services, &mut rewinds, &mut state, &mut history, assigned, &mut stop_signal).await {
+                        Ok(true) => {}
+                        // Asked to stop meanwhile: nothing of the new partitions is taken.
+                        Ok(false) => break Ok(()),
+                        Err(err) => break Err(err),
+                    }
+                }
                 let tp = TopicPartition {
                     topic: message.topic().to_owned(),
                     partition: message.partition(),
                 };
                 let offset = message.offset();
+                // The first message of a new partition: its reading moves back
+                // [`REWIND_ON_ASSIGN`] messages, and this one comes again.
+                if let Some(start) = rewinds.remove(&tp)
+                    && offset > start
+                {
+                    match consumer.seek(&tp.topic, tp.partition, rdkafka::Offset::Offset(start), Duration::ZERO) {
+                        Ok(()) => continue,
+                        Err(err) => warn!(error = %err, topic = %tp.topic, partition = tp.partition, "cannot rewind the partition; it is read from its committed offset"),
+                    }
+                }
                 let payload = message.payload().unwrap_or_default();
                 // The article's trace, set at extract: the join keeps it with the article.
                 let trace = read_trace_context(&message);
                 let now = Utc::now();
                 let decisions = if tp.topic == topics.manifests {
                     match serde_json::from_slice::<ArticleManifest>(payload) {
-                        Ok(manifest) => state.on_manifest_traced(&tp, offset, manifest, trace, now),
+                        Ok(manifest) => {
+                            tracing::debug!(article_id = %manifest.article_id, revision = manifest.revision, partition = tp.partition, offset, "manifest read");
+                            state.on_manifest_traced(&tp, offset, manifest, trace, now)
+                        }
                         Err(err) => match recover_article_id(payload) {
                             // Fail closed: its draft would otherwise never be decided.
                             Some(id) => {
@@ -162,7 +212,10 @@ pub(super) async fn run(
                     }
                 } else {
                     match serde_json::from_slice::<ClaimResult>(payload) {
-                        Ok(result) => state.on_result_traced(&tp, offset, result, trace, now),
+                        Ok(result) => {
+                            tracing::debug!(article_id = %result.article_id, revision = result.revision, partition = tp.partition, offset, "result read");
+                            state.on_result_traced(&tp, offset, result, trace, now)
+                        }
                         Err(err) => {
                             crate::internal_events::join_result_unreadable(&err, &tp.topic, tp.partition, offset);
                             Vec::new()
@@ -283,17 +336,107 @@ fn drop_revoked(
     state: &mut JoinState,
     consumed: &mut HashMap<TopicPartition, i64>,
     stored: &mut StoredMarks,
+    rewinds: &mut HashMap<TopicPartition, i64>,
 ) {
     for tp in consumer.context().take_revoked() {
         let dropped = state.revoke(&tp);
         consumed.remove(&tp);
         stored.forget(&tp);
+        rewinds.remove(&tp);
         info!(
             topic = %tp.topic,
             partition = tp.partition,
             articles_dropped = dropped,
             "partition revoked: its undecided articles are left to its new owner"
         );
+    }
+}
+
+/// Flushes the producer as partitions are revoked, inside the rebalance: the decisions already
+/// queued reach the topic before the next owner reads it back. The rebalance callback runs on
+/// the thread polling the consumer, an async worker: the wait is handed to tokio
+/// (`block_in_place`) so the worker's other tasks move on.
+fn flush_before_handover(producer: &kafka::EventProducer) {
+    use rdkafka::producer::Producer;
+    let flush = || producer.inner().flush(REVOKE_FLUSH_TIMEOUT);
+    let flushed = match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(flush)
+        }
+        _ => flush(),
+    };
+    if let Err(err) = flushed {
+        warn!(error = %err, timeout_s = REVOKE_FLUSH_TIMEOUT.as_secs(), "decisions still unacknowledged as partitions were revoked; their next owner may make them again");
+    }
+}
+
+/// Reads back the decisions that may concern what the join will read again of the partitions
+/// just `assigned`, into the state (and the revision history), before any message of them is
+/// taken. Retried a few times; if it cannot be done the join stops rather than decide blind.
+/// `Ok(false)` when `stop` was raised first.
+async fn read_back_decided(
+    services: &Arc<Services>,
+    rewinds: &mut HashMap<TopicPartition, i64>,
+    state: &mut JoinState,
+    history: &mut RevisionHistory,
+    assigned: Vec<TopicPartition>,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<bool, PipelineError> {
+    let started = tokio::time::Instant::now();
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let reader = Arc::clone(services);
+        let partitions = assigned.clone();
+        let reading = tokio::task::spawn_blocking(move || {
+            let kafka = &reader.config.kafka;
+            super::history::read_back(
+                kafka,
+                &reader.bootstrap,
+                &kafka::group_id(kafka, "join"),
+                &partitions,
+                &kafka.topics.decisions,
+                REWIND_ON_ASSIGN,
+            )
+        });
+        // The read is left to end on its own thread when the role stops.
+        let read = tokio::select! {
+            read = reading => read,
+            _ = stop.wait_for(|s| *s) => return Ok(false),
+        };
+        let failure = match read {
+            Ok(Ok(read)) => {
+                let taken = read
+                    .decisions
+                    .iter()
+                    .filter(|d| {
+                        history.record(d);
+                        state.on_past_decision(d)
+                    })
+                    .count();
+                rewinds.extend(read.starts);
+                info!(
+                    partitions = assigned.len(),
+                    decisions = taken,
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "past decisions read back for the partitions assigned"
+                );
+                return Ok(true);
+            }
+            Ok(Err(err)) => error_chain(&err),
+            Err(join_error) => join_error.to_string(),
+        };
+        if attempt >= READ_BACK_ATTEMPTS {
+            return Err(PipelineError::Role {
+                role: Role::Join,
+                source: StopCause::ReadBack(failure),
+            });
+        }
+        warn!(error = %failure, attempt, "past decisions could not be read back; trying again");
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = stop.wait_for(|s| *s) => return Ok(false),
+        }
     }
 }
 
@@ -430,6 +573,7 @@ impl StoredMarks {
             }
             match store_next_offset(consumer, &tp.topic, tp.partition, *offset) {
                 Ok(()) => {
+                    tracing::debug!(topic = %tp.topic, partition = tp.partition, offset, "offset stored");
                     self.0.insert(tp.clone(), *offset);
                 }
                 Err(err) => {

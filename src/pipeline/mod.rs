@@ -54,6 +54,9 @@ pub const BOARD_CAPACITY: usize = 100_000;
 
 /// How long a consumer's fetch may wait for records on the embedded broker.
 pub const EMBEDDED_FETCH_WAIT_MS: u32 = 5;
+/// The consumers' session timeout on the embedded broker, which holds a group rebalancing this
+/// long less a second whenever a member joins or leaves.
+pub const EMBEDDED_SESSION_TIMEOUT_MS: u32 = 3_000;
 /// The producer's compression on the embedded broker, whose topics live in factgate's memory.
 pub const EMBEDDED_COMPRESSION: &str = "lz4";
 
@@ -149,6 +152,10 @@ pub enum StopCause {
     /// rather than lose the message.
     #[error("no free check slot")]
     NoCheckSlot,
+    /// The join could not read back the decisions already made for partitions just assigned to
+    /// it; it stops rather than risk deciding a revision a second time.
+    #[error("the decisions already made could not be read back: {0}")]
+    ReadBack(String),
 }
 
 impl From<kafka::ConsumeError<rdkafka::error::KafkaError>> for StopCause {
@@ -383,10 +390,12 @@ pub async fn connect(config: &Config) -> Result<(String, Option<EmbeddedBroker>)
 }
 
 /// Runs `roles` (and the board that answers HTTP) until `shutdown` resolves or a role fails.
-/// The HTTP endpoint is served when `serve_http` is set.
+/// The HTTP endpoint is served when `serve_http` is set, from the start: while the brokers are
+/// being reached `/healthz` answers and `/readyz` says what is missing.
 ///
 /// # Errors
-/// The first fault that stopped a role, or a setup fault.
+/// The first fault that stopped a role, or a setup fault: brokers that do not answer within
+/// `kafka.connect_timeout_ms` fail start-up with their last error.
 pub async fn run(
     mut config: Config,
     roles: &[Role],
@@ -394,7 +403,60 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send,
     on_started: impl FnOnce(&Running),
 ) -> Result<(), PipelineError> {
-    let (bootstrap, embedded) = connect(&config).await?;
+    tokio::pin!(shutdown);
+    let readiness = Arc::new(Readiness::default());
+    let roles: BTreeSet<Role> = roles.iter().copied().collect();
+    for role in &roles {
+        readiness.expect_role(role.as_str());
+    }
+    let board = DecisionBoard::with_body_budget(BOARD_CAPACITY, config.http.page_body_bytes)
+        .with_decision_budget(config.http.decision_bytes)
+        .with_extract_limits(config.extract.limits());
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut tasks = tokio::task::JoinSet::new();
+    if serve_http {
+        let listener = tokio::net::TcpListener::bind(config.http.listen)
+            .await
+            .map_err(PipelineError::Http)?;
+        info!(listen = %config.http.listen, "HTTP endpoint listening");
+        let router = crate::http::router(board.clone(), Arc::clone(&readiness));
+        let mut stop = stop_rx.clone();
+        let http = config.http.clone();
+        tasks.spawn(async move {
+            let served = crate::http::serve(listener, router, &http, async move {
+                let _ = stop.wait_for(|s| *s).await;
+            })
+            .await;
+            ("http".to_owned(), served.map_err(PipelineError::Http))
+        });
+    }
+
+    match &config.kafka.bootstrap_servers {
+        Some(servers) => info!(
+            bootstrap_servers = %servers,
+            timeout_ms = config.kafka.connect_timeout_ms,
+            "connecting to Kafka"
+        ),
+        None => info!("starting the embedded Kafka broker"),
+    }
+    let connected = tokio::select! {
+        () = &mut shutdown => None,
+        connected = connect(&config) => Some(connected),
+    };
+    let (bootstrap, embedded) = match connected {
+        Some(Ok(connected)) => connected,
+        Some(Err(err)) => {
+            let _ = stop_tx.send(true);
+            while tasks.join_next().await.is_some() {}
+            return Err(err);
+        }
+        None => {
+            info!("shutting down before the brokers answered");
+            let _ = stop_tx.send(true);
+            while tasks.join_next().await.is_some() {}
+            return Ok(());
+        }
+    };
     let mut producer_kafka = config.kafka.clone();
     if embedded.is_some() {
         // The embedded broker keeps every topic in this process's memory: records compressed by
@@ -414,17 +476,17 @@ pub async fn run(
             .properties
             .entry("fetch.wait.max.ms".to_owned())
             .or_insert_with(|| EMBEDDED_FETCH_WAIT_MS.to_string());
+        // The embedded broker holds a group rebalancing for the session timeout less a second
+        // whenever a member joins or leaves (a real broker waits only for the members to
+        // rejoin): a short one keeps partitions owned.
+        config
+            .kafka
+            .properties
+            .entry("session.timeout.ms".to_owned())
+            .or_insert_with(|| EMBEDDED_SESSION_TIMEOUT_MS.to_string());
     }
     let producer = EventProducer::new(&producer_kafka, &bootstrap)?;
-    let readiness = Arc::new(Readiness::default());
     readiness.set_broker_reachable(true);
-    let board = DecisionBoard::with_body_budget(BOARD_CAPACITY, config.http.page_body_bytes)
-        .with_decision_budget(config.http.decision_bytes)
-        .with_extract_limits(config.extract.limits());
-    let roles: BTreeSet<Role> = roles.iter().copied().collect();
-    for role in &roles {
-        readiness.expect_role(role.as_str());
-    }
     let services = Arc::new(Services {
         config,
         bootstrap: bootstrap.clone(),
@@ -445,8 +507,6 @@ pub async fn run(
     };
     on_started(&running);
 
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let mut tasks = tokio::task::JoinSet::new();
     for role in &roles {
         let services = Arc::clone(&services);
         let stop = stop_rx.clone();
@@ -469,26 +529,10 @@ pub async fn run(
         let stop = stop_rx.clone();
         tasks.spawn(async move { ("board".to_owned(), board::run(services, stop).await) });
     }
-    if serve_http {
-        let listener = tokio::net::TcpListener::bind(services.config.http.listen)
-            .await
-            .map_err(PipelineError::Http)?;
-        info!(listen = %services.config.http.listen, "HTTP endpoint listening");
-        let router = crate::http::router(services.board.clone(), Arc::clone(&readiness));
-        let mut stop = stop_rx.clone();
-        let http = services.config.http.clone();
-        tasks.spawn(async move {
-            let served = crate::http::serve(listener, router, &http, async move {
-                let _ = stop.wait_for(|s| *s).await;
-            })
-            .await;
-            ("http".to_owned(), served.map_err(PipelineError::Http))
-        });
-    }
 
     let mut first_error = None;
     tokio::select! {
-        () = shutdown => info!("shutting down: in-flight work is abandoned and done again on restart"),
+        () = &mut shutdown => info!("shutting down: in-flight work is abandoned and done again on restart"),
         Some(joined) = tasks.join_next() => {
             first_error = task_error(joined);
         }

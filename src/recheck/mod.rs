@@ -48,8 +48,6 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use rdkafka::message::Message;
-use rdkafka::producer::FutureRecord;
-use rdkafka::util::Timeout;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
@@ -412,17 +410,17 @@ async fn establish_scope(
     scope.end_offsets = ends;
     // A scope record is small and always serializes.
     let payload = serde_json::to_vec(&scope).expect("a run scope serializes");
-    let headers = EventHeaders::new(RECHECK_RUN_V1, None).to_kafka();
-    let record = FutureRecord::to(&config.kafka.topics.recheck_runs)
-        .partition(0)
-        .key(&options.run_id)
-        .payload(&payload)
-        .headers(headers);
+    let headers = EventHeaders::new(RECHECK_RUN_V1, None);
     producer
-        .inner()
-        .send(record, Timeout::Never)
+        .produce_to_partition(
+            &config.kafka.topics.recheck_runs,
+            0,
+            &options.run_id,
+            &payload,
+            &headers,
+        )
         .await
-        .map_err(|(err, _)| RecheckError::Client(err))?;
+        .map_err(RecheckError::Client)?;
     let recorded = recorded_scope(config, bootstrap, &options.run_id)
         .await?
         .ok_or_else(|| RecheckError::BadScope {

@@ -13,7 +13,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use super::RecheckError;
 use crate::config::KafkaConfig;
 use crate::events::DraftPosition;
-use crate::kafka::client::{base_config, redact_config_error};
+use crate::kafka::client::{ReaderContext, base_config, redact_config_error};
 
 /// How long metadata and watermark requests may take.
 const ADMIN_WAIT: Duration = Duration::from_secs(30);
@@ -51,8 +51,8 @@ pub async fn watermarks(
     bootstrap: &str,
     topic: &str,
 ) -> Result<Option<BTreeMap<i32, (i64, i64)>>, RecheckError> {
-    let consumer: BaseConsumer = reader_config(config, bootstrap)
-        .create()
+    let consumer: BaseConsumer<ReaderContext> = reader_config(config, bootstrap)
+        .create_with_context(ReaderContext)
         .map_err(client_error)?;
     let topic = topic.to_owned();
     tokio::task::spawn_blocking(move || {
@@ -114,8 +114,8 @@ where
     S: Send + 'static,
     F: FnMut(&mut S, Record<'_>) + Send + 'static,
 {
-    let consumer: BaseConsumer = reader_config(config, bootstrap)
-        .create()
+    let consumer: BaseConsumer<ReaderContext> = reader_config(config, bootstrap)
+        .create_with_context(ReaderContext)
         .map_err(client_error)?;
     let topic = topic.to_owned();
     let mut ends = ends.clone();
@@ -226,9 +226,9 @@ pub fn tail_from_start(
     bootstrap: &str,
     topic: &str,
     partitions: impl IntoIterator<Item = i32>,
-) -> Result<StreamConsumer, RecheckError> {
-    let consumer: StreamConsumer = reader_config(config, bootstrap)
-        .create()
+) -> Result<StreamConsumer<ReaderContext>, RecheckError> {
+    let consumer: StreamConsumer<ReaderContext> = reader_config(config, bootstrap)
+        .create_with_context(ReaderContext)
         .map_err(client_error)?;
     let mut list = TopicPartitionList::new();
     for partition in partitions {

@@ -94,7 +94,7 @@ impl Verifier {
                         furniture: &page.furniture,
                     }))
                 });
-                let judgment = judge_page(claim, &index, &page.final_url, &self.judge);
+                let judgment = self.judge_off_runtime(claim, &index, &page.final_url).await;
                 // A refuted claim stays refuted whatever the panel says: it is not asked.
                 let quorum = match &self.llm {
                     Some(llm) if judgment.verdict != Verdict::Refuted => {
@@ -122,6 +122,33 @@ impl Verifier {
         }
         result.judged_at = Utc::now();
         result
+    }
+}
+
+impl Verifier {
+    /// [`judge_page`] on the bounded pool ([`crate::parse_pool`]): judging is CPU work whose time
+    /// grows with the claim and the page, and on the async threads one long judgment would stall
+    /// every other check, the consumers and the HTTP probes.
+    async fn judge_off_runtime(
+        &self,
+        claim: &Claim,
+        index: &Arc<PageIndex>,
+        url: &str,
+    ) -> Judgment {
+        let (claim, index, url, settings) = (
+            claim.clone(),
+            Arc::clone(index),
+            url.to_owned(),
+            self.judge.clone(),
+        );
+        match crate::parse_pool::run_bounded(move |_| judge_page(&claim, &index, &url, &settings))
+            .await
+        {
+            Ok(judgment) => judgment,
+            // Only a panic in the judge (or a runtime shutting down) gets here: the check fails
+            // as a panic in it always did, and the verify role answers it with a block.
+            Err(err) => panic!("judging the claim failed: {err}"),
+        }
     }
 }
 

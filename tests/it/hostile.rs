@@ -423,7 +423,6 @@ async fn a_key_that_is_not_utf8_is_dead_lettered_byte_for_byte() {
     use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
     use factgate::pipeline::Role;
     use rdkafka::Message;
-    use rdkafka::producer::FutureRecord;
     let broker: &'static EmbeddedBroker = Box::leak(Box::new(
         EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
     ));
@@ -432,14 +431,15 @@ async fn a_key_that_is_not_utf8_is_dead_lettered_byte_for_byte() {
     let dead_letters = outside_reader(&config, &config.kafka.topics.dead_letter, "ops");
     let cms = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
     let key: &[u8] = &[0xff, 0xfe, 0x00, b'a', 0xc3, 0x28];
-    let record = FutureRecord::to(&config.kafka.topics.drafts)
-        .key(key)
-        .payload(&b"not json at all"[..])
-        .headers(EventHeaders::new(factgate::events::DRAFT_V1, None).to_kafka());
-    cms.inner()
-        .send(record, Duration::from_secs(60))
-        .await
-        .expect("delivered");
+    let headers = EventHeaders::new(factgate::events::DRAFT_V1, None);
+    cms.produce(
+        &config.kafka.topics.drafts,
+        key,
+        &b"not json at all"[..],
+        &headers,
+    )
+    .await
+    .expect("delivered");
     let letter = timeout(Duration::from_secs(60), dead_letters.recv())
         .await
         .expect("a dead letter within a minute")

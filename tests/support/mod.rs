@@ -7,5 +7,6 @@ pub mod cases;
 pub mod llm;
 pub mod origin;
 pub mod pipeline;
+pub mod process;
 pub mod schema;
 pub mod tansu;

@@ -34,3 +34,31 @@ pub fn tansu_binary() -> PathBuf {
             )
         })
 }
+
+/// Starts tansu (in-memory storage) on a free loopback port it also advertises, with its logs in
+/// `dir`, and waits until it accepts connections; returns it with its port.
+pub async fn start_broker(dir: &std::path::Path) -> (super::process::Guarded, u16) {
+    let port = super::pipeline::free_port();
+    let url = format!("tcp://127.0.0.1:{port}");
+    let mut broker = super::process::Guarded::spawn(
+        "tansu",
+        tokio::process::Command::new(tansu_binary())
+            .args(["broker", "--cluster-id", "factgate-it"])
+            .args(["--listener-url", &url, "--advertised-listener-url", &url])
+            .args(["--storage-engine", "memory://tansu/"]),
+        dir,
+    );
+    let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        broker.assert_running();
+        assert!(
+            tokio::time::Instant::now() < until,
+            "tansu did not accept connections on 127.0.0.1:{port} within 30 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    (broker, port)
+}

@@ -1,10 +1,15 @@
 //! Per-article limits: the work one draft may cost is bounded before the costly step, and an
 //! article over a limit is refused whole (never checked in part), with the limit named.
 //!
-//! In order: the body's size (before anything is read), its nesting depth (a linear scan before
-//! any tree is built; see [`crate::text::markup`]), its links and citation markers (once parsed, before
-//! claims are looked for), then its claims and the checks they ask for (counted as they are
-//! found, so extraction stops at the first one over).
+//! In order: the body's size and the title's (before anything is read), the body's nesting depth
+//! (a linear scan before any tree is built; see [`crate::text::markup`]), its links and citation
+//! markers (once parsed, before claims are looked for), then each sentence's words (before it is
+//! read for figures and cues), each claim's figures, and the claims and the checks they ask for
+//! (counted as they are found, so extraction stops at the first one over).
+//!
+//! The per-claim caps bound what one claim costs downstream: judging compares each of a claim's
+//! figures and words with the passages of its page, so a claim of thousands of figures, inside
+//! the body's size cap, cost minutes of a core where a real one costs milliseconds.
 
 use crate::model::BodyFormat;
 use crate::text::markup;
@@ -19,6 +24,15 @@ pub const DEFAULT_MAX_LINKS_PER_ARTICLE: usize = 1_000;
 pub const DEFAULT_MAX_CHECKS_PER_ARTICLE: usize = 1_000;
 /// Default cap on how deep a draft's markup nests (HTML elements, Markdown quotes and lists).
 pub const DEFAULT_EXTRACT_MAX_NESTING_DEPTH: usize = 256;
+/// Default cap on the figures one claim states. A real sentence states a handful; a table
+/// flattened into one sentence a few dozen.
+pub const DEFAULT_MAX_FIGURES_PER_CLAIM: usize = 100;
+/// Default cap on the words of one sentence read as a possible claim. Long legal or scientific
+/// sentences run to a couple of hundred words.
+pub const DEFAULT_MAX_WORDS_PER_CLAIM: usize = 1_000;
+/// Default cap on each text field of a draft other than its body: the title, the URL, the
+/// section, each author, the metadata (as JSON) and any field of the CMS's own (64 KiB).
+pub const DEFAULT_MAX_FIELD_BYTES: u64 = 64 * 1024;
 
 /// The limits of one article; see `[extract]` in `config/factgate.toml` for each key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +47,12 @@ pub struct ExtractLimits {
     pub max_checks: usize,
     /// `extract.max_nesting_depth`.
     pub max_nesting_depth: usize,
+    /// `extract.max_figures_per_claim`.
+    pub max_figures_per_claim: usize,
+    /// `extract.max_words_per_claim`.
+    pub max_words_per_claim: usize,
+    /// `extract.max_field_bytes`: the title here; the draft's other fields where it is read.
+    pub max_field_bytes: u64,
 }
 
 impl Default for ExtractLimits {
@@ -44,6 +64,9 @@ impl Default for ExtractLimits {
             max_links: DEFAULT_MAX_LINKS_PER_ARTICLE,
             max_checks: DEFAULT_MAX_CHECKS_PER_ARTICLE,
             max_nesting_depth: DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
+            max_figures_per_claim: DEFAULT_MAX_FIGURES_PER_CLAIM,
+            max_words_per_claim: DEFAULT_MAX_WORDS_PER_CLAIM,
+            max_field_bytes: DEFAULT_MAX_FIELD_BYTES,
         }
     }
 }
@@ -57,7 +80,26 @@ impl ExtractLimits {
         max_links: usize::MAX,
         max_checks: usize::MAX,
         max_nesting_depth: usize::MAX,
+        max_figures_per_claim: usize::MAX,
+        max_words_per_claim: usize::MAX,
+        max_field_bytes: u64::MAX,
     };
+
+    /// Whether a draft field of `bytes` bytes (named `field` in the error) is within
+    /// `extract.max_field_bytes`.
+    ///
+    /// # Errors
+    /// [`LimitExceeded::FieldBytes`] naming the field and the key.
+    pub fn check_field(&self, field: &'static str, bytes: usize) -> Result<(), LimitExceeded> {
+        if bytes as u64 > self.max_field_bytes {
+            return Err(LimitExceeded::FieldBytes {
+                field,
+                bytes,
+                limit: self.max_field_bytes,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Which limit an article went over, with its figures; the message names the configuration key.
@@ -77,18 +119,47 @@ pub enum LimitExceeded {
         "the article's claims ask for more than extract.max_checks_per_article ({limit}) checks of cited sources"
     )]
     Checks { limit: usize },
+    #[error(
+        "the draft's {field} is larger than extract.max_field_bytes ({limit} bytes; it has {bytes})"
+    )]
+    FieldBytes {
+        /// `title`, `section`, `metadata`…
+        field: &'static str,
+        bytes: usize,
+        limit: u64,
+    },
+    #[error(
+        "a sentence (paragraph {paragraph}) has more than extract.max_words_per_claim ({limit}) words ({count} found)"
+    )]
+    ClaimWords {
+        paragraph: usize,
+        count: usize,
+        limit: usize,
+    },
+    #[error(
+        "a claim (paragraph {paragraph}) states more than extract.max_figures_per_claim ({limit}) figures ({count} found)"
+    )]
+    ClaimFigures {
+        paragraph: usize,
+        count: usize,
+        limit: usize,
+    },
 }
 
-/// The checks that need no parse: size, then nesting depth.
+/// The checks that need no parse: the body's size and the title's, then nesting depth.
 pub(super) fn check_before_parse(
     body: &str,
     format: BodyFormat,
+    title: Option<&str>,
     limits: &ExtractLimits,
 ) -> Result<(), LimitExceeded> {
     if body.len() as u64 > limits.max_body_bytes {
         return Err(LimitExceeded::BodyBytes {
             limit: limits.max_body_bytes,
         });
+    }
+    if let Some(title) = title {
+        limits.check_field("title", title.len())?;
     }
     let depth = match format {
         BodyFormat::Html => markup::check_html_depth(body, limits.max_nesting_depth),
@@ -116,6 +187,35 @@ impl<'a> Budget<'a> {
             return Err(LimitExceeded::Links {
                 count: links,
                 limit: self.limits.max_links,
+            });
+        }
+        Ok(())
+    }
+
+    /// A sentence of paragraph `paragraph` is about to be read for figures and cues: its words
+    /// are counted first (a linear scan), so an endless sentence is refused before the reading
+    /// whose cost grows with it.
+    pub(super) fn sentence(&self, paragraph: usize, text: &str) -> Result<(), LimitExceeded> {
+        let limit = self.limits.max_words_per_claim;
+        let count = text.split_whitespace().count();
+        if count > limit {
+            return Err(LimitExceeded::ClaimWords {
+                paragraph,
+                count,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// A claim of paragraph `paragraph` states `figures` figures.
+    pub(super) fn figures(&self, paragraph: usize, figures: usize) -> Result<(), LimitExceeded> {
+        let limit = self.limits.max_figures_per_claim;
+        if figures > limit {
+            return Err(LimitExceeded::ClaimFigures {
+                paragraph,
+                count: figures,
+                limit,
             });
         }
         Ok(())

@@ -53,7 +53,8 @@ pub use view::{ViewBlock, ViewKind, article_view};
 
 pub use limits::{
     DEFAULT_EXTRACT_MAX_BODY_BYTES, DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
-    DEFAULT_MAX_CHECKS_PER_ARTICLE, DEFAULT_MAX_CLAIMS_PER_ARTICLE, DEFAULT_MAX_LINKS_PER_ARTICLE,
+    DEFAULT_MAX_CHECKS_PER_ARTICLE, DEFAULT_MAX_CLAIMS_PER_ARTICLE, DEFAULT_MAX_FIELD_BYTES,
+    DEFAULT_MAX_FIGURES_PER_CLAIM, DEFAULT_MAX_LINKS_PER_ARTICLE, DEFAULT_MAX_WORDS_PER_CLAIM,
     ExtractLimits, LimitExceeded,
 };
 
@@ -161,7 +162,7 @@ pub fn extract_titled_within(
     title: Option<&str>,
     limits: &ExtractLimits,
 ) -> Result<Extraction, ExtractError> {
-    limits::check_before_parse(body, format, limits)?;
+    limits::check_before_parse(body, format, title, limits)?;
     extract_limited(body, format, title, &detect::analyze, limits)
 }
 
@@ -176,7 +177,7 @@ pub fn within_parse_limits(
     format: BodyFormat,
     limits: &ExtractLimits,
 ) -> Result<(), LimitExceeded> {
-    limits::check_before_parse(body, format, limits)
+    limits::check_before_parse(body, format, None, limits)
 }
 
 /// A cited sentence, as a heading, title or alt text that restates it may borrow its citations.
@@ -499,6 +500,8 @@ fn extract_limited(
                     citations: citations.clone(),
                 });
             }
+            budget.sentence(index, &text)?;
+            budget.figures(index, features.figures.len())?;
             budget.claim(out.claims.len() + 1, citations.len())?;
             out.claims.push(Claim {
                 id: claim_id(&text, index, i),
@@ -533,6 +536,8 @@ fn extract_limited(
             restated += 1;
             // A title, heading or alt text that makes a claim was read as a sentence too.
             out.sentences += 1;
+            budget.sentence(claim.location.paragraph, &claim.text)?;
+            budget.figures(claim.location.paragraph, claim.figures.len())?;
             budget.claim(body_claims + restated, claim.citations.len())?;
             for c in &claim.citations {
                 if listed.insert(c.url.clone()) {

@@ -319,3 +319,89 @@ fn the_whole_of_a_long_article_is_read() {
         "The very last claim is 99.5% accurate [1]."
     );
 }
+
+/// A claim stating `n` figures, citing a source.
+fn claim_with_figures(n: usize) -> String {
+    let figures: Vec<String> = (0..n).map(|k| format!("{}.{}%", k % 90, k % 10)).collect();
+    format!(
+        "Revenue rose by {} [the report](https://example.com/r).",
+        figures.join(", then ")
+    )
+}
+
+#[test]
+fn a_claim_over_the_figure_cap_blocks_the_article_naming_the_key() {
+    let limits = ExtractLimits::default();
+    let at_cap = claim_with_figures(limits.max_figures_per_claim);
+    let x = extract_within(&at_cap, BodyFormat::Markdown, &limits).expect("at the cap");
+    assert_eq!(x.claims[0].figures.len(), limits.max_figures_per_claim);
+
+    let over = format!(
+        "Prices rose 4% [a](https://example.com/a).\n\n{}",
+        claim_with_figures(limits.max_figures_per_claim + 1)
+    );
+    let err = extract_within(&over, BodyFormat::Markdown, &limits).expect_err("over the cap");
+    assert_eq!(
+        err,
+        ExtractError::Limit(LimitExceeded::ClaimFigures {
+            paragraph: 1,
+            count: limits.max_figures_per_claim + 1,
+            limit: limits.max_figures_per_claim,
+        })
+    );
+    assert!(
+        err.to_string().contains("extract.max_figures_per_claim"),
+        "{err}"
+    );
+    // Unlimited extraction (tests, benches) still reads it.
+    assert!(extract(&over, BodyFormat::Markdown).is_ok());
+}
+
+#[test]
+fn a_sentence_over_the_word_cap_blocks_the_article_naming_the_key() {
+    let limits = ExtractLimits {
+        max_words_per_claim: 50,
+        ..ExtractLimits::default()
+    };
+    let sentence = |words: usize| {
+        format!(
+            "Sales rose 4% {} [the report](https://example.com/r).",
+            "across every region ".repeat(words / 3)
+        )
+    };
+    assert!(extract_within(&sentence(40), BodyFormat::Markdown, &limits).is_ok());
+    let err = extract_within(&sentence(60), BodyFormat::Markdown, &limits).expect_err("too long");
+    assert!(
+        matches!(
+            err,
+            ExtractError::Limit(LimitExceeded::ClaimWords { limit: 50, .. })
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("extract.max_words_per_claim"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_title_over_the_field_cap_is_refused_before_the_body_is_read() {
+    let limits = ExtractLimits {
+        max_field_bytes: 64,
+        ..ExtractLimits::default()
+    };
+    let body = "Sales rose 4% [the report](https://example.com/r).";
+    let title = "A title ".repeat(20);
+    assert!(extract_titled_within(body, BodyFormat::Markdown, Some("Sales rose"), &limits).is_ok());
+    let err = extract_titled_within(body, BodyFormat::Markdown, Some(&title), &limits)
+        .expect_err("the title is too long");
+    assert_eq!(
+        err,
+        ExtractError::Limit(LimitExceeded::FieldBytes {
+            field: "title",
+            bytes: title.len(),
+            limit: 64,
+        })
+    );
+    assert!(err.to_string().contains("extract.max_field_bytes"), "{err}");
+}

@@ -193,6 +193,23 @@ impl DecidedMemory {
         gone.len()
     }
 
+    /// Forgets the articles known only from decisions read back
+    /// ([`super::JoinState::on_past_decision`]), whose partition is not known: they are read
+    /// back again at the next assignment, for the partitions it brings.
+    pub(crate) fn forget_unplaced(&mut self) -> usize {
+        let gone: Vec<(String, u64)> = self
+            .articles
+            .iter()
+            .filter(|(_, r)| r.partition.is_none())
+            .map(|(id, r)| (id.clone(), r.seq))
+            .collect();
+        for (id, seq) in &gone {
+            self.articles.remove(id);
+            self.order.remove(seq);
+        }
+        gone.len()
+    }
+
     /// Articles remembered.
     pub(crate) fn len(&self) -> usize {
         self.articles.len()

@@ -66,6 +66,13 @@
 //!   instance: their two topics (they must differ) are keyed by article and co-partitioned. When
 //!   a partition is revoked, [`JoinState::revoke`] drops what it held (and what was decided
 //!   there); its new owner reads it again from the committed offset.
+//! - **A new owner.** The committed offsets of the manifests and the results partitions move
+//!   apart (each never passes the earliest undecided article's messages on its own topic), so a
+//!   new owner, after a rebalance or a crash, may read again the manifest of an article already
+//!   decided without its results. Before it reads anything of a partition newly assigned, the
+//!   caller feeds it every decision of the decisions topic that may concern what it will read
+//!   again ([`JoinState::on_past_decision`]): those revisions are then replays, and no revision
+//!   is ever decided a second time with another outcome under the same decision id.
 
 mod article;
 mod decided;
@@ -694,6 +701,51 @@ impl JoinState {
         })
     }
 
+    /// Takes a decision read back from the decisions topic, made by this instance or another
+    /// (the article's previous owner, before a rebalance or a crash): its revision counts as
+    /// decided on that content and publication, as if this state had made it. Feed every
+    /// decision that may concern a message about to be read again, before reading it: a
+    /// manifest or result read again then changes nothing, and a revision is never decided a
+    /// second time with another outcome under the same decision id. A pending article the
+    /// decision answers is dropped without a decision of its own. Decisions of re-check runs
+    /// and without a revision are ignored. Returns whether the decision was taken.
+    pub fn on_past_decision(&mut self, decision: &Decision) -> bool {
+        let Some(revision) = decision.revision else {
+            return false;
+        };
+        if decision.run_id.is_some() {
+            return false;
+        }
+        let id = decision.article_id.as_str();
+        let digest = decision.content_digest.clone().unwrap_or_default();
+        if let Some(article) = self.pending.get(id)
+            && article.revision() <= revision
+        {
+            // Decided elsewhere: this revision, or an older one a newer decision supersedes.
+            if let Some(article) = self.pending.remove(id) {
+                self.release(&article.held);
+            }
+        }
+        let mut decided = Decided {
+            content_digest: digest,
+            position: decision.draft_position,
+            retryable: decision.is_retryable(),
+            repeats: Vec::new(),
+        };
+        if let Some(known) = self.decided.get(id, revision)
+            && known.content_digest == decided.content_digest
+            && known.position == decided.position
+        {
+            decided.repeats.clone_from(&known.repeats);
+        }
+        self.decided.insert(id, revision, decided, None);
+        // Results waiting for a manifest of this revision or an older one are not needed.
+        let keep_later = decision.draft_position;
+        self.drop_orphans(id, ..revision);
+        self.drop_orphans_of(id, revision, keep_later);
+        true
+    }
+
     /// Forgets every undecided article that holds a message of `tp`, after the partition was
     /// revoked: its new owner rebuilds them by reading again. Returns how many were dropped.
     pub fn revoke(&mut self, tp: &TopicPartition) -> usize {
@@ -720,6 +772,7 @@ impl JoinState {
             self.drop_orphan_group(&key);
         }
         self.decided.forget_partition(tp);
+        self.decided.forget_unplaced();
         dropped
     }
 

@@ -1110,3 +1110,120 @@ fn an_older_publication_replayed_after_a_later_one_changes_nothing() {
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].outcome, Outcome::Block);
 }
+
+// ---------------------------------------------------------------------------------------------
+// A new owner after a rebalance or a crash: decisions read back from the decisions topic
+
+/// The committed offsets of one partition pair as the previous owner left them: `b` (manifest at
+/// 0) is undecided and holds the manifests watermark at 0; `a` (manifest at 1) was decided, and
+/// its results (at 0 and 1 of the results partition, before any of `b`'s) are past the results
+/// watermark. So a new owner reads `a`'s manifest again, but not its results.
+fn left_by_the_previous_owner() -> (JoinState, Decision, TopicPartition, TopicPartition) {
+    let manifests = TopicPartition::new("articles.manifest", 0);
+    let results = TopicPartition::new("claims.verified", 0);
+    let mut old = state();
+    old.on_manifest(&manifests, 0, published(manifest("b", 1, 1), 10), at(1));
+    old.on_manifest(&manifests, 1, published(manifest("a", 1, 2), 11), at(1));
+    let first = for_publication(result("a", 1, 0, Verdict::Supported), 11);
+    let second = for_publication(result("a", 1, 1, Verdict::Supported), 11);
+    assert!(old.on_result(&results, 0, first, at(2)).is_empty());
+    let decided = old.on_result(&results, 1, second, at(2));
+    assert_eq!(decided.len(), 1, "a passes on its two results");
+    assert_eq!(decided[0].outcome, Outcome::Pass);
+    assert_eq!(old.commit_watermark(&manifests.topic, 0, 1), Some(0));
+    assert_eq!(old.commit_watermark(&results.topic, 0, 1), Some(2));
+    let mut decision = decided[0].clone();
+    decision.draft_position = Some(DraftPosition {
+        partition: 0,
+        offset: 11,
+    });
+    (old, decision, manifests, results)
+}
+
+#[test]
+fn a_new_owner_that_reads_the_past_decisions_first_never_decides_again() {
+    let (_, passed, manifests, _) = left_by_the_previous_owner();
+
+    // Without the decisions read back, the new owner blocks `a` at its deadline: a second
+    // decision for the same publication, same id, another outcome (issue 29).
+    let mut blind = state();
+    blind.on_manifest(&manifests, 0, published(manifest("b", 1, 1), 10), at(3));
+    blind.on_manifest(&manifests, 1, published(manifest("a", 1, 2), 11), at(3));
+    let late = blind.on_tick(at(DEADLINE_S));
+    let again = late
+        .iter()
+        .find(|d| d.article_id == "a")
+        .expect("the blind owner decides a again");
+    assert_eq!(again.decision_id, passed.decision_id);
+    assert_eq!(again.outcome, Outcome::Block);
+    assert!(again.reasons.contains(&DecisionReason::DeadlineExceeded));
+
+    // With them, `a` is a replay: nothing is decided for it, and nothing of it is held.
+    let mut owner = state();
+    assert!(owner.on_past_decision(&passed));
+    assert!(
+        owner
+            .on_manifest(&manifests, 0, published(manifest("b", 1, 1), 10), at(3))
+            .is_empty()
+    );
+    assert!(
+        owner
+            .on_manifest(&manifests, 1, published(manifest("a", 1, 2), 11), at(3))
+            .is_empty()
+    );
+    assert_eq!(owner.awaiting_results(), 1, "only b waits");
+    let late = owner.on_tick(at(DEADLINE_S));
+    assert_eq!(late.len(), 1);
+    assert_eq!(late[0].article_id, "b", "{late:?}");
+}
+
+#[test]
+fn results_of_a_revision_decided_elsewhere_are_not_held() {
+    let (_, passed, _, results) = left_by_the_previous_owner();
+    let mut owner = state();
+    owner.on_past_decision(&passed);
+    let replayed = for_publication(result("a", 1, 0, Verdict::Supported), 11);
+    assert!(owner.on_result(&results, 0, replayed, at(3)).is_empty());
+    assert_eq!(
+        owner.orphan_results(),
+        0,
+        "a replayed result waits for nothing"
+    );
+    assert_eq!(owner.commit_watermark(&results.topic, 0, 0), Some(1));
+    // A later publication of the same revision is still checked: it is new content.
+    let mut newer = published(manifest("a", 1, 1), 20);
+    newer.content_digest = content_digest(b"new content");
+    assert!(
+        owner
+            .on_manifest(
+                &TopicPartition::new("articles.manifest", 0),
+                2,
+                newer,
+                at(3)
+            )
+            .is_empty()
+    );
+    assert_eq!(owner.awaiting_results(), 1);
+}
+
+#[test]
+fn a_decision_made_elsewhere_answers_the_article_pending_here() {
+    let (_, passed, manifests, _) = left_by_the_previous_owner();
+    let mut owner = state();
+    owner.on_manifest(&manifests, 1, published(manifest("a", 1, 2), 11), at(3));
+    assert_eq!(owner.awaiting_results(), 1);
+    owner.on_past_decision(&passed);
+    assert_eq!(owner.awaiting_results(), 0);
+    assert!(
+        owner.on_tick(at(DEADLINE_S)).is_empty(),
+        "no second decision"
+    );
+    assert_eq!(owner.commit_watermark(&manifests.topic, 0, 1), Some(2));
+    // Decisions of re-check runs and without a revision are not this join's.
+    let mut rechecked = passed.clone();
+    rechecked.run_id = Some("run-1".to_owned());
+    assert!(!owner.on_past_decision(&rechecked));
+    let mut unnamed = passed;
+    unnamed.revision = None;
+    assert!(!owner.on_past_decision(&unnamed));
+}

@@ -34,16 +34,17 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// [`Entry::new`] on a blocking thread: indexing a page is CPU work (milliseconds for a long
-    /// page) that the runtime's workers, fetching and serving, should not wait on.
+    /// [`Entry::new`] on the bounded pool ([`crate::parse_pool`]): indexing a page is CPU work
+    /// (milliseconds for a long page) that the runtime's workers, fetching and serving, should
+    /// not wait on, and that counts against the pool's one-per-core bound like parsing it.
     async fn indexed(outcome: FetchOutcome, ttl: Duration) -> Entry {
         if !matches!(outcome, FetchOutcome::Ok(_)) {
             return Entry::new(outcome, ttl);
         }
-        match tokio::task::spawn_blocking(move || Entry::new(outcome, ttl)).await {
+        match crate::parse_pool::run_bounded(move |_| Entry::new(outcome, ttl)).await {
             Ok(entry) => entry,
             // Only a panic in indexing gets here: it is the caller's to see.
-            Err(err) => std::panic::resume_unwind(err.into_panic()),
+            Err(err) => panic!("indexing the page failed: {err}"),
         }
     }
 
