@@ -261,8 +261,9 @@ mod tests {
     fn swap(claim: &str, page: &str) -> Option<Swap> {
         let page = PageIndex::new(page);
         // One window: the whole page.
-        let windows = [0..page.sentences().len()];
-        let a = Alignment::new(claim, parse_figures(claim), &page, &windows, 0.1, 0.2);
+        let whole = 0..page.sentences().len();
+        let windows = std::slice::from_ref(&whole);
+        let a = Alignment::new(claim, parse_figures(claim), &page, windows, 0.1, 0.2);
         let (c, at) = a.claim.figures.first().cloned()?;
         let hedge = presence::hedge_before(claim, &c);
         swapped(&a, &c, at, hedge)
