@@ -136,7 +136,7 @@ impl Mark {
             }
             Some(ClaimStatus::Supported) => Mark::Supported,
             Some(ClaimStatus::Refuted) => Mark::Refuted,
-            Some(ClaimStatus::Inconclusive) => Mark::Unverifiable,
+            Some(ClaimStatus::Unconfirmed) => Mark::Unverifiable,
             None if issues.iter().any(|i| i.issue_type == IssueType::Unsourced) => Mark::Unsourced,
             None => Mark::Unchecked,
         }
