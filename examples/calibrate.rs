@@ -15,8 +15,8 @@
 //! two halves (stratified by label, by a seeded generator), a table is fitted on each half and
 //! applied to the other, and the expected calibration error (ECE, 10 equal-width bins) of these
 //! held-out confidences is printed, over several seeds. The in-sample ECE of the table fitted on
-//! every claim is printed too, and is optimistic. With `--write` the table fitted on every claim
-//! is written to `core/src/judge/calibration.json`.
+//! every claim is printed too, and is optimistic. The table in `core/src/judge/calibration.json`
+//! is written, with the threshold fitted beside it, by `examples/judge_fit.rs`.
 
 #[path = "support/wice.rs"]
 mod wice;
@@ -36,7 +36,7 @@ const BINS: usize = 10;
 const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
 const TABLE_PATH: &str = "core/src/judge/calibration.json";
 const COMMAND: &str =
-    "cargo run --release --example calibrate -- /work/shared/data/wice/dev.jsonl --write";
+    "cargo run --release --example judge_fit -- ../shared/data/wice/dev.jsonl --write";
 
 fn main() -> anyhow::Result<()> {
     let path = std::env::args()
@@ -133,10 +133,10 @@ fn main() -> anyhow::Result<()> {
         println!("  raw {x:.4} -> {p:.3}");
     }
     if write {
-        let mut json = serde_json::to_string_pretty(&all)?;
-        json.push('\n');
-        std::fs::write(TABLE_PATH, json)?;
-        println!("written to {TABLE_PATH}");
+        // The table and the threshold fitted with it are written together, by judge_fit.
+        anyhow::bail!(
+            "the table in {TABLE_PATH} is fitted with its threshold by: cargo run --release --example judge_fit -- ../shared/data/wice/dev.jsonl --write"
+        );
     }
     Ok(())
 }
@@ -189,6 +189,7 @@ fn table_of(samples: &[(f64, bool)], method: Method) -> anyhow::Result<Calibrati
         command: COMMAND.to_owned(),
         examples: samples.len(),
         points: rounded,
+        medium_below: None,
     };
     table.validate()?;
     Ok(table)

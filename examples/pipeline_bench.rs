@@ -878,7 +878,7 @@ async fn progress(started: Instant) {
             m.drafts_consumed.get(),
             sum(
                 &m.verifications,
-                &["supported", "refuted", "inconclusive", "contested"]
+                &["supported", "refuted", "unconfirmed", "contested"]
             ),
             sum(&m.decisions, &["pass", "block"]),
             m.join_in_flight.get(),

@@ -179,8 +179,8 @@ fn print_figures(mode: &str, runs: Runs, settings: &JudgeSettings) -> anyhow::Re
         fmt(roc_auc(&scores(&sup), &scores(&rest)))
     );
     println!(
-        "at support_threshold {:.2} (refute_threshold {:.2}):",
-        settings.support_threshold, settings.refute_threshold
+        "at support_threshold {:.2} (unconfirmed_medium_below {:.3}):",
+        settings.support_threshold, settings.unconfirmed_medium_below
     );
     println!(
         "  supported claims that would block:   {:.1}% ({} of {})",

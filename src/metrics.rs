@@ -937,6 +937,7 @@ mod tests {
                 text: String::new(),
                 title: None,
                 claim_reviews: Vec::new(),
+                furniture: String::new(),
             }),
             FetchOutcome::NotFound { status: 404 },
             FetchOutcome::NotASource {

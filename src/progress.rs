@@ -221,7 +221,7 @@ impl<W: Write + Send> CheckProgress for Progress<W> {
         let verdict = match result.verdict {
             Verdict::Supported => self.paint("supported", Colour::Green),
             Verdict::Refuted => self.paint("refuted", Colour::Red),
-            Verdict::Inconclusive => self.paint("inconclusive", Colour::Yellow),
+            Verdict::Unconfirmed => self.paint("unconfirmed", Colour::Yellow),
         };
         let (done, checks) = (s.done, s.checks);
         let _ = writeln!(

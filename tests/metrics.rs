@@ -214,10 +214,7 @@ async fn metrics_count_what_the_pipeline_did() {
     at_least("factgate_judge_duration_seconds_count", 1.0);
     at_least("factgate_verifications_total{verdict=\"supported\"}", 1.0);
     // The dead link leaves its claim unjudged.
-    at_least(
-        "factgate_verifications_total{verdict=\"inconclusive\"}",
-        1.0,
-    );
+    at_least("factgate_verifications_total{verdict=\"unconfirmed\"}", 1.0);
     // The clean draft's claim is a percentage, "28% … in 2023".
     at_least("factgate_claims_extracted_total{kind=\"percentage\"}", 1.0);
     assert!(

@@ -19,6 +19,9 @@ pub struct Page {
     pub title: Option<String>,
     /// The schema.org `ClaimReview`s an HTML page carries: a fact-check's ratings.
     pub claim_reviews: Vec<crate::text::webpage::ClaimReview>,
+    /// The page's masthead, footer, asides and site name as text
+    /// (`webpage::HtmlText::furniture`): what tells whether the page names something at all.
+    pub furniture: String,
 }
 
 /// How a fetch ended. [`FetchClass`] names its kind without the details.

@@ -251,6 +251,16 @@ pub enum CitationRule {
     None,
 }
 
+/// The element of a claim its source states otherwise, as each writes it: what an editor needs
+/// to see to judge that the comparison is fair ("17%" in the claim, "7%" in the source).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Difference {
+    /// The claim's words for the element, as in the claim's text.
+    pub claim: String,
+    /// The source's words for it, as in the evidence quoted.
+    pub source: String,
+}
+
 /// How serious an issue is: docs/severity.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -390,9 +400,16 @@ impl ClaimElement {
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum Verdict {
+    /// The source states the claim.
     Supported,
+    /// The source plainly states the same fact otherwise (a contradiction the judge is confident
+    /// of), or a cited fact-check rates the claim false.
     Refuted,
-    Inconclusive,
+    /// The source does not clearly state the claim: listed for review, and blocking only where
+    /// the evidence that the source does not state it is strong (its issue's severity says).
+    /// Events written before this name said `inconclusive`, which reads as this.
+    #[serde(alias = "inconclusive")]
+    Unconfirmed,
 }
 
 impl Verdict {
@@ -401,7 +418,7 @@ impl Verdict {
         match self {
             Verdict::Supported => "supported",
             Verdict::Refuted => "refuted",
-            Verdict::Inconclusive => "inconclusive",
+            Verdict::Unconfirmed => "unconfirmed",
         }
     }
 }

@@ -181,7 +181,7 @@ pub fn failed_check(request: &VerifyRequest, reason: &str, now: DateTime<Utc>) -
         fetch_status: FetchStatus::NetworkError,
         http_status: None,
         fetch_attempts: 0,
-        verdict: Verdict::Inconclusive,
+        verdict: Verdict::Unconfirmed,
         support: 0.0,
         confidence: None,
         source_credibility: 0.0,
@@ -198,6 +198,7 @@ pub fn failed_check(request: &VerifyRequest, reason: &str, now: DateTime<Utc>) -
             claim_id: Some(request.claim.id.clone()),
             source_url: Some(request.source_url.clone()),
             element: None,
+            difference: None,
         }),
         reason: reason.to_owned(),
         judged_at: now,
@@ -416,7 +417,7 @@ mod tests {
             draft_position: None,
         };
         let result = failed_check(&request, "the worker stopped", Utc::now());
-        assert_eq!(result.verdict, Verdict::Inconclusive);
+        assert_eq!(result.verdict, Verdict::Unconfirmed);
         let issue = result.issue.expect("an issue");
         assert_eq!(issue.severity, Severity::High);
         assert!(issue.problem.contains("the worker stopped"));

@@ -11,8 +11,6 @@ use crate::judge::{self, CredibilityLists};
 
 /// Default support score at or above which a claim counts as supported (tuned on WiCE dev).
 pub const DEFAULT_SUPPORT_THRESHOLD: f64 = judge::DEFAULT_SUPPORT_THRESHOLD;
-/// Default support score at or below which the source is taken not to say the claim (refuted).
-pub const DEFAULT_REFUTE_THRESHOLD: f64 = judge::DEFAULT_REFUTE_THRESHOLD;
 /// Default relative error of a figure up to which it counts as matching its source, and above
 /// which it is a medium issue (10%).
 pub const DEFAULT_FIGURE_MEDIUM_TOLERANCE: f64 = judge::DEFAULT_FIGURE_MEDIUM_TOLERANCE;
@@ -42,9 +40,15 @@ pub const DEFAULT_LLM_MAX_PASSAGES: u32 = crate::quorum::DEFAULT_MAX_PASSAGES as
 pub struct JudgeConfig {
     /// Support score (0–1) at or above which a claim counts as supported.
     pub support_threshold: f64,
-    /// Support score below which a claim counts as refuted; between the two it is inconclusive.
-    /// A figure or quote that contradicts the source refutes whatever the score.
-    pub refute_threshold: f64,
+    /// The calibrated probability of support (0–1) below which a claim its source does not
+    /// clearly state is a medium issue, and blocks under `normal`; above it the claim is listed
+    /// for review (low). Fitted on WiCE dev with cross-validation (docs/quality.md).
+    pub unconfirmed_medium_below: f64,
+    /// No longer read: a source that does not state a claim leaves it unconfirmed, never refuted
+    /// (see `unconfirmed_medium_below`). Kept so that a configuration setting it is refused with a
+    /// message saying so, not as an unknown key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refute_threshold: Option<f64>,
     /// Relative error of a figure up to which it matches its source; above it the error is
     /// medium severity. Read also under its former name, `figure_tolerance_low`.
     #[serde(alias = "figure_tolerance_low")]
@@ -61,7 +65,8 @@ impl Default for JudgeConfig {
     fn default() -> Self {
         Self {
             support_threshold: DEFAULT_SUPPORT_THRESHOLD,
-            refute_threshold: DEFAULT_REFUTE_THRESHOLD,
+            unconfirmed_medium_below: judge::calibration::medium_below(),
+            refute_threshold: None,
             figure_medium_tolerance: DEFAULT_FIGURE_MEDIUM_TOLERANCE,
             figure_high_tolerance: DEFAULT_FIGURE_HIGH_TOLERANCE,
             max_passages: DEFAULT_MAX_PASSAGES,
@@ -72,14 +77,14 @@ impl Default for JudgeConfig {
 impl JudgeConfig {
     pub(crate) fn validate(&self, validation: &mut Validation) {
         validation.unit_interval("judge.support_threshold", self.support_threshold);
-        validation.unit_interval("judge.refute_threshold", self.refute_threshold);
-        if !strictly_below(self.refute_threshold, self.support_threshold) {
+        validation.unit_interval(
+            "judge.unconfirmed_medium_below",
+            self.unconfirmed_medium_below,
+        );
+        if self.refute_threshold.is_some() {
             validation.fail(
                 "judge.refute_threshold",
-                format!(
-                    "judge.refute_threshold ({}) must be below judge.support_threshold ({})",
-                    self.refute_threshold, self.support_threshold
-                ),
+                "judge.refute_threshold is no longer used: a source that does not clearly state a claim leaves it unconfirmed, and it blocks when its calibrated probability is below judge.unconfirmed_medium_below".to_owned(),
             );
         }
         validation.unit_interval(

@@ -11,7 +11,7 @@ impl Config {
         let j = &self.judge;
         JudgeSettings {
             support_threshold: j.support_threshold,
-            refute_threshold: j.refute_threshold,
+            unconfirmed_medium_below: j.unconfirmed_medium_below,
             figure_medium_tolerance: j.figure_medium_tolerance,
             figure_high_tolerance: j.figure_high_tolerance,
             max_passages: j.max_passages,

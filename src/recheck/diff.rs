@@ -186,7 +186,7 @@ fn changed_sources(live: &Decision, recheck: &Decision) -> Vec<Finding> {
                 Some(ClaimStatus::Supported) => "supported",
                 Some(ClaimStatus::Refuted) => "refuted",
                 Some(ClaimStatus::Contested) => "contested",
-                Some(ClaimStatus::Inconclusive) | None => "inconclusive",
+                Some(ClaimStatus::Unconfirmed) | None => "unconfirmed",
             };
             changed.push(Finding {
                 kind: FindingKind::SourceChanged,
@@ -405,6 +405,7 @@ mod tests {
             claim_id: Some(claim.into()),
             source_url: Some(format!("http://127.0.0.1/{claim}")),
             element: None,
+            difference: None,
         }
     }
 

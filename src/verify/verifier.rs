@@ -7,7 +7,7 @@
 //! returns a result with its reason.
 
 use super::fetch::{FetchOutcome, Fetcher, RefusalReason};
-use super::llm::{Lead, LlmJudge, QuorumOutcome};
+use super::llm::{Lead, LlmJudge, QuorumOutcome, VoteOutcome};
 use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
 use crate::judge::{
     IssueKind, JudgeSettings, Judgment, PageIndex, Source, calibration, judge_page,
@@ -71,7 +71,7 @@ impl Verifier {
             fetch_status: fetch_status(&fetched.outcome),
             http_status: http_status(&fetched.outcome),
             fetch_attempts: attempts,
-            verdict: Verdict::Inconclusive,
+            verdict: Verdict::Unconfirmed,
             support: 0.0,
             confidence: None,
             source_credibility: 0.0,
@@ -91,6 +91,7 @@ impl Verifier {
                     Arc::new(PageIndex::of(Source {
                         text: &page.text,
                         reviews: &page.claim_reviews,
+                        furniture: &page.furniture,
                     }))
                 });
                 let judgment = self.judge_off_runtime(claim, &index, &page.final_url).await;
@@ -167,14 +168,25 @@ async fn ask_quorum(
     llm.judge_source(&claim.text, source_url, page, lead).await
 }
 
-/// The more cautious of two verdicts: supported only when both support.
-fn cautious(a: Verdict, b: Verdict) -> Verdict {
-    let rank = |v: Verdict| match v {
-        Verdict::Refuted => 0,
-        Verdict::Inconclusive => 1,
-        Verdict::Supported => 2,
-    };
-    if rank(a) <= rank(b) { a } else { b }
+/// The verdict of the rules and of the LLM quorum together. A contradiction the rules
+/// established stands; what the rules leave unconfirmed the quorum settles (it may confirm
+/// support, or with a quorum a contradiction); a claim the rules support that the quorum
+/// refutes is unconfirmed: the two disagree, and an editor decides. A panel that could not vote
+/// (fewer than two valid votes: timeouts, a server down) has not checked the claim, so a claim
+/// the rules support is unconfirmed too: the check fails closed.
+fn settle(rules: Verdict, quorum: &QuorumOutcome) -> Verdict {
+    let voted = quorum
+        .votes
+        .iter()
+        .filter(|v| matches!(v.outcome, VoteOutcome::Voted { .. }))
+        .count();
+    match (rules, quorum.verdict) {
+        (Verdict::Refuted, _) => Verdict::Refuted,
+        (Verdict::Unconfirmed, q) => q,
+        (Verdict::Supported, Verdict::Refuted) => Verdict::Unconfirmed,
+        (Verdict::Supported, Verdict::Unconfirmed) if voted < 2 => Verdict::Unconfirmed,
+        (Verdict::Supported, _) => Verdict::Supported,
+    }
 }
 
 fn apply_judgment(
@@ -183,7 +195,7 @@ fn apply_judgment(
     judgment: &Judgment,
     quorum: Option<&QuorumOutcome>,
 ) {
-    result.verdict = quorum.map_or(judgment.verdict, |q| cautious(judgment.verdict, q.verdict));
+    result.verdict = quorum.map_or(judgment.verdict, |q| settle(judgment.verdict, q));
     result.support = judgment.support.clamp(0.0, 1.0);
     result.confidence = Some(calibration::confidence(result.support));
     result.source_credibility = judgment.credibility.score.clamp(0.0, 1.0);
@@ -205,23 +217,33 @@ fn apply_judgment(
     if let Some(q) = quorum {
         result.reason = format!("{}; {}", result.reason, q.summary());
     }
-    // Fail closed: a claim that is not supported always carries an issue of at least medium, so
-    // the policy blocks on it. The quorum may have doubted what the lexical judge accepted, even
-    // one it accepted with a low-severity figure discrepancy.
-    let severity = if result.verdict == Verdict::Supported {
-        judgment.severity
-    } else {
-        // `None < Some(_)`: the max is at least medium.
-        judgment.severity.max(Some(Severity::Medium))
+    // The judge's severity stands: a refuted claim is high, an unconfirmed one medium where the
+    // evidence that the source does not state it is strong, else low (for review). A claim the
+    // judge accepted that the quorum refutes or could not check is at least medium (fails
+    // closed); one the quorum refutes that the judge left unconfirmed is high.
+    let severity = match (judgment.verdict, result.verdict) {
+        (Verdict::Supported, Verdict::Supported) => judgment.severity,
+        // The quorum confirmed what the rules left unconfirmed.
+        (_, Verdict::Supported) => None,
+        (Verdict::Supported, _) => judgment.severity.max(Some(Severity::Medium)),
+        // A refutation is a finding that blocks, whatever severity came with it.
+        (_, Verdict::Refuted) => judgment.severity.max(Some(Severity::High)),
+        // `None < Some(_)`: a claim that is not supported carries an issue.
+        _ => judgment.severity.max(Some(Severity::Low)),
     };
     if let Some(severity) = severity {
         let mut issue = judgment_issue(claim, result, judgment, severity);
         if let Some(q) = quorum
-            && judgment.verdict == Verdict::Supported
-            && result.verdict != Verdict::Supported
+            && judgment.verdict != result.verdict
         {
-            // The lexical check alone would have passed the claim: say who doubted it.
-            issue.problem = format!("The LLM panel did not confirm the claim ({})", q.tally());
+            // The quorum changed the rules' verdict: say who decided it.
+            issue.problem = match result.verdict {
+                Verdict::Refuted => format!(
+                    "The LLM panel found the source contradicts the claim ({})",
+                    q.tally()
+                ),
+                _ => format!("The LLM panel did not confirm the claim ({})", q.tally()),
+            };
         }
         result.issue = Some(issue);
     }
@@ -285,13 +307,13 @@ fn judgment_issue(
             "Quote the source exactly, or cite where the words come from".to_owned(),
         ),
         Some(IssueKind::NotInSource) => (
-            IssueType::VerifiedFalse,
-            "The source does not say what the claim says".to_owned(),
-            "Find a source that backs the claim, or remove it".to_owned(),
+            IssueType::Unsourced,
+            "The source never gives this: it does not come from the cited source".to_owned(),
+            "Cite the source the figure comes from, or remove it".to_owned(),
         ),
         Some(IssueKind::UnclearSupport) | Some(IssueKind::EmptySource) | None => (
             IssueType::Unverifiable,
-            "The source does not clearly back the claim".to_owned(),
+            "The source does not clearly state the claim".to_owned(),
             "Check the claim against the source, or cite a clearer one".to_owned(),
         ),
     };
@@ -313,6 +335,7 @@ fn judgment_issue(
         claim_id: Some(claim.id.clone()),
         source_url: Some(result.source_url.clone()),
         element: judgment.element,
+        difference: judgment.difference.clone(),
     }
 }
 
@@ -387,6 +410,7 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
         element: None,
+        difference: None,
     }
 }
 
@@ -496,6 +520,7 @@ mod tests {
             },
             reasons: Vec::new(),
             element: None,
+            difference: None,
             passages: Vec::new(),
         }
     }
@@ -526,7 +551,7 @@ mod tests {
             fetch_status: FetchStatus::Ok,
             http_status: Some(200),
             fetch_attempts: 1,
-            verdict: Verdict::Inconclusive,
+            verdict: Verdict::Unconfirmed,
             support: 0.0,
             confidence: None,
             source_credibility: 0.0,
@@ -540,18 +565,18 @@ mod tests {
     }
 
     #[test]
-    fn a_claim_not_supported_always_carries_an_issue() {
+    fn a_claim_not_supported_always_carries_an_issue_and_a_refuted_one_blocks() {
         for (verdict, severity, quorum) in [
-            (Verdict::Inconclusive, None, None),
+            (Verdict::Unconfirmed, None, None),
             (Verdict::Refuted, None, None),
-            (Verdict::Supported, None, Some(Verdict::Inconclusive)),
+            (Verdict::Supported, None, Some(Verdict::Unconfirmed)),
             (Verdict::Supported, None, Some(Verdict::Refuted)),
             // Supported by the lexical judge with a small figure discrepancy, doubted by the
             // quorum: the discrepancy's low severity must not carry over.
             (
                 Verdict::Supported,
                 Some(Severity::Low),
-                Some(Verdict::Inconclusive),
+                Some(Verdict::Unconfirmed),
             ),
             (
                 Verdict::Supported,
@@ -569,8 +594,15 @@ mod tests {
             );
             assert_ne!(r.verdict, Verdict::Supported);
             let issue = r.issue.expect("an issue the policy can see");
+            // Unconfirmed by the rules alone is listed for review at least; a refutation, and a
+            // claim the quorum doubts or could not check, is a finding that blocks.
+            let least = if r.verdict == Verdict::Refuted || quorum.is_some() {
+                Severity::Medium
+            } else {
+                Severity::Low
+            };
             assert!(
-                issue.severity >= Severity::Medium,
+                issue.severity >= least,
                 "{verdict:?} {severity:?} {quorum:?}: {:?}",
                 issue.severity
             );

@@ -241,7 +241,7 @@ async fn invalid_json_and_a_server_error_abstain_leaving_one_vote_inconclusive()
     );
     let broken = Reply::Content(r#"{"verdict": "supported", "quote": "The Basic"#.to_string());
     let outcome = run([supported(), broken, Reply::Status(500)], QUICK).await;
-    assert_eq!(outcome.verdict, Verdict::Inconclusive);
+    assert_eq!(outcome.verdict, Verdict::Unconfirmed);
     assert!(abstentions(&outcome)[0].is_none());
     assert_abstains(&outcome, 1, "not the required JSON object");
     assert_abstains(&outcome, 2, "HTTP 500");
@@ -256,7 +256,7 @@ async fn a_verdict_outside_the_schema_abstains() {
     let outcome = run([maybe, supported(), not_enough_info()], QUICK).await;
     assert_abstains(&outcome, 0, "unknown variant `maybe`");
     // One supported vote and one "not enough info" do not carry the claim.
-    assert_eq!(outcome.verdict, Verdict::Inconclusive);
+    assert_eq!(outcome.verdict, Verdict::Unconfirmed);
 }
 
 #[tokio::test]
@@ -270,7 +270,7 @@ async fn json_inside_prose_is_not_fished_out() {
     let outcome = run([prose, supported(), not_enough_info()], QUICK).await;
     assert_abstains(&outcome, 0, "not the required JSON object");
     // Had the prose been mined for its JSON, two supported votes would pass the claim.
-    assert_eq!(outcome.verdict, Verdict::Inconclusive);
+    assert_eq!(outcome.verdict, Verdict::Unconfirmed);
 }
 
 #[tokio::test]
@@ -289,7 +289,7 @@ async fn a_quote_not_in_the_evidence_abstains() {
     let invented = reply("supported", "The Basic plan costs $4 per month");
     let outcome = run([invented, supported(), not_enough_info()], QUICK).await;
     assert_abstains(&outcome, 0, "quote is not in the evidence");
-    assert_eq!(outcome.verdict, Verdict::Inconclusive);
+    assert_eq!(outcome.verdict, Verdict::Unconfirmed);
 }
 
 #[tokio::test]
@@ -324,7 +324,7 @@ async fn the_key_never_reaches_an_abstention_reason() {
     .await;
     assert_abstains(&outcome, 0, "[redacted]");
     assert_abstains(&outcome, 1, "HTTP 401");
-    assert_eq!(outcome.verdict, Verdict::Inconclusive);
+    assert_eq!(outcome.verdict, Verdict::Unconfirmed);
 }
 
 #[tokio::test]
@@ -349,7 +349,7 @@ async fn an_unreachable_endpoint_makes_every_voter_abstain() {
     };
     let judge = LlmJudge::new(settings(&format!("http://127.0.0.1:{port}/v1"), QUICK)).unwrap();
     let outcome = judge.judge(CLAIM, SOURCE, &evidence()).await;
-    assert_eq!(outcome.verdict, Verdict::Inconclusive);
+    assert_eq!(outcome.verdict, Verdict::Unconfirmed);
     for reason in abstentions(&outcome) {
         let reason = reason.expect("abstained");
         assert!(reason.contains("request failed"), "{reason}");
@@ -453,7 +453,7 @@ async fn a_claim_that_leaves_no_room_for_evidence_abstains_without_a_request() {
     let judge = LlmJudge::new(s).unwrap();
     let claim = "The Basic plan costs $9 per month. ".repeat(60);
     let outcome = judge.judge(&claim, SOURCE, &evidence()).await;
-    assert_eq!(outcome.verdict, Verdict::Inconclusive);
+    assert_eq!(outcome.verdict, Verdict::Unconfirmed);
     for reason in abstentions(&outcome) {
         let reason = reason.expect("abstained");
         assert!(reason.contains("llm.context_tokens"), "{reason}");

@@ -15,8 +15,8 @@ use factgate::events::{
     VerificationResults, VerifyRequest, content_digest, decision_id, recover_article_id,
 };
 use factgate::model::{
-    Citation, CitationRule, CitationStyle, Claim, ClaimKind, Figure, Location, Severity, Unit,
-    Verdict,
+    Citation, CitationRule, CitationStyle, Claim, ClaimElement, ClaimKind, Difference, Figure,
+    Location, Severity, Unit, Verdict,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -334,7 +334,11 @@ fn market_issue() -> Issue {
         recommendation: "Correct to $30 billion per source".into(),
         claim_id: Some("c-market".into()),
         source_url: Some("http://127.0.0.1:8080/market".into()),
-        element: None,
+        element: Some(ClaimElement::Figure),
+        difference: Some(Difference {
+            claim: "$50 billion".into(),
+            source: "$30 billion".into(),
+        }),
     }
 }
 
@@ -544,6 +548,7 @@ fn unreadable_draft_decision(bytes: &[u8]) -> Decision {
         claim_id: None,
         source_url: None,
         element: None,
+        difference: None,
     };
     Decision {
         schema_version: DecisionV1,

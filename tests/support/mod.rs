@@ -3,6 +3,7 @@
 //! The integration suite (`tests/it`) uses all of it; `tests/metrics.rs`, `tests/otlp.rs` and
 //! `tests/kafka_secured.rs`, which run in processes of their own, include it for what they need.
 
+pub mod cases;
 pub mod llm;
 pub mod origin;
 pub mod pipeline;

@@ -69,7 +69,30 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
                     &refuting_issues,
                 ));
             }
-            _ => issues.extend(own.iter().filter_map(|r| r.issue.clone())),
+            _ => {
+                // A claim that cites several sources, each for part of it ("… 310,000 visits [1],
+                // and it has since been extended [2]"), is stated when one states it: what another
+                // does not state is for review, not a block. A source that could not be read
+                // keeps its own issue.
+                let stated_elsewhere = own.iter().any(|r| r.verdict == Verdict::Supported);
+                for r in &own {
+                    let Some(mut issue) = r.issue.clone() else {
+                        continue;
+                    };
+                    if stated_elsewhere
+                        && r.verdict == Verdict::Unconfirmed
+                        && r.fetch_status.is_ok()
+                        && issue.severity > Severity::Low
+                    {
+                        issue.severity = Severity::Low;
+                        issue.problem = format!(
+                            "{} (another source the claim cites states it)",
+                            issue.problem
+                        );
+                    }
+                    issues.push(issue);
+                }
+            }
         }
         for key in check.unfinished.iter().filter(|k| k.claim_id == claim.id) {
             issues.push(unfinished_issue(claim, &key.source_url));
@@ -94,7 +117,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
                 Some(ClaimStatus::Supported) => verification.verified_true += 1,
                 Some(ClaimStatus::Refuted) => verification.verified_false += 1,
                 Some(ClaimStatus::Contested) => verification.contested += 1,
-                Some(ClaimStatus::Inconclusive) | None => verification.unverifiable += 1,
+                Some(ClaimStatus::Unconfirmed) | None => verification.unverifiable += 1,
             }
         }
         let severity = issues[first_issue..].iter().map(|i| i.severity).max();
@@ -269,6 +292,7 @@ fn contested_issue(
         claim_id: Some(claim.id.clone()),
         source_url: Some(refuting.source_url.clone()),
         element: refuting_issues.iter().find_map(|i| i.element),
+        difference: refuting_issues.iter().find_map(|i| i.difference.clone()),
     }
 }
 
@@ -292,6 +316,7 @@ fn unsourced_issue(claim: &Claim, pre: &crate::model::Prejudgment) -> Issue {
         claim_id: Some(claim.id.clone()),
         source_url: None,
         element: None,
+        difference: None,
     }
 }
 
@@ -307,6 +332,7 @@ fn unfinished_issue(claim: &Claim, source_url: &str) -> Issue {
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
         element: None,
+        difference: None,
     }
 }
 
@@ -323,6 +349,7 @@ fn unchecked_issue(claim: &Claim, source_url: &str) -> Issue {
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
         element: None,
+        difference: None,
     }
 }
 
@@ -345,6 +372,7 @@ fn unaccounted_issue(result: &ClaimResult, why: &str) -> Issue {
         claim_id: Some(result.claim_id.clone()),
         source_url: Some(result.source_url.clone()),
         element: None,
+        difference: None,
     }
 }
 

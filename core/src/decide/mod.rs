@@ -168,6 +168,7 @@ pub fn decide_not_checked(
         claim_id: None,
         source_url: None,
         element: None,
+        difference: None,
     };
     let processing = published_at.map_or(0.0, |at| seconds_between(at, decided_at));
     let report = Report::not_checked(&format!("Blocked: {problem}."), issue, processing);

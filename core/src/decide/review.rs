@@ -51,7 +51,7 @@ pub fn for_review(decision: &Decision) -> Vec<ReviewItem> {
             )
         } else {
             match claim.verdict {
-                Some(ClaimStatus::Inconclusive) => {
+                Some(ClaimStatus::Unconfirmed) => {
                     "the source does not clearly state it: unconfirmed".to_owned()
                 }
                 Some(ClaimStatus::Supported)
@@ -130,7 +130,7 @@ mod tests {
         d.report.claims = vec![
             verdict("bad", ClaimStatus::Refuted, Some(0.05)),
             verdict("minor", ClaimStatus::Supported, Some(0.9)),
-            verdict("unsure", ClaimStatus::Inconclusive, None),
+            verdict("unsure", ClaimStatus::Unconfirmed, None),
             verdict("weak", ClaimStatus::Supported, Some(0.3)),
             verdict("fine", ClaimStatus::Supported, Some(0.9)),
         ];

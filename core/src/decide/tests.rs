@@ -92,6 +92,7 @@ fn result(
             claim_id: Some(claim.id.clone()),
             source_url: Some(url),
             element: None,
+            difference: None,
         }),
         reason: "judged".to_owned(),
         judged_at: at(5),
@@ -244,7 +245,7 @@ fn a_source_left_unjudged_blocks_even_when_lenient() {
     let results = [result(
         &claims[0],
         FetchStatus::Timeout,
-        Verdict::Inconclusive,
+        Verdict::Unconfirmed,
         None,
     )];
     let d = decide(&check(&claims, &results, &[]), Strictness::Lenient, at(1));
@@ -343,8 +344,8 @@ fn a_refuted_or_inconclusive_result_without_an_issue_blocks() {
     )];
     for (status, verdict) in [
         (FetchStatus::Ok, Verdict::Refuted),
-        (FetchStatus::Ok, Verdict::Inconclusive),
-        (FetchStatus::NotFound, Verdict::Inconclusive),
+        (FetchStatus::Ok, Verdict::Unconfirmed),
+        (FetchStatus::NotFound, Verdict::Unconfirmed),
     ] {
         let results = [result(&claims[0], status, verdict, None)];
         let d = decide(&check(&claims, &results, &[]), Strictness::Lenient, at(1));
@@ -509,18 +510,18 @@ fn a_highly_credible_refuting_source_makes_a_contested_claim_high() {
 
 #[test]
 fn synthesis_ranks_contested_over_refuted_over_supported_over_inconclusive() {
-    use Verdict::{Inconclusive as I, Refuted as R, Supported as S};
+    use Verdict::{Refuted as R, Supported as S, Unconfirmed as I};
     let of = |v: &[Verdict]| ClaimStatus::synthesize(v.iter().copied());
     assert_eq!(of(&[S, R]), Some(ClaimStatus::Contested));
     assert_eq!(of(&[I, R, S]), Some(ClaimStatus::Contested));
     assert_eq!(of(&[R, I]), Some(ClaimStatus::Refuted));
     assert_eq!(of(&[R, R]), Some(ClaimStatus::Refuted));
     assert_eq!(of(&[I, S]), Some(ClaimStatus::Supported));
-    assert_eq!(of(&[I, I]), Some(ClaimStatus::Inconclusive));
+    assert_eq!(of(&[I, I]), Some(ClaimStatus::Unconfirmed));
     assert_eq!(of(&[]), None);
     assert!(ClaimStatus::Contested > ClaimStatus::Refuted);
     assert!(ClaimStatus::Refuted > ClaimStatus::Supported);
-    assert!(ClaimStatus::Supported > ClaimStatus::Inconclusive);
+    assert!(ClaimStatus::Supported > ClaimStatus::Unconfirmed);
 }
 
 #[test]
@@ -559,12 +560,7 @@ fn one_source_is_no_disagreement_and_an_unread_one_has_no_credibility() {
     assert_eq!(d.report.claims[0].source_credibility, Some(0.5));
 
     // A source never judged (not fetched) has no credibility to report.
-    let mut unread = result(
-        &alone[0],
-        FetchStatus::NotFound,
-        Verdict::Inconclusive,
-        None,
-    );
+    let mut unread = result(&alone[0], FetchStatus::NotFound, Verdict::Unconfirmed, None);
     unread.source_credibility = 0.0;
     let results = [unread];
     let d = decide(&check(&alone, &results, &[]), Strictness::Normal, at(1));
@@ -628,7 +624,7 @@ mod revisions_since {
         let mut gone = result(
             &dead,
             FetchStatus::NotFound,
-            Verdict::Inconclusive,
+            Verdict::Unconfirmed,
             Some(Severity::High),
         );
         if let Some(issue) = gone.issue.as_mut() {

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::decision::Outcome;
-use crate::model::{ClaimElement, Severity, Verdict};
+use crate::model::{ClaimElement, Difference, Severity, Verdict};
 
 /// The report's recommendation: `reject` blocks, `accept` passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -24,7 +24,8 @@ pub enum Recommendation {
 #[serde(rename_all = "snake_case")]
 pub enum IssueType {
     /// The claim cites nothing: an unsourced statistic, market figure or first-person data
-    /// (high), or a qualitative claim (low).
+    /// (high), or a qualitative claim (low). Also a statistic its cited page never gives in any
+    /// form: it does not come from that source (high).
     Unsourced,
     /// The claim contradicts or significantly misrepresents its source: a direction, negation,
     /// date, unit, currency, title or subject the source states otherwise, a source that does
@@ -112,6 +113,9 @@ pub struct Issue {
     /// direction, negation, subject, unit, currency, date, speaker, title, a specific…
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<ClaimElement>,
+    /// For a contradiction: the claim's words and the source's for the element that differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<Difference>,
 }
 
 /// Counts of sourced claims by verification state (docs/report.md).
@@ -187,14 +191,17 @@ pub struct VerificationDetails {
 
 /// A claim's verdict over all the sources it cites: the per-claim synthesis of
 /// docs/contested-evidence.md. One source's [`Verdict`] is `supported`, `refuted` or
-/// `inconclusive`; over several sources, one that supports and one that refutes make the claim
+/// `unconfirmed`; over several sources, one that supports and one that refutes make the claim
 /// `contested`. Ordered by priority, lowest first: `contested` outranks `refuted` (the analyst
-/// node's not_supported), which outranks `supported`, which outranks `inconclusive` (its
+/// node's not_supported), which outranks `supported`, which outranks `unconfirmed` (its
 /// insufficient).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimStatus {
-    Inconclusive,
+    /// No source states the claim clearly, none contradicts it. Reports written before this name
+    /// said `inconclusive`, which reads as this.
+    #[serde(alias = "inconclusive")]
+    Unconfirmed,
     Supported,
     Refuted,
     Contested,
@@ -213,7 +220,7 @@ impl ClaimStatus {
             (true, true) => Some(ClaimStatus::Contested),
             (false, true) => Some(ClaimStatus::Refuted),
             (true, false) => Some(ClaimStatus::Supported),
-            (false, false) => any.then_some(ClaimStatus::Inconclusive),
+            (false, false) => any.then_some(ClaimStatus::Unconfirmed),
         }
     }
 }
@@ -223,7 +230,7 @@ impl From<Verdict> for ClaimStatus {
         match verdict {
             Verdict::Supported => ClaimStatus::Supported,
             Verdict::Refuted => ClaimStatus::Refuted,
-            Verdict::Inconclusive => ClaimStatus::Inconclusive,
+            Verdict::Unconfirmed => ClaimStatus::Unconfirmed,
         }
     }
 }

@@ -561,6 +561,24 @@ fn extract_limited(
 /// [`MIN_SHARED_WORDS`] content words, and at least half of its own); else, when it is
 /// check-worthy, a claim that cites nothing (a title or heading; an alt text describes an
 /// image and is not prejudged).
+/// Whether a headline says what happened or what holds, with a word that has an opposite or a
+/// direction ("Council scraps weekly bin collections", "Ferry service suspended for the
+/// winter"), a ruling ("Judge dismisses …") or a negation: a statement, not a label.
+fn says_what_happened(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let next = words.get(i + 1).map(String::as_str);
+        crate::text::lexicon::opposite(w).is_some()
+            || !crate::text::lexicon::directions(w, next, false).is_empty()
+            || crate::text::lexicon::ruling(w).is_some()
+            || crate::text::lexicon::is_negation(w)
+    })
+}
+
 fn restated_claim(
     r: &Restating,
     cited: &[CitedSentence],
@@ -595,8 +613,24 @@ fn restated_claim(
     };
     let restates = rule != CitationRule::None && words.len() >= MIN_SHARED_WORDS;
     let alt_text = r.location.block == Some(BlockRole::AltText);
+    // A title, heading or alt text is a label unless it states a checkable fact of its own: a
+    // figure other than a year, a quotation, an attribution, a comparison or record. "Eastport
+    // budget" or "Flu vaccine uptake 2023-24" names what follows; judged against a source, a
+    // label is "not clearly stated" and, worse, can read as a contradiction.
+    let states_a_fact = features
+        .figures
+        .iter()
+        .any(|f| f.unit != crate::model::Unit::Year)
+        || features
+            .kinds
+            .iter()
+            .any(|k| *k != crate::model::ClaimKind::Date)
+        || says_what_happened(&r.text);
+    if !states_a_fact {
+        return None;
+    }
     // Kept when it restates a cited sentence, or is check-worthy and not an image's description.
-    if !restates && (!features.is_check_worthy() || alt_text) {
+    if !restates && alt_text {
         return None;
     }
     let prejudgment = (rule == CitationRule::None).then(|| detect::prejudge(&features));

@@ -722,7 +722,7 @@ fn for_publication(mut r: ClaimResult, offset: i64) -> ClaimResult {
 
 /// A result whose source could not be fetched (the site was down): a fail-closed block.
 fn unjudged(article: &str, revision: u64, i: usize) -> ClaimResult {
-    let mut r = result(article, revision, i, Verdict::Inconclusive);
+    let mut r = result(article, revision, i, Verdict::Unconfirmed);
     r.fetch_status = crate::events::FetchStatus::ServerError;
     r.issue = None;
     r.correction = None;

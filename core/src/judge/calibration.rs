@@ -33,6 +33,13 @@ pub fn confidence(raw_support: f64) -> f64 {
     TABLE.apply(raw_support)
 }
 
+/// The calibrated probability of support below which an unconfirmed claim is medium, as fitted
+/// with the table (`examples/judge_fit.rs`); a table without one blocks no unconfirmed claim
+/// for weak support alone.
+pub fn medium_below() -> f64 {
+    TABLE.medium_below.unwrap_or(0.0)
+}
+
 /// The compiled-in table.
 pub fn table() -> &'static Calibration {
     &TABLE
@@ -65,6 +72,10 @@ pub struct Calibration {
     pub examples: usize,
     /// (raw support, probability), raw scores strictly increasing, probabilities non-decreasing.
     pub points: Vec<[f64; 2]>,
+    /// The probability below which an unconfirmed claim is medium (blocks under `normal`),
+    /// fitted with the table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub medium_below: Option<f64>,
 }
 
 impl Calibration {
@@ -358,6 +369,7 @@ mod tests {
             command: "test".into(),
             examples: 4,
             points: vec![[0.2, 0.1], [0.6, 0.5], [0.8, 0.9]],
+            medium_below: None,
         };
         assert_eq!(table.apply(0.0), 0.1);
         assert!((table.apply(0.4) - 0.3).abs() < 1e-12);
@@ -418,6 +430,7 @@ mod tests {
             command: "test".into(),
             examples: samples.len(),
             points: smoothed,
+            medium_below: None,
         };
         table.validate().expect("monotone");
         // No certainty from four examples.
@@ -446,6 +459,7 @@ mod tests {
             command: "test".into(),
             examples: samples.len(),
             points,
+            medium_below: None,
         };
         table.validate().expect("monotone");
         // Observed rate at 0.55 is 0.5.

@@ -13,13 +13,34 @@ use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::Source;
-use super::align::{self, Text};
-use super::quotes;
+use super::elements::rating::{self, ClaimReview};
+use super::elements::rebuttal;
+use super::elements::{presence, quote};
 use super::retrieve::{MAX_WINDOW, SourceIndex, TokenId, heap_allocation};
-use super::review::{self, ClaimReview};
+use super::text::{self, Text};
 use crate::model::Figure;
 use crate::text::figures::parse_figures;
+
+/// What a claim is judged against: a source's visible text and the fact-check ratings it
+/// carries.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Source<'a> {
+    pub text: &'a str,
+    pub reviews: &'a [ClaimReview],
+    /// The page's title, masthead, footer and site name (`Page::furniture`): read only to tell
+    /// whether the page names something at all, never as what it states.
+    pub furniture: &'a str,
+}
+
+impl<'a> From<&'a str> for Source<'a> {
+    fn from(text: &'a str) -> Self {
+        Source {
+            text,
+            reviews: &[],
+            furniture: "",
+        }
+    }
+}
 
 /// A page as the judge reads it; see the module documentation.
 ///
@@ -40,7 +61,11 @@ pub struct PageIndex {
     /// ascending.
     name_prefixes: Vec<TokenId>,
     /// The page's words as the quote check reads them.
-    quote_words: Vec<quotes::Token>,
+    quote_words: Vec<quote::Token>,
+    /// Every number its sentences state, with the sentence (`presence::page_values`).
+    figure_values: Vec<(f64, usize)>,
+    /// Its furniture (title, masthead, footer), lower-cased: see [`Source::furniture`].
+    furniture: Box<str>,
     /// The figures of windows of sentences, as the best passages are read.
     windows: WindowFigures,
     heap_bytes: usize,
@@ -135,7 +160,8 @@ impl PageIndex {
             .reviews
             .iter()
             .cloned()
-            .chain(review::review_in_text(text))
+            .chain(rating::review_in_text(text))
+            .chain(rebuttal::prose_reviews(&sentences))
             .collect();
         let mut name_prefixes: Vec<TokenId> = text
             .split(|c: char| !c.is_alphanumeric())
@@ -148,15 +174,19 @@ impl PageIndex {
         name_prefixes.sort_unstable();
         name_prefixes.dedup();
         name_prefixes.shrink_to_fit();
-        let mut quote_words = quotes::tokens(text, &mut |w| index.intern(w));
+        let mut quote_words = quote::tokens(text, &mut |w| index.intern(w));
         quote_words.shrink_to_fit();
         index.shrink_to_fit();
+        let mut figure_values = presence::page_values(&sentences);
+        figure_values.shrink_to_fit();
         let mut page = PageIndex {
             text: shared,
             index,
             reviews,
+            figure_values,
+            furniture: source.furniture.to_lowercase().into_boxed_str(),
             sentences,
-            days: align::page_days(text),
+            days: text::page_days(text),
             name_prefixes,
             quote_words,
             windows: WindowFigures::new(0, 0),
@@ -225,6 +255,26 @@ impl PageIndex {
         &self.reviews
     }
 
+    /// Its sentences, read for alignment, in the index's order.
+    pub fn sentences(&self) -> &[Text] {
+        &self.sentences
+    }
+
+    /// Every number the page states, with the sentence that states it.
+    pub fn figure_values(&self) -> &[(f64, usize)] {
+        &self.figure_values
+    }
+
+    /// Whether the page's furniture (title, masthead, footer, site name) names `word` (lower
+    /// case), as a whole word.
+    pub fn furniture_names(&self, word: &str) -> bool {
+        !word.is_empty()
+            && self
+                .furniture
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == word)
+    }
+
     /// Sentence `i` of the index, read for alignment.
     pub fn sentence(&self, i: usize) -> Option<&Text> {
         self.sentences.get(i)
@@ -243,13 +293,13 @@ impl PageIndex {
     }
 
     /// The page's words as the quote check reads them.
-    pub fn quote_words(&self) -> &[quotes::Token] {
+    pub fn quote_words(&self) -> &[quote::Token] {
         &self.quote_words
     }
 
     /// Whether `quote` is in the page, by the rule of [`quotes`].
-    pub fn check_quote(&self, quote: &str) -> quotes::QuoteCheck {
-        quotes::check(quote, &self.quote_words, &|w| self.index.word_id(w))
+    pub fn check_quote(&self, quote: &str) -> quote::QuoteCheck {
+        quote::check(quote, &self.quote_words, &|w| self.index.word_id(w))
     }
 
     /// Approximate bytes the index holds on the heap, its copy of the text included: what a
@@ -285,9 +335,11 @@ impl PageIndex {
                 .iter()
                 .map(|(_, _, s)| heap_allocation(s.capacity()))
                 .sum::<usize>();
-        let names = heap_allocation(self.name_prefixes.capacity() * 4);
+        let names = heap_allocation(self.name_prefixes.capacity() * 4)
+            + heap_allocation(self.furniture.len())
+            + heap_allocation(self.figure_values.capacity() * std::mem::size_of::<(f64, usize)>());
         let quote_words =
-            heap_allocation(self.quote_words.capacity() * std::mem::size_of::<quotes::Token>());
+            heap_allocation(self.quote_words.capacity() * std::mem::size_of::<quote::Token>());
         // The text behind its reference counts.
         heap_allocation(self.text.len() + 16)
             + self.index.heap_bytes()
@@ -324,6 +376,7 @@ mod tests {
             let source = Source {
                 text: &text,
                 reviews: &reviews,
+                furniture: "",
             };
             let index = PageIndex::of(source);
             // Twice over, so a claim judged after others still sees the page as it was built.

@@ -175,6 +175,11 @@ impl SourceIndex {
         self.id(token).map_or(self.idf_absent, |id| self.idf_of(id))
     }
 
+    /// The weight of a token the page never uses: the highest.
+    pub fn idf_absent(&self) -> f64 {
+        self.idf_absent
+    }
+
     /// [`SourceIndex::idf`] of a token of the page.
     pub fn idf_of(&self, id: TokenId) -> f64 {
         self.idf[id as usize]

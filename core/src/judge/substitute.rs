@@ -11,7 +11,7 @@
 //! word swapped for a synonym ("said" for "told") is paraphrase and is left alone. A name
 //! written a little differently ("Paterson", "Patterson") is the same name.
 
-use super::align::{Text, TokKind};
+use super::text::{Text, TokKind};
 use crate::text::lexicon;
 
 /// The longest span, in words, that counts as a slot: longer differences are rewrites.

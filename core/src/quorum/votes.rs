@@ -162,7 +162,7 @@ pub struct QuorumOutcome {
 
 impl QuorumOutcome {
     /// The verdict, each vote (an abstention with its reason) and any cut of the evidence, on
-    /// one line for a claim's result: "llm quorum inconclusive: verifier supported, skeptic
+    /// one line for a claim's result: "llm quorum unconfirmed: verifier supported, skeptic
     /// abstained (request timed out), numbers_auditor not_enough_info".
     pub fn summary(&self) -> String {
         let votes: Vec<String> = self
@@ -175,11 +175,7 @@ impl QuorumOutcome {
                 VoteOutcome::Abstained { reason } => format!("{} abstained ({reason})", v.voter),
             })
             .collect();
-        let verdict = match self.verdict {
-            Verdict::Supported => "supported",
-            Verdict::Refuted => "refuted",
-            Verdict::Inconclusive => "inconclusive",
-        };
+        let verdict = self.verdict.as_str();
         let mut text = format!("llm quorum {verdict}: {}", votes.join(", "));
         if let Some(cut) = self.evidence.describe() {
             text.push_str("; ");
@@ -188,7 +184,7 @@ impl QuorumOutcome {
         text
     }
 
-    /// The verdict and the count of each kind of vote, for an editor: "inconclusive: 1
+    /// The verdict and the count of each kind of vote, for an editor: "unconfirmed: 1
     /// supported, 2 abstained".
     pub fn tally(&self) -> String {
         let mut counts: Vec<(&str, usize)> = Vec::new();
@@ -206,11 +202,7 @@ impl QuorumOutcome {
                 None => counts.push((name, 1)),
             }
         }
-        let verdict = match self.verdict {
-            Verdict::Supported => "supported",
-            Verdict::Refuted => "refuted",
-            Verdict::Inconclusive => "inconclusive",
-        };
+        let verdict = self.verdict.as_str();
         let counts: Vec<String> = counts.iter().map(|(n, c)| format!("{c} {n}")).collect();
         format!("LLM quorum {verdict}: {}", counts.join(", "))
     }
@@ -241,7 +233,7 @@ pub fn decide(votes: &[Vote]) -> Verdict {
     } else if supported >= VOTES_REQUIRED {
         Verdict::Supported
     } else {
-        Verdict::Inconclusive
+        Verdict::Unconfirmed
     }
 }
 
@@ -277,7 +269,7 @@ mod tests {
     #[test]
     fn the_summary_names_every_vote_and_the_cut() {
         let outcome = QuorumOutcome {
-            verdict: Verdict::Inconclusive,
+            verdict: Verdict::Unconfirmed,
             votes: votes(&[S, A, N]),
             evidence: EvidenceFit {
                 budget_tokens: 100,
@@ -291,7 +283,7 @@ mod tests {
         };
         assert_eq!(
             outcome.summary(),
-            "llm quorum inconclusive: verifier supported, skeptic abstained (timed out), \
+            "llm quorum unconfirmed: verifier supported, skeptic abstained (timed out), \
              numbers_auditor not_enough_info; evidence cut to fit llm.context_tokens: 2 of 3 \
              passages sent, passage 2 cut short, about 98 of 300 tokens"
         );
@@ -309,16 +301,16 @@ mod tests {
             (&[R, R, S], Refuted),
             (&[R, R, A], Refuted),
             (&[R, R, N], Refuted),
-            (&[S, R, N], Inconclusive),
-            (&[S, R, A], Inconclusive),
-            (&[S, A, A], Inconclusive),
-            (&[R, A, A], Inconclusive),
+            (&[S, R, N], Unconfirmed),
+            (&[S, R, A], Unconfirmed),
+            (&[S, A, A], Unconfirmed),
+            (&[R, A, A], Unconfirmed),
             // Fail-closed: "not enough info" is a valid vote but never support.
-            (&[N, N, N], Inconclusive),
-            (&[N, N, A], Inconclusive),
-            (&[S, N, N], Inconclusive),
-            (&[A, A, A], Inconclusive),
-            (&[], Inconclusive),
+            (&[N, N, N], Unconfirmed),
+            (&[N, N, A], Unconfirmed),
+            (&[S, N, N], Unconfirmed),
+            (&[A, A, A], Unconfirmed),
+            (&[], Unconfirmed),
         ];
         for (outcomes, expected) in table {
             assert_eq!(decide(&votes(outcomes)), *expected, "votes {outcomes:?}");

@@ -578,6 +578,8 @@ const SUPERLATIVE_WORDS: &str = "most|least|best|worst|first|top|leading|biggest
 
 /// "-est" words that are not superlatives.
 const NOT_SUPERLATIVE: &[&str] = &[
+    // "the latest figures": the most recent, not a rank.
+    "latest",
     "rest",
     "interest",
     "test",

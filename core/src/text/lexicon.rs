@@ -59,6 +59,10 @@ pub enum Axis {
     Guilt,
     /// Saying whether something is so: confirmed/denied.
     Admission,
+    /// The outcome of an appeal, a claim, an application or a challenge: allowed/dismissed,
+    /// upheld/rejected, won/lost. Read only where such a thing is named (see
+    /// [`ruling`]).
+    Ruling,
 }
 
 /// Opposite word forms on one axis, positive first, in the same inflection, so that each can be
@@ -221,11 +225,20 @@ const MORE_DIRECTIONS: &[(&str, Axis, bool)] = &[
     ("declined", Axis::Amount, false),
     ("declines", Axis::Amount, false),
     ("declining", Axis::Amount, false),
+    ("dearer", Axis::Amount, true),
+    ("costlier", Axis::Amount, true),
+    ("pricier", Axis::Amount, true),
+    ("cheaper", Axis::Amount, false),
     ("fewest", Axis::Extreme, false),
     ("top", Axis::Extreme, true),
     ("endorsed", Axis::Decision, true),
     ("adopted", Axis::Decision, true),
     ("ratified", Axis::Decision, true),
+    ("go-ahead", Axis::Decision, true),
+    ("greenlit", Axis::Decision, true),
+    ("deferred", Axis::Decision, false),
+    ("postponed", Axis::Decision, false),
+    ("shelved", Axis::Decision, false),
     ("vetoed", Axis::Decision, false),
     ("blocked", Axis::Decision, false),
     ("refused", Axis::Decision, false),
@@ -327,6 +340,44 @@ pub fn directions(word: &str, next: Option<&str>, next_is_figure: bool) -> &'sta
         return &[];
     }
     DIRECTIONS.get(word).map_or(&[], Vec::as_slice)
+}
+
+/// What an appeal, a claim, an application or a challenge can end in.
+pub const RULING_NOUNS: &[&str] = &[
+    "appeal",
+    "appeals",
+    "claim",
+    "claims",
+    "case",
+    "application",
+    "applications",
+    "challenge",
+    "challenges",
+    "complaint",
+    "complaints",
+    "petition",
+    "bid",
+    "motion",
+    "request",
+    "lawsuit",
+    "suit",
+    "objection",
+    "objections",
+];
+
+/// The outcome a word gives a ruling noun of [`RULING_NOUNS`] ("allowed his appeal", "the claim
+/// was dismissed", "lost her challenge"): true when it succeeds. `None` for other words.
+pub fn ruling(word: &str) -> Option<bool> {
+    match word {
+        "allowed" | "allows" | "allow" | "upheld" | "upholds" | "granted" | "grants" | "won"
+        | "wins" | "win" | "succeeded" | "succeeds" | "accepted" | "accepts" | "successful" => {
+            Some(true)
+        }
+        "dismissed" | "dismisses" | "dismiss" | "rejected" | "rejects" | "reject" | "refused"
+        | "refuses" | "lost" | "loses" | "lose" | "failed" | "fails" | "denied" | "denies"
+        | "unsuccessful" | "struck" | "thrown" => Some(false),
+        _ => None,
+    }
 }
 
 /// The opposite of `word` (lower-case) in the same inflection, from [`PAIRS`].
@@ -597,9 +648,27 @@ pub fn claims_record(lower: &str) -> bool {
                 | "driest"
         )
     };
-    words
-        .windows(2)
-        .any(|w| (w[0] == "record" && RECORD_NOUNS.contains(&w[1])) || w[0].starts_with("record-"))
+    let number = |w: &str| w.chars().next().is_some_and(|c| c.is_ascii_digit());
+    // "in its history", "the largest … ever", "a first-ever", "course-record 2:05:41".
+    let history = lower.contains("in its history")
+        || lower.contains("in their history")
+        || lower.contains("in history")
+        || lower.contains("first-ever")
+        || lower.contains("first ever")
+        || lower.contains("never before");
+    let superlative_ever = words
+        .iter()
+        .enumerate()
+        .any(|(i, w)| superlative(w) && words[i + 1..].iter().take(7).any(|x| *x == "ever"));
+    history
+        || superlative_ever
+        || words
+            .iter()
+            .any(|w| w.ends_with("-record") || w.ends_with("-best"))
+        || words.windows(2).any(|w| {
+            (w[0] == "record" && (RECORD_NOUNS.contains(&w[1]) || number(w[1])))
+                || w[0].starts_with("record-")
+        })
         || words.windows(3).any(|w| {
             superlative(w[0]) && (w[1] == "since" || (w[2] == "since" && !superlative(w[1])))
         })

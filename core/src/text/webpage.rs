@@ -117,6 +117,11 @@ pub struct HtmlText {
     pub text: String,
     /// The schema.org `ClaimReview`s the page carries (JSON-LD or microdata).
     pub claim_reviews: Vec<ClaimReview>,
+    /// The page's furniture as text: its masthead, footer and asides, which the visible text
+    /// leaves out, and the site's name from its metadata. What the page is and who publishes
+    /// it, for telling whether the page names something at all (a publisher named only in the
+    /// masthead is named), never as what the page states.
+    pub furniture: String,
 }
 
 /// Whether the page reader skips an element's content: what is never visible, what the
@@ -146,6 +151,7 @@ pub fn document_to_text(document: &Html) -> HtmlText {
         title: None,
         text: String::new(),
         claim_reviews: Vec::new(),
+        furniture: String::new(),
     })
 }
 
@@ -188,6 +194,16 @@ pub fn document_to_text_within(document: &Html, max_bytes: usize) -> Result<Html
         match edge {
             Edge::Open(node) => match node.value() {
                 Node::Element(el) if skipping > 0 || is_dropped(el) => skipping += 1,
+                // A table is read row by row, each figure with the row and column it is in,
+                // then its cells are skipped.
+                Node::Element(el) if el.name() == "table" => {
+                    if let Some(table) = ElementRef::wrap(node) {
+                        out.push_str("\n\n");
+                        out.push_str(&table_text(table));
+                        out.push_str("\n\n");
+                    }
+                    skipping += 1;
+                }
                 _ if skipping > 0 => {}
                 Node::Element(el) if el.name() == "br" => out.push('\n'),
                 Node::Element(el) if is_block(el.name()) => {
@@ -232,7 +248,163 @@ pub fn document_to_text_within(document: &Html, max_bytes: usize) -> Result<Html
         title,
         text,
         claim_reviews: claim_reviews(document),
+        furniture: furniture(document),
     })
+}
+
+/// The most bytes of furniture kept from one page.
+const MAX_FURNITURE_BYTES: usize = 8 * 1024;
+
+/// The text of a page's `<header>`, `<footer>` and `<aside>` elements, and its site name and
+/// author from `<meta>`, at most [`MAX_FURNITURE_BYTES`].
+fn furniture(document: &Html) -> String {
+    let mut out = String::new();
+    if let Ok(meta) = Selector::parse(
+        "meta[property='og:site_name'], meta[name='author'], meta[name='application-name'], meta[property='article:publisher']",
+    ) {
+        for m in document.select(&meta) {
+            if let Some(content) = m.value().attr("content") {
+                out.push_str(content);
+                out.push('\n');
+            }
+        }
+    }
+    if let Ok(chrome) = Selector::parse("header, footer, aside") {
+        for el in document.select(&chrome) {
+            out.push_str(&visible_text(el));
+            out.push('\n');
+            if out.len() > MAX_FURNITURE_BYTES {
+                break;
+            }
+        }
+    }
+    let mut end = out.len().min(MAX_FURNITURE_BYTES);
+    while !out.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.truncate(end);
+    out
+}
+
+/// The visible text of an element, whitespace collapsed, without what no reader sees.
+fn visible_text(el: ElementRef<'_>) -> String {
+    let mut out = String::new();
+    let mut skipping = 0usize;
+    for edge in el.traverse() {
+        match edge {
+            Edge::Open(node) => match node.value() {
+                // What no reader sees; the chrome is kept (this reads the masthead too).
+                Node::Element(e)
+                    if skipping > 0
+                        || html::class(e.name()) == ElementClass::Hidden
+                        || e.attr("hidden").is_some() =>
+                {
+                    skipping += 1
+                }
+                Node::Element(e) if e.name() == "br" => out.push(' '),
+                Node::Text(text) if skipping == 0 => out.push_str(text),
+                _ => {}
+            },
+            Edge::Close(node) => {
+                if matches!(node.value(), Node::Element(_)) && skipping > 0 {
+                    skipping -= 1;
+                } else if matches!(node.value(), Node::Element(e) if is_block(e.name())) {
+                    out.push(' ');
+                }
+            }
+        }
+    }
+    collapse_spaces(&out)
+}
+
+/// The most rows of one table read cell by cell; past it, rows are read as lines.
+const MAX_TABLE_ROWS_BY_CELL: usize = 500;
+
+/// A table as text a judge can read: its caption, then each row. A table of figures gives every
+/// figure its row's label and its column's heading ("Southern population, 2022 territories:
+/// 640."), so that a figure is read with what it is a figure of, as a sentence of prose would
+/// give it; a row without such labels is its cells joined by " | ".
+fn table_text(table: ElementRef<'_>) -> String {
+    let cell_selector = |name: &str| name == "td" || name == "th";
+    let mut rows: Vec<(bool, Vec<String>)> = Vec::new();
+    for row in table
+        .descendent_elements()
+        .filter(|e| e.value().name() == "tr")
+    {
+        let cells: Vec<(bool, String)> = row
+            .children()
+            .filter_map(ElementRef::wrap)
+            .filter(|c| cell_selector(c.value().name()))
+            .map(|c| (c.value().name() == "th", visible_text(c)))
+            .collect();
+        if cells.is_empty() {
+            continue;
+        }
+        let in_head = row
+            .ancestors()
+            .filter_map(ElementRef::wrap)
+            .take_while(|a| a.value().name() != "table")
+            .any(|a| a.value().name() == "thead");
+        let all_heads = cells.iter().all(|(th, _)| *th);
+        rows.push((
+            in_head || all_heads,
+            cells.into_iter().map(|(_, t)| t).collect(),
+        ));
+    }
+    let mut out = Vec::new();
+    if let Some(caption) = table
+        .children()
+        .filter_map(ElementRef::wrap)
+        .find(|c| c.value().name() == "caption")
+    {
+        let caption = visible_text(caption);
+        if !caption.is_empty() {
+            out.push(caption);
+        }
+    }
+    let has_digit = |t: &str| t.chars().any(|c| c.is_ascii_digit());
+    let header: Option<Vec<String>> = rows
+        .iter()
+        .find(|(head, _)| *head)
+        .map(|(_, cells)| cells.clone());
+    let by_cell = rows.len() <= MAX_TABLE_ROWS_BY_CELL;
+    for (head, cells) in &rows {
+        if *head {
+            continue;
+        }
+        let label = cells.first().filter(|c| !c.is_empty() && !has_digit(c));
+        let figures = cells.iter().skip(1).any(|c| has_digit(c));
+        if !by_cell || !figures || (label.is_none() && header.is_none()) {
+            let line = cells
+                .iter()
+                .filter(|c| !c.is_empty())
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" | ");
+            if !line.is_empty() {
+                out.push(line);
+            }
+            continue;
+        }
+        let first = usize::from(label.is_some());
+        for (i, cell) in cells.iter().enumerate().skip(first) {
+            if cell.is_empty() {
+                continue;
+            }
+            let heading = header
+                .as_ref()
+                .and_then(|h| h.get(i))
+                .filter(|h| !h.is_empty());
+            let sentence = match (label, heading) {
+                (Some(l), Some(h)) => format!("{l}, {h}: {cell}."),
+                (Some(l), None) => format!("{l}: {cell}."),
+                (None, Some(h)) => format!("{h}: {cell}."),
+                (None, None) => format!("{cell}."),
+            };
+            out.push(sentence);
+        }
+    }
+    out.join("\n\n")
 }
 
 /// The most reviews read from one page; a fact-check page carries one or a few.

@@ -139,7 +139,7 @@ impl Mark {
             }
             Some(ClaimStatus::Supported) => Mark::Supported,
             Some(ClaimStatus::Refuted) => Mark::Refuted,
-            Some(ClaimStatus::Inconclusive) => Mark::Unverifiable,
+            Some(ClaimStatus::Unconfirmed) => Mark::Unverifiable,
             None if issues.iter().any(|i| i.issue_type == IssueType::Unsourced) => Mark::Unsourced,
             None => Mark::Unchecked,
         }
@@ -754,6 +754,10 @@ fn marked_runs(text: &str, element: &str) -> Vec<Run> {
 /// the claim's issues ("The claim says 17% where the source says 7%") or its correction
 /// ("source says $9/month", the claim's figure then unknown).
 fn difference_of(claim: &ClaimVerdict, issues: &[&Issue]) -> Option<(String, String)> {
+    // The judge names the element that differs: the claim's and the source's.
+    if let Some(d) = issues.iter().find_map(|i| i.difference.as_ref()) {
+        return Some((d.claim.clone(), d.source.clone()));
+    }
     for issue in issues {
         let Some(rest) = issue.problem.strip_prefix("The claim says ") else {
             continue;

@@ -47,6 +47,7 @@ fn result(claim: &Claim, url: &str, verdict: Verdict, quote: &str, issue: bool) 
             claim_id: Some(claim.id.clone()),
             source_url: Some(url.to_owned()),
             element: None,
+            difference: None,
         }),
         draft_position: None,
         reason: "judged".to_owned(),
@@ -83,7 +84,7 @@ fn hostile_decision() -> Decision {
         result(
             by("12%"),
             "https://c.example/sales",
-            Verdict::Inconclusive,
+            Verdict::Unconfirmed,
             "<b>Nothing</b> about sales.",
             true,
         ),
@@ -532,7 +533,7 @@ fn a_supported_claim_with_a_blocking_issue_is_not_shown_as_supported() {
     let mut dead = result(
         growth,
         "https://e.example/gone",
-        Verdict::Inconclusive,
+        Verdict::Unconfirmed,
         "",
         false,
     );
@@ -550,6 +551,7 @@ fn a_supported_claim_with_a_blocking_issue_is_not_shown_as_supported() {
         claim_id: Some(growth.id.clone()),
         source_url: Some("https://e.example/gone".to_owned()),
         element: None,
+        difference: None,
     });
     let results = vec![
         result(

@@ -54,6 +54,7 @@ impl Entry {
             FetchOutcome::Ok(page) => Some(Arc::new(PageIndex::of(Source {
                 text: &page.text,
                 reviews: &page.claim_reviews,
+                furniture: &page.furniture,
             }))),
             _ => None,
         };
@@ -74,6 +75,7 @@ impl Entry {
                 page.text.len()
                     + page.final_url.len()
                     + page.title.as_ref().map_or(0, String::len)
+                    + page.furniture.len()
                     + page
                         .claim_reviews
                         .iter()
@@ -188,6 +190,7 @@ mod tests {
             text: text.to_owned(),
             title: None,
             claim_reviews: Vec::new(),
+            furniture: String::new(),
         })
     }
 

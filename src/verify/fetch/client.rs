@@ -167,7 +167,7 @@ fn to_outcome(
     // The body's bytes become the text's when they are UTF-8 already (most pages): one copy of
     // the page in memory, not two.
     let decoded = content::decode_owned(bytes, charset.as_deref(), kind);
-    let (title, text, paywall_markup, claim_reviews) = match kind {
+    let (title, text, paywall_markup, claim_reviews, furniture) = match kind {
         TextKind::Html => {
             // A tree costs time that grows with its depth and memory that grows with its nodes:
             // a page nested too deep, or plainly of too many nodes, is not built (a linear scan
@@ -221,9 +221,20 @@ fn to_outcome(
                     marker: found.marker,
                 };
             }
-            (page.title, page.text, paywall_markup, page.claim_reviews)
+            // The title names the page too: it goes with the furniture.
+            let furniture = match &page.title {
+                Some(title) => format!("{title}\n{}", page.furniture),
+                None => page.furniture,
+            };
+            (
+                page.title,
+                page.text,
+                paywall_markup,
+                page.claim_reviews,
+                furniture,
+            )
         }
-        TextKind::Plain => (None, decoded, None, Vec::new()),
+        TextKind::Plain => (None, decoded, None, Vec::new(), String::new()),
     };
     // A text/plain page is its text, under the same cap.
     if text.len() as u64 > limits.max_text_bytes {
@@ -251,5 +262,6 @@ fn to_outcome(
         text,
         title,
         claim_reviews,
+        furniture,
     })
 }

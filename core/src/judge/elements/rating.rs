@@ -25,7 +25,7 @@
 
 use crate::text::tokens::FoldHashSet as HashSet;
 
-use super::retrieve;
+use crate::judge::retrieve;
 use crate::text::lexicon;
 pub use crate::text::webpage::ClaimReview;
 
@@ -206,10 +206,139 @@ pub struct Applied<'a> {
     pub rating: Rating,
 }
 
-/// The first review that rates `claim`, with what it says of it.
+/// Where an article stands on a claim a fact-check reviewed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stance {
+    /// It states the claim as true, or says it was found true ("… is accurate, X found").
+    Asserts,
+    /// It says the claim is false ("… is false, fact-checkers found"), or states its negation.
+    Denies,
+    /// It says the claim is misleading or partly true.
+    Mixed,
+    /// It reports that someone claims it, and says nothing of its truth ("a video that purported
+    /// to show …"): the rating neither backs nor refutes it.
+    Reports,
+}
+
+/// Words with which an article says a reviewed claim is true.
+const TRUE_VERDICTS: &[&str] = &[
+    "accurate",
+    "true",
+    "correct",
+    "genuine",
+    "confirmed",
+    "legitimate",
+    "valid",
+    "factual",
+];
+/// Words with which an article says a reviewed claim is partly true.
+const MIXED_VERDICTS: &[&str] = &[
+    "misleading",
+    "half true",
+    "half-true",
+    "exaggerated",
+    "partly true",
+    "partly false",
+    "lacks context",
+    "missing context",
+    "out of context",
+    "mostly false",
+];
+/// Words that report a claim as someone's, without asserting it.
+const REPORTING: &[&str] = &[
+    "claim",
+    "claims",
+    "claimed",
+    "claiming",
+    "purported",
+    "purporting",
+    "purports",
+    "alleged",
+    "allegedly",
+    "supposedly",
+    "rumour",
+    "rumours",
+    "rumor",
+    "rumors",
+    "posts",
+    "post",
+];
+
+fn words_of(t: &str) -> Vec<String> {
+    t.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Where `claim` stands on `reviewed` (see [`Stance`]): a verdict word the reviewed claim does
+/// not itself hold decides, a negation before it turning it round; else a word that reports the
+/// claim as someone's; else the article asserts it (or, negated, denies it).
+pub fn stance(claim: &str, reviewed: &str) -> Stance {
+    let ours = words_of(claim);
+    let theirs = words_of(reviewed);
+    let joined = format!(" {} ", ours.join(" "));
+    let theirs_joined = format!(" {} ", theirs.join(" "));
+    let has = |phrase: &str| {
+        let p = format!(" {phrase} ");
+        joined.contains(&p) && !theirs_joined.contains(&p)
+    };
+    let negated = |phrase: &str| {
+        ["not", "never", "isn't", "wasn't", "aren't", "weren't", "no"]
+            .iter()
+            .any(|n| joined.contains(&format!(" {n} {phrase} ")))
+    };
+    if let Some(p) = MIXED_VERDICTS.iter().find(|p| has(p)) {
+        let _ = p;
+        return Stance::Mixed;
+    }
+    let false_word = lexicon::DEBUNKING.iter().find(|p| has(p));
+    let true_word = TRUE_VERDICTS.iter().find(|p| has(p));
+    match (false_word, true_word) {
+        (Some(p), _) if !negated(p) => return Stance::Denies,
+        (Some(_), _) => return Stance::Asserts,
+        (None, Some(p)) if negated(p) => return Stance::Denies,
+        (None, Some(_)) => return Stance::Asserts,
+        (None, None) => {}
+    }
+    if REPORTING.iter().any(|w| has(w)) {
+        return Stance::Reports;
+    }
+    if opposite(claim, reviewed) {
+        Stance::Denies
+    } else {
+        Stance::Asserts
+    }
+}
+
+/// Whether a claim is about the claim a review rates: [`same_claim`], or, less closely, half the
+/// reviewed claim's words and a quarter of the claim's own (an article that reports a fact-check
+/// words the reviewed claim its own way: "a post claiming the research proved turbines cause
+/// insomnia").
+pub fn about_claim(claim: &str, reviewed: &str) -> bool {
+    if same_claim(claim, reviewed) {
+        return true;
+    }
+    let a = content(claim);
+    let b = content(reviewed);
+    if a.is_empty() || b.len() < 3 {
+        return false;
+    }
+    let shared = a.intersection(&b).count() as f64;
+    shared / b.len() as f64 >= 0.5 && shared / a.len() as f64 >= 0.25
+}
+
+/// The first review that rates `claim`, with what it says of it: the page's rating turned by
+/// where the claim stands on the reviewed claim ([`stance`]). A claim that only reports the
+/// reviewed claim is not rated.
 pub fn applicable<'a>(claim: &str, reviews: &'a [ClaimReview]) -> Option<Applied<'a>> {
     reviews.iter().find_map(|review| {
-        if !same_claim(claim, &review.claim_reviewed) {
+        if !about_claim(claim, &review.claim_reviewed) {
+            return None;
+        }
+        let stance = stance(claim, &review.claim_reviewed);
+        if stance == Stance::Reports {
             return None;
         }
         // A fact-check of this very claim whose rating cannot be read: the page repeats the
@@ -221,14 +350,12 @@ pub fn applicable<'a>(claim: &str, reviews: &'a [ClaimReview]) -> Option<Applied
                 rating: Rating::Mixed,
             });
         };
-        let rating = if opposite(claim, &review.claim_reviewed) {
-            match rating {
-                Rating::False => Rating::True,
-                Rating::True => Rating::False,
-                Rating::Mixed => Rating::Mixed,
-            }
-        } else {
-            rating
+        let rating = match (stance, rating) {
+            (Stance::Asserts | Stance::Reports, r) => r,
+            (Stance::Denies, Rating::False | Rating::Mixed) => Rating::True,
+            (Stance::Denies, Rating::True) => Rating::False,
+            (Stance::Mixed, Rating::False | Rating::Mixed) => Rating::True,
+            (Stance::Mixed, Rating::True) => Rating::Mixed,
         };
         Some(Applied { review, rating })
     })
@@ -251,7 +378,7 @@ pub fn same_claim(claim: &str, reviewed: &str) -> bool {
 
 /// Whether the claim says the opposite of the reviewed claim: it debunks it, or one of the two
 /// is negated and the other not.
-fn opposite(claim: &str, reviewed: &str) -> bool {
+pub(crate) fn opposite(claim: &str, reviewed: &str) -> bool {
     let words = |t: &str| -> Vec<String> {
         t.to_lowercase()
             .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')

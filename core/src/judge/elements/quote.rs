@@ -31,7 +31,7 @@
 //! Heaven" for "Maiden Heaven: A Tribute to Iron Maiden"). [`check`] reports a title it does not
 //! find as [`QuoteCheck::TitleMissing`], which the judge weighs as a missing name.
 
-use super::retrieve::TokenId;
+use crate::judge::retrieve::TokenId;
 
 /// How many words an elision may stand for, at most: a quote cut to a few sentences is still one
 /// passage, but pieces pages apart are not one quotation.
@@ -319,6 +319,21 @@ pub fn check(quote: &str, source: &[Token], id_of: &dyn Fn(&str) -> Option<Token
     } else {
         QuoteCheck::Missing
     }
+}
+
+/// The share of a quotation's content words the page must use for the quote to be a paraphrase
+/// of the page (low: for review) rather than words the page does not hold (medium): half.
+pub const PARAPHRASED_WORDS: f64 = 0.5;
+
+/// Whether the page uses most of the quotation's content words ([`PARAPHRASED_WORDS`]), though
+/// not as quoted.
+pub fn words_on_page(quote: &str, page: &crate::judge::PageIndex) -> bool {
+    let words = crate::judge::retrieve::tokenize(quote);
+    if words.is_empty() {
+        return false;
+    }
+    let used = words.iter().filter(|w| page.index().contains(w)).count();
+    used as f64 >= PARAPHRASED_WORDS * words.len() as f64
 }
 
 #[cfg(test)]

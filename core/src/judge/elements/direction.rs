@@ -1,0 +1,295 @@
+//! Direction: which way something went (rose/fell, approved/rejected, won/lost, a record high or
+//! low), compared with the aligned clause's word on the same axis. Opposite polarities
+//! contradict, unless an equally aligned clause agrees (a page may say both, of different things).
+
+use crate::text::tokens::FoldHashSet as HashSet;
+use std::ops::Range;
+
+use super::Finding;
+use super::phrase_with_negation;
+use crate::judge::align::*;
+use crate::judge::retrieve::TokenId;
+use crate::judge::text::*;
+use crate::model::{ClaimElement, Unit};
+use crate::text::lexicon::Axis;
+
+/// A source clause with a direction word on the axis of one of the claim's.
+pub(crate) struct Candidate {
+    /// The share of the claim clause's words the source clause holds.
+    clause_overlap: f64,
+    /// The same for the whole source sentence.
+    sentence_overlap: f64,
+    /// How many of the words the claim's direction word is said of stand before the source's.
+    subject_match: usize,
+    k: usize,
+    clause: Range<usize>,
+    /// The clause's words on the axis, with their polarity.
+    on_axis: Vec<(usize, bool)>,
+}
+
+impl Alignment<'_> {
+    pub(crate) fn direction(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        let mut out = Vec::new();
+        let mut seen_axes = HashSet::default();
+        // Words inside the claim's quotation marks are the speaker's: the quote check reads
+        // them against the page as they are written.
+        let quoted = super::negation::quoted_tokens(claim);
+        for i in 0..claim.toks.len() {
+            if quoted.contains(&i) {
+                continue;
+            }
+            for &(axis, polarity) in claim.directions(i) {
+                if !seen_axes.insert(axis) {
+                    continue;
+                }
+                let clause = claim.clause_of(i);
+                let subject = claim.stems(clause.clone(), &|j| claim.has_direction(j));
+                if subject.is_empty() {
+                    continue;
+                }
+                // What the direction word is said of: the words before it in its clause
+                // ("Imports rose", "The regulator did not approve").
+                let said_of = claim.stems(clause.start..i, &|j| claim.has_direction(j));
+                // Clauses of the source with a word on the same axis, and how well they align:
+                // on the whole clause, on the words before the axis word, on the sentence.
+                let mut candidates: Vec<Candidate> = Vec::new();
+                for (k, c) in self.source_clauses() {
+                    let s = &self.sentences[k];
+                    let on_axis: Vec<(usize, bool)> = c
+                        .clone()
+                        .flat_map(|j| {
+                            s.directions(j)
+                                .iter()
+                                .filter(|d| d.0 == axis)
+                                .map(move |d| (j, d.1))
+                        })
+                        .collect();
+                    let Some(&(first_on_axis, _)) = on_axis.first() else {
+                        continue;
+                    };
+                    let before = s.stems(c.start..first_on_axis, &|j| s.has_direction(j));
+                    let subject_match = said_of.iter().filter(|&w| before.contains(w)).count();
+                    candidates.push(Candidate {
+                        clause_overlap: self.overlap(&subject, k, c.clone()),
+                        sentence_overlap: self.overlap(&subject, k, 0..s.toks.len()),
+                        subject_match,
+                        k,
+                        clause: c,
+                        on_axis,
+                    });
+                }
+                // Prefer the clauses whose subject is the claim's; else the best aligned.
+                let best_subject = candidates
+                    .iter()
+                    .map(|c| c.subject_match)
+                    .max()
+                    .unwrap_or(0);
+                let pool: Vec<&Candidate> = if best_subject > 0 {
+                    candidates
+                        .iter()
+                        .filter(|c| c.subject_match == best_subject)
+                        .filter(|c| c.sentence_overlap >= MIN_ALIGNMENT)
+                        .collect()
+                } else {
+                    let best = candidates
+                        .iter()
+                        .map(|c| c.clause_overlap)
+                        .fold(0.0, f64::max);
+                    candidates
+                        .iter()
+                        .filter(|c| c.clause_overlap >= MIN_ALIGNMENT)
+                        .filter(|c| c.clause_overlap >= best * NEAR_BEST)
+                        .collect()
+                };
+                if pool.is_empty() {
+                    // No clause aligns: the passage that holds the claim says which way, when
+                    // all it says on this axis points the other way.
+                    out.extend(self.direction_in_passage(i, axis, polarity));
+                    continue;
+                }
+                if pool
+                    .iter()
+                    .any(|c| c.on_axis.iter().any(|(_, p)| *p == polarity))
+                {
+                    continue;
+                }
+                let Some(chosen) = pool
+                    .iter()
+                    .max_by(|a, b| a.clause_overlap.total_cmp(&b.clause_overlap))
+                else {
+                    continue;
+                };
+                let (k, c, words) = (chosen.k, chosen.clause.clone(), chosen.on_axis.clone());
+                // A sentence that says it both ways ("rose by 4.1% in the year, down from
+                // 4.3%") speaks of two things: which one the claim's word is about is not read
+                // here, so nothing is concluded.
+                if self.sentences[k]
+                    .all_directions()
+                    .any(|(_, a, p)| a == axis && p == polarity)
+                {
+                    continue;
+                }
+                let s = &self.sentences[k];
+                let marked = words.first().map(|(j, _)| *j);
+                let source_word = marked
+                    .map(|j| phrase_with_negation(s, j))
+                    .unwrap_or_default();
+                out.push(Finding {
+                    element: ClaimElement::Direction,
+                    contradiction: true,
+                    strong: false,
+                    problem: format!(
+                        "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                        phrase_with_negation(claim, i),
+                        source_word
+                    ),
+                    correction: Some(format!(
+                        "the source says: \u{201C}{}\u{201D}",
+                        marked_clause_text(s, c, marked)
+                    )),
+                    sentence: Some(k),
+                });
+            }
+        }
+        out
+    }
+
+    /// The claim's direction word at `i` against the passage that holds most of the claim (at
+    /// least [`STATED`] of it, the direction words left out): a contradiction when the passage
+    /// has words on the same axis, all of them the other way.
+    pub(crate) fn direction_in_passage(
+        &self,
+        i: usize,
+        axis: Axis,
+        polarity: bool,
+    ) -> Option<Finding> {
+        let leave = Stems::of(
+            (0..self.claim.toks.len())
+                .filter(|&j| self.claim.has_direction(j))
+                .map(|j| self.claim.toks[j].stem)
+                .collect(),
+        );
+        let (w, held) = self.best_window(&leave)?;
+        if held < STATED {
+            return None;
+        }
+        let mut opposite = None;
+        for &k in &self.windows[w] {
+            let s = &self.sentences[k];
+            for (j, a, p) in s.all_directions() {
+                if a != axis {
+                    continue;
+                }
+                if p == polarity {
+                    return None;
+                }
+                opposite.get_or_insert((k, j));
+            }
+        }
+        let (k, j) = opposite?;
+        let s = &self.sentences[k];
+        Some(Finding {
+            element: ClaimElement::Direction,
+            contradiction: true,
+            strong: false,
+            problem: format!(
+                "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                phrase_with_negation(&self.claim, i),
+                phrase_with_negation(s, j)
+            ),
+            correction: Some(format!(
+                "the source says: \u{201C}{}\u{201D}",
+                marked_clause_text(s, 0..s.toks.len(), Some(j))
+            )),
+            sentence: Some(k),
+        })
+    }
+}
+
+/// The direction word of amount that goes with the figure at token `at` of `t`: the nearest one
+/// before it in its clause, else one of the three words after it ("3% lower"). Its token and
+/// polarity, negation applied.
+fn figure_direction_word(t: &Text, at: usize) -> Option<(usize, bool)> {
+    let clause = t.clause_of(at);
+    let amount = |j: usize| {
+        t.directions(j)
+            .iter()
+            .find(|d| d.0 == Axis::Amount)
+            .map(|d| (j, d.1))
+    };
+    (clause.start..at)
+        .rev()
+        .find_map(amount)
+        .or_else(|| (at + 1..(at + 4).min(clause.end)).find_map(amount))
+}
+
+/// A figure the page gives for the claim's subject with the claim's value, but changing the
+/// other way: "Hardware sales climbed 4%" against "Devices & Hardware revenue of $694 million,
+/// down 4%"; "its government grant rose by 3%" against "Grant-in-aid fell by 3%". The page's
+/// figure must name the claim's subject in its label (see `subject::label`), and no page figure
+/// so named may go the claim's way.
+pub(crate) fn figure_direction(a: &Alignment<'_>) -> Option<Finding> {
+    use super::presence;
+    use super::subject::{generic, label};
+    let claim = &a.claim;
+    for (c, at) in claim.figures.iter() {
+        if c.unit == Unit::Year {
+            continue;
+        }
+        let Some((word, ours)) = figure_direction_word(claim, *at) else {
+            continue;
+        };
+        let words = super::figure::said_of(claim, *at);
+        let hedge = presence::hedge_before(claim.text(), c);
+        let mut against = None;
+        let mut agrees = false;
+        for (i, s) in a.page.sentences().iter().enumerate() {
+            for (f, ft) in s.figures.iter() {
+                if !super::figure::same_kind(c, f) || !presence::gives(c.value, hedge, f.value) {
+                    continue;
+                }
+                let l = label(s, *ft, a);
+                let specific: Vec<TokenId> = l
+                    .iter()
+                    .map(|(w, _)| *w)
+                    .filter(|w| !generic(a.stem_text(*w)))
+                    .collect();
+                let shared = specific.iter().filter(|w| words.contains(**w)).count();
+                let foreign = specific.len() - shared;
+                if shared == 0 || foreign > 1 {
+                    continue;
+                }
+                match figure_direction_word(s, *ft) {
+                    Some((_, theirs)) if theirs == ours => agrees = true,
+                    Some((j, _)) => {
+                        against.get_or_insert((i, j));
+                    }
+                    None => {}
+                }
+            }
+        }
+        if agrees {
+            continue;
+        }
+        if let Some((i, j)) = against {
+            let s = &a.page.sentences()[i];
+            return Some(Finding {
+                element: ClaimElement::Direction,
+                contradiction: true,
+                strong: false,
+                problem: format!(
+                    "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
+                    phrase_with_negation(claim, word),
+                    phrase_with_negation(s, j)
+                ),
+                correction: Some(format!(
+                    "the source says: \u{201C}{}\u{201D}",
+                    s.text().trim()
+                )),
+                sentence: None,
+            });
+        }
+    }
+    None
+}

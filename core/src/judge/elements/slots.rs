@@ -1,0 +1,146 @@
+//! Slots the claim fills differently from the source sentence it follows word for word: a name,
+//! year, number, ordinal or negation changed ([`crate::judge::substitute`]).
+
+use super::Finding;
+use super::figure::relative_error;
+use super::speaker::*;
+use crate::judge::align::*;
+use crate::judge::substitute;
+use crate::judge::text::*;
+use crate::model::ClaimElement;
+
+impl Alignment<'_> {
+    /// Names, years, numbers, ordinals and negations the claim changed in a source sentence it
+    /// otherwise follows word for word ([`substitute`]). The sentence must hold at least
+    /// [`MIN_ALIGNMENT`] of the claim's weighted words and [`MIN_FOLLOWED_WORDS`] of its content
+    /// words, and a changed slot needs a content word
+    /// among the words that enclose it, so that "the … of" alone anchors nothing.
+    pub(crate) fn substitutions(&self) -> Vec<Finding> {
+        let claim = &self.claim;
+        let total = self.weight_of(&self.claim_stems);
+        if total <= 0.0 {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (k, s) in self.sentences.iter().enumerate() {
+            // The words the alignment can match are among those both texts have: a sentence
+            // that shares too few of them is not followed, whatever the alignment finds.
+            let shared = Stems::of(
+                s.toks
+                    .iter()
+                    .filter(|t| !t.is_mark() && self.claim_stems.contains(t.stem))
+                    .map(|t| t.stem)
+                    .collect(),
+            );
+            if shared.len() < MIN_FOLLOWED_WORDS || self.weight_of(&shared) < MIN_ALIGNMENT * total
+            {
+                continue;
+            }
+            let pairs = substitute::align(claim, s);
+            let matched = Stems::of(
+                pairs
+                    .iter()
+                    .filter(|(c, _)| claim.toks[*c].is_content())
+                    .map(|(c, _)| claim.toks[*c].stem)
+                    .collect(),
+            );
+            // Following a sentence word for word takes words to follow: a fragment sharing one
+            // or two content words with a sentence does not copy it.
+            if matched.len() < MIN_FOLLOWED_WORDS
+                || self.weight_of(&matched) < MIN_ALIGNMENT * total
+            {
+                continue;
+            }
+            for sub in substitute::substitutions(claim, s, &pairs) {
+                let anchored = sub.anchors.iter().any(|&a| claim.toks[a].is_content());
+                // A slot in a denial frame ("it isn't true that") is the denial rule's.
+                let in_frame = claim
+                    .denied_from
+                    .is_some_and(|from| sub.claim_tokens.start < from as usize);
+                if !anchored || in_frame {
+                    continue;
+                }
+                if let Some(f) = self.substitution_finding(k, &sub) {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    }
+
+    pub(crate) fn substitution_finding(
+        &self,
+        k: usize,
+        sub: &substitute::Substitution,
+    ) -> Option<Finding> {
+        use substitute::SlotKind;
+        let claim = &self.claim;
+        let before = sub
+            .claim_tokens
+            .start
+            .checked_sub(1)
+            .map(|i| claim.lower(i));
+        let near_reporting_verb = (sub.claim_tokens.start.saturating_sub(3)
+            ..(sub.claim_tokens.end + 3).min(claim.toks.len()))
+            .any(|i| is_reporting_verb(claim.lower(i)));
+        let says = |what: &str| {
+            format!(
+                "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{what}\u{201D}",
+                sub.claim
+            )
+        };
+        let (element, contradiction, problem) = match sub.kind {
+            SlotKind::Negation if sub.source.is_empty() => (
+                ClaimElement::Negation,
+                true,
+                format!(
+                    "The claim says \u{201C}{}\u{201D} where the source states it without the negation",
+                    sub.claim
+                ),
+            ),
+            SlotKind::Negation => (ClaimElement::Negation, true, says(&sub.source)),
+            SlotKind::Year => (ClaimElement::Date, true, says(&sub.source)),
+            SlotKind::Number => {
+                let number = |t: &str| t.trim().replace(',', "").parse::<f64>().ok();
+                let (a, b) = (number(&sub.claim)?, number(&sub.source)?);
+                if relative_error(a, b) <= self.high_tolerance {
+                    return None;
+                }
+                (ClaimElement::Figure, true, says(&sub.source))
+            }
+            SlotKind::Ordinal => (ClaimElement::Figure, true, says(&sub.source)),
+            // A month or a day of the week changed is the date rules' to judge.
+            SlotKind::Name
+                if sub
+                    .claim
+                    .split_whitespace()
+                    .all(|w| is_calendar_word(&w.to_lowercase())) =>
+            {
+                return None;
+            }
+            SlotKind::Name if matches!(before, Some("in" | "at" | "near" | "outside")) => {
+                (ClaimElement::Place, false, says(&sub.source))
+            }
+            SlotKind::Name if near_reporting_verb => {
+                (ClaimElement::Speaker, true, says(&sub.source))
+            }
+            SlotKind::Name => (ClaimElement::Name, true, says(&sub.source)),
+        };
+        // A place swapped where the sentence states the rest of the claim ("opened its first
+        // store in York" for "… in Leeds") says plainly the claim has it wrong.
+        let slot = claim.stems(sub.claim_tokens.clone(), &|_| false);
+        let strong = !contradiction
+            && self.coverage_without(k, &slot) >= crate::judge::verdict::STRONGLY_STATED;
+        Some(Finding {
+            element,
+            contradiction,
+            strong,
+            problem,
+            correction: Some(self.said(k)),
+            sentence: Some(k),
+        })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Direction and negation
+}

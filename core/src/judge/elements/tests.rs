@@ -1,0 +1,589 @@
+//! The element rules, each on small claims and pages written for it.
+
+use super::date::periods_of;
+use super::findings as findings_of;
+use super::*;
+use crate::judge::PageIndex;
+use crate::judge::align::Alignment;
+use crate::judge::text::Text;
+use crate::judge::text::denial_frame;
+use crate::model::ClaimElement;
+use crate::text::figures::parse_figures;
+use std::ops::Range;
+
+/// The verdict, severity and element the judge gives `claim` against `source`, as an article
+/// cites it.
+fn judged(
+    claim: &str,
+    source: &str,
+) -> (
+    crate::model::Verdict,
+    Option<crate::model::Severity>,
+    Option<ClaimElement>,
+) {
+    let body = format!(
+        "{} [1].\n\n[1]: https://example.com/page\n",
+        claim.trim_end_matches('.')
+    );
+    let extraction = crate::extract::extract(&body, crate::model::BodyFormat::Markdown)
+        .expect("the claim reads");
+    let c = extraction.claims.first().expect("a claim");
+    let j = crate::judge::judge(
+        c,
+        source,
+        "https://example.com/page",
+        &crate::judge::JudgeSettings::default(),
+    );
+    (j.verdict, j.severity, j.element)
+}
+
+fn findings(claim: &str, source: &str) -> Vec<Finding> {
+    let page = PageIndex::new(source);
+    let all = 0..page.index().sentences.len();
+    let windows = std::slice::from_ref(&all);
+    let a = Alignment::new(claim, parse_figures(claim), &page, windows, 0.1, 0.2);
+    findings_of(&a)
+}
+
+fn elements(claim: &str, source: &str) -> Vec<(ClaimElement, bool)> {
+    findings(claim, source)
+        .into_iter()
+        .map(|f| (f.element, f.contradiction))
+        .collect()
+}
+
+#[test]
+fn clauses_split_where_each_part_states_something() {
+    let t = Text::new(
+        "Exports fell 3% in the first half of the year and imports rose 6%, the office said.",
+        &mut |_| 0,
+    );
+    let parts: Vec<&str> = t.clauses.iter().map(|c| t.span(c.clone())).collect();
+    assert_eq!(
+        parts,
+        [
+            "Exports fell 3% in the first half of the year",
+            "and imports rose 6%, the office said."
+        ]
+    );
+    let t = Text::new("Sales of cars and trucks rose 5%.", &mut |_| 0);
+    assert_eq!(t.clauses.len(), 1);
+}
+
+#[test]
+fn opposite_directions_contradict() {
+    let source = "Ridership on the city's buses rose 4% last year, the transit agency said.";
+    let got = findings("Ridership on the city's buses fell 4% last year.", source);
+    assert_eq!(got[0].element, ClaimElement::Direction, "{got:?}");
+    assert!(got[0].problem.contains("fell") && got[0].problem.contains("rose"));
+    assert!(elements("Ridership on the city's buses rose 4% last year.", source).is_empty());
+    assert!(
+        elements(
+            "Ridership on the city's buses did not fall last year.",
+            source
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_negated_predicate_contradicts_a_plain_one() {
+    let source = "The minister attended the summit in Oslo on Friday.";
+    assert_eq!(
+        elements("The minister did not attend the summit in Oslo.", source),
+        [(ClaimElement::Negation, true)]
+    );
+    assert!(elements("The minister attended the summit in Oslo.", source).is_empty());
+}
+
+#[test]
+fn a_figure_given_to_another_subject_is_found() {
+    use crate::model::Verdict;
+    let source = "Exports fell 3% in the first half of the year and imports rose 6%.";
+    let (verdict, _, element) = judged("Imports rose 3% in the first half.", source);
+    assert_eq!(verdict, Verdict::Refuted);
+    assert!(
+        matches!(element, Some(ClaimElement::Figure | ClaimElement::Subject)),
+        "{element:?}"
+    );
+    let (verdict, _, _) = judged("Imports rose 6% in the first half of the year.", source);
+    assert_eq!(verdict, Verdict::Supported);
+}
+
+#[test]
+fn units_currencies_and_years() {
+    assert_eq!(
+        elements(
+            "Turnout rose by 5% at the election.",
+            "Turnout rose by 5 percentage points at the election."
+        ),
+        [(ClaimElement::Unit, true)]
+    );
+    assert_eq!(
+        elements(
+            "The repairs will cost €45 million.",
+            "The repairs will cost $45 million."
+        ),
+        [(ClaimElement::Currency, true)]
+    );
+    let (verdict, _, element) = judged(
+        "The factory closed in 2009.",
+        "The factory closed in 2011 after 80 years.",
+    );
+    assert_eq!(
+        (verdict, element),
+        (crate::model::Verdict::Refuted, Some(ClaimElement::Date))
+    );
+}
+
+#[test]
+fn a_statement_denied_on_one_side_and_stated_on_the_other() {
+    // One contradiction: of polarity, or of direction when the statement denied has a
+    // direction word ("cut"), which the denial flips.
+    let contradicted = |got: Vec<(ClaimElement, bool)>| {
+        matches!(
+            got[..],
+            [(ClaimElement::Negation | ClaimElement::Direction, true)]
+        )
+    };
+    for (stated, negated, denied) in [
+        (
+            "The council cut the library budget by 12% in 2023.",
+            "The council did not cut the library budget in 2023.",
+            "the council cut the library budget in 2023.",
+        ),
+        (
+            "The board approved the stadium plan in March.",
+            "The board did not approve the stadium plan in March.",
+            "the board approved the stadium plan in March.",
+        ),
+    ] {
+        let plain = format!("{}{}", denied[..1].to_uppercase(), &denied[1..]);
+        for frame in [
+            "It is untrue that",
+            "It's false that",
+            "It isn't true that",
+            "It is not the case that",
+            "It was incorrect that",
+        ] {
+            let denial = format!("{frame} {denied}");
+            let got = elements(&denial, stated);
+            assert!(contradicted(got.clone()), "claim {denial:?}: {got:?}");
+            let got = elements(&plain, &denial);
+            assert!(contradicted(got.clone()), "source {denial:?}: {got:?}");
+            // Denied on both sides, or denied and negated: they agree.
+            assert_eq!(elements(&denial, &denial), [], "{denial:?}");
+            assert_eq!(elements(&denial, negated), [], "{denial:?} / {negated:?}");
+        }
+    }
+    // Said by someone, or a judgement rather than a denial: nothing denied.
+    for not_denied in [
+        "The mayor said it is untrue that the council cut the library budget in 2023.",
+        "It is wrong that the council cut the library budget in 2023.",
+        "It is true that the council cut the library budget in 2023.",
+    ] {
+        assert!(
+            denial_frame(&Text::plain(not_denied)).is_none(),
+            "{not_denied:?}"
+        );
+    }
+}
+
+#[test]
+fn a_month_or_season_swapped() {
+    let source = "The plant closed in May 2023 after a long dispute over pay.";
+    assert_eq!(
+        elements(
+            "The plant closed in March 2023 after a long dispute over pay.",
+            source
+        ),
+        [(ClaimElement::Date, true)]
+    );
+    assert_eq!(
+        elements(
+            "The plant closed in May 2023 after a long dispute over pay.",
+            source
+        ),
+        []
+    );
+    let source = "Flooding hit the valley in the winter of 2023, closing the main road.";
+    assert_eq!(
+        elements(
+            "Flooding hit the valley in the summer of 2023, closing the main road.",
+            source
+        ),
+        [(ClaimElement::Date, true)]
+    );
+    assert_eq!(
+        elements(
+            "Flooding hit the valley in the winter of 2023, closing the main road.",
+            source
+        ),
+        []
+    );
+    // "May" the verb and "June" the name are no months.
+    assert!(periods_of(&Text::plain("Prices May rise, June Carter said.")).is_empty());
+    // A sentence on one of the claim's months alone contradicts none of them.
+    let got = elements(
+        "The rule was passed in March 2023 and took effect in May 2023 across the county.",
+        "The rule took effect in May 2023 across the county, the council said.",
+    );
+    assert!(!got.contains(&(ClaimElement::Date, true)), "{got:?}");
+}
+
+#[test]
+fn speakers_and_titles() {
+    let source = "\"We cannot keep the pool open,\" said councillor David Okafor.";
+    let got = elements(
+        "\"We cannot keep the pool open,\" said councillor Maria Hughes.",
+        source,
+    );
+    assert_eq!(got, [(ClaimElement::Speaker, true)]);
+    let got = elements(
+        "Transport minister Paul Reed said the line would reopen.",
+        "Deputy transport minister Paul Reed said the line would reopen.",
+    );
+    assert_eq!(got, [(ClaimElement::Title, true)]);
+}
+
+#[test]
+fn a_record_high_against_a_record_low_is_a_direction_contradiction() {
+    let got = elements(
+        "Prices hit a record high in March.",
+        "Prices hit a record low in March.",
+    );
+    assert_eq!(got, [(ClaimElement::Direction, true)]);
+    let got = elements(
+        "Bookings fell to an all-time low last winter.",
+        "Bookings rose to an all-time high last winter.",
+    );
+    assert!(got.contains(&(ClaimElement::Direction, true)), "{got:?}");
+    // Written otherwise: hyphenated, unhyphenated, over a span of years.
+    for (claim, source) in [
+        (
+            "Prices hit a record-high in March.",
+            "Prices hit a record low in March.",
+        ),
+        (
+            "Prices hit an all time high in March.",
+            "Prices hit an all time low in March.",
+        ),
+        (
+            "Sterling hit a 20-year low against the dollar.",
+            "Sterling hit a 20-year high against the dollar.",
+        ),
+        (
+            "Sterling hit a five-year low against the dollar.",
+            "Sterling hit a five-year high against the dollar.",
+        ),
+    ] {
+        let got = elements(claim, source);
+        assert_eq!(got, [(ClaimElement::Direction, true)], "{claim} / {source}");
+    }
+    // The same extreme in other words, and "low" or "high" with no record.
+    for (claim, source) in [
+        (
+            "Prices hit a record high in March.",
+            "Prices reached an all-time high in March.",
+        ),
+        (
+            "Prices hit a record high in March.",
+            "Prices hit their highest level on record in March.",
+        ),
+        (
+            "Prices hit a record high in March.",
+            "Prices hit a record high in March, while wages stayed low.",
+        ),
+        (
+            "The high court sat for a year.",
+            "The court sat for a year, with turnover of staff low.",
+        ),
+    ] {
+        let got = elements(claim, source);
+        assert!(
+            !got.contains(&(ClaimElement::Direction, true)),
+            "{claim} / {source}: {got:?}"
+        );
+    }
+}
+
+#[test]
+fn an_ordinal_changed_in_a_followed_sentence_contradicts() {
+    let figures = |claim: &str, source: &str| {
+        elements(claim, source)
+            .into_iter()
+            .filter(|(e, _)| *e == ClaimElement::Figure)
+            .collect::<Vec<_>>()
+    };
+    let contradicted = [(ClaimElement::Figure, true)];
+    assert_eq!(
+        figures(
+            "Rents in the city rose for the third consecutive year, the council said.",
+            "Rents in the city rose for a second consecutive year, the council said."
+        ),
+        contradicted
+    );
+    assert_eq!(
+        figures(
+            "The club finished the season in fifth place in the league.",
+            "The club finished the season in seventh place in the league."
+        ),
+        contradicted
+    );
+    // On a page of several sentences, as a cited page is: the words a one-sentence page
+    // lacks ("3", "rd") would otherwise outweigh the words the claim follows.
+    assert_eq!(
+        figures(
+            "It is now the country's 3rd largest port by tonnage.",
+            "The harbour opened in 1890. It is now the country's 2nd largest port by \
+             tonnage. Cranes were added later. Ferries leave daily."
+        ),
+        contradicted
+    );
+    // The same count written otherwise, or no count on one side, is not a change.
+    assert!(
+        figures(
+            "Rents in the city rose for a third straight year, the council said.",
+            "Rents in the city rose for the third consecutive year, the council said."
+        )
+        .is_empty()
+    );
+    assert!(
+        figures(
+            "It is now the country's 3rd largest port by tonnage.",
+            "The harbour opened in 1890. It is now the country's third largest port by \
+             tonnage. Cranes were added later. Ferries leave daily."
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_speaker_given_by_office_is_compared_with_the_office_the_source_gives() {
+    let said = |claim: &str, source: &str| {
+        elements(claim, source)
+            .into_iter()
+            .filter(|(e, _)| *e == ClaimElement::Speaker)
+            .collect::<Vec<_>>()
+    };
+    let contradicted = [(ClaimElement::Speaker, true)];
+    // Another office, before or after the verb.
+    assert_eq!(
+        said(
+            "The finance minister said the scheme would cost more than planned.",
+            "The opposition leader said the scheme would cost more than planned."
+        ),
+        contradicted
+    );
+    assert_eq!(
+        said(
+            "Arrests fell in the spring, said the police chief.",
+            "Arrests fell in the spring, the fire chief said."
+        ),
+        contradicted
+    );
+    assert_eq!(
+        said(
+            "A spokesperson for the trust said waiting lists had fallen.",
+            "The trust's chief executive said waiting lists had fallen."
+        ),
+        contradicted
+    );
+    // After "according to", and with a verb the rule was not written around.
+    assert_eq!(
+        said(
+            "According to the finance minister, the scheme would cost more than planned.",
+            "According to the opposition leader, the scheme would cost more than planned."
+        ),
+        contradicted
+    );
+    assert_eq!(
+        said(
+            "The scheme would cost more than planned, the finance minister warned.",
+            "The scheme would cost more than planned, the opposition leader warned."
+        ),
+        contradicted
+    );
+    // The same office: named, in another variant, in an appositive, at no named portfolio.
+    for (claim, source) in [
+        (
+            "The health minister said the clinics would open in March.",
+            "Health Minister Ana Ruiz said the clinics would open in March.",
+        ),
+        (
+            "A council spokesman said the bridge would reopen in May.",
+            "A spokesperson for the council said the bridge would reopen in May.",
+        ),
+        (
+            "The minister said the clinics would open in March.",
+            "Ana Ruiz, the health minister, said the clinics would open in March.",
+        ),
+        (
+            "The chief executive said profits would double.",
+            "The company's CEO said profits would double.",
+        ),
+        (
+            "The new minister said the clinics would open in March.",
+            "The health minister said the clinics would open in March.",
+        ),
+    ] {
+        assert_eq!(said(claim, source), [], "{claim} / {source}");
+    }
+    // No office to compare: a named speaker, or what was said of the office.
+    for (claim, source) in [
+        (
+            "The club's manager said the stand would hold 4,000 fans.",
+            "Tom Reed said the stand would hold 4,000 fans.",
+        ),
+        (
+            "The inquiry found the minister had misled parliament.",
+            "The committee chair said the minister had misled parliament.",
+        ),
+        (
+            "The finance minister said the scheme would cost more than planned.",
+            "The opposition leader said the finance minister's claim that the scheme would cost more than planned was false.",
+        ),
+    ] {
+        assert_eq!(said(claim, source), [], "{claim} / {source}");
+    }
+}
+
+#[test]
+fn added_specifics_are_unsupported() {
+    let source = "The storm brought heavy rainfall to the county, flooding several roads.";
+    let got = elements(
+        "The storm brought the heaviest rainfall to the county.",
+        source,
+    );
+    assert_eq!(got, [(ClaimElement::Superlative, false)]);
+    let source = "Several of the school's teachers joined the strike on Monday.";
+    let got = elements(
+        "All of the school's teachers joined the strike on Monday.",
+        source,
+    );
+    assert_eq!(got, [(ClaimElement::Quantifier, false)]);
+    let source = "The chain opened its first store in York in 1987.";
+    let got = elements("The chain opened its first store in Leeds in 1987.", source);
+    assert_eq!(got, [(ClaimElement::Place, false)]);
+}
+
+/// Rules that read a passage of several sentences, not one aligned clause.
+fn windows(claim: &str, source: &str, passage: Range<usize>) -> Vec<(ClaimElement, bool)> {
+    let page = PageIndex::new(source);
+    let windows = std::slice::from_ref(&passage);
+    let a = Alignment::new(claim, parse_figures(claim), &page, windows, 0.1, 0.2);
+    findings_of(&a)
+        .into_iter()
+        .map(|f| (f.element, f.contradiction))
+        .collect()
+}
+
+#[test]
+fn a_slot_changed_in_a_sentence_the_claim_follows_is_found() {
+    let source = "Wang joined the museum in 2009. \
+                  She is the Melvin Seiden Curator of Chinese Art. \
+                  Her exhibitions have toured Asia.";
+    let got = elements("She is the Melvin Yale Curator of Chinese Art.", source);
+    assert!(got.contains(&(ClaimElement::Name, true)), "{got:?}");
+    let source = "The novel was first published in December of 1865 by a London house.";
+    let (verdict, _, element) = judged(
+        "The novel was first published in December of 1864 by a London house.",
+        source,
+    );
+    assert_eq!(
+        (verdict, element),
+        (crate::model::Verdict::Refuted, Some(ClaimElement::Date))
+    );
+    // A fragment that shares two words with a sentence does not follow it.
+    let source =
+        "The revitalized Verve Records is home to imprints including Impulse! and Decca Records.";
+    let got = elements("Records and Decca Records.", source);
+    assert!(!got.contains(&(ClaimElement::Name, true)), "{got:?}");
+    let source = "The novel was first published in December of 1865 by a London house.";
+    // The same words said otherwise change nothing.
+    assert!(
+        elements(
+            "The novel was first published by a London house in December of 1865.",
+            source
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_negation_is_compared_with_the_same_predicate_only() {
+    // The same predicate negated on one side: a contradiction.
+    let got = elements(
+        "The company said it had found evidence that the stolen data had been misused.",
+        "Our investigation found no evidence that any member information has been misused.",
+    );
+    assert!(got.contains(&(ClaimElement::Negation, true)), "{got:?}");
+    // A claim with a negation whose stating sentence words it otherwise: the source does not
+    // say the claim the other way, it says it in other words. No contradiction.
+    let got = elements(
+        "The tribunal rejected his argument, finding no breach of the testing standard.",
+        "The tribunal was satisfied that the sample had been handled in line with the standard.",
+    );
+    assert!(
+        !got.iter().any(|(_, contradiction)| *contradiction),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_year_stated_elsewhere_on_the_page_does_not_date_the_claim() {
+    use crate::model::Verdict;
+    let source = "The factory was sold to a new owner in 2009. The new owner kept the staff \
+                  and modernised two of the lines over the following seasons. Orders from \
+                  abroad grew for some time. The factory closed its doors in 2011, after 80 \
+                  years of production.";
+    assert_eq!(
+        judged("The factory closed its doors in 2009.", source).2,
+        Some(ClaimElement::Date)
+    );
+    assert_eq!(
+        judged("The factory closed its doors in 2011.", source).0,
+        Verdict::Supported
+    );
+}
+
+#[test]
+fn a_year_the_page_never_gives_does_not_come_from_it() {
+    use crate::model::{Severity, Verdict};
+    let source = "The museum reopened after a long renovation of its east wing, the city said.";
+    let (verdict, severity, element) = judged(
+        "The museum reopened in 2019 after a long renovation of its east wing.",
+        source,
+    );
+    assert_eq!(
+        (verdict, severity, element),
+        (
+            Verdict::Unconfirmed,
+            Some(Severity::Medium),
+            Some(ClaimElement::Date)
+        )
+    );
+}
+
+#[test]
+fn a_place_named_by_its_adjective_is_stated() {
+    let source = "The Italian festival drew thousands of visitors to its opening weekend.";
+    let got = elements(
+        "The festival in Italy drew thousands of visitors to its opening weekend.",
+        source,
+    );
+    assert!(got.is_empty(), "{got:?}");
+}
+
+#[test]
+fn a_direction_is_read_across_the_passage_that_states_the_claim() {
+    let source = "The transit agency published its annual report on Monday. \
+                  Passenger numbers on the buses declined over the year. \
+                  The agency blamed the strikes.";
+    let claim = "Passenger numbers on the transit agency's buses grew over the year, its annual report says.";
+    let got = windows(claim, source, 0..3);
+    assert!(got.contains(&(ClaimElement::Direction, true)), "{got:?}");
+    let agreeing = "Passenger numbers on the transit agency's buses declined over the year, its annual report says.";
+    let got = windows(agreeing, source, 0..3);
+    assert!(!got.iter().any(|(_, c)| *c), "{got:?}");
+}

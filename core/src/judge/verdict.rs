@@ -1,0 +1,636 @@
+//! Step 4 of judging: the verdict and its severity from what the earlier steps found, by the
+//! rules listed in [`super`] (in that order). Also holds the readings the steps pass on: the
+//! passages found (step 1) and what comparing each element found (step 3).
+
+use super::align::Alignment;
+use super::elements::figure::{SameFact, describe, relative_error, same_fact};
+use super::elements::presence;
+use super::elements::quote::QuoteCheck;
+use super::elements::{self, Finding, rating, subject};
+use super::page::PageIndex;
+use super::retrieve::{self, Passage, Term};
+use super::score::{self, Coverage};
+use super::{Evidence, IssueKind, JudgeSettings, Judgment, calibration, credibility};
+use crate::model::{Claim, ClaimElement, Difference, Figure, Severity, Unit, Verdict};
+use crate::text::tokens::FoldHashSet as HashSet;
+
+/// The share of the claim's weighted words the sentence of an unsupported specific must hold
+/// for the specific's absence there to be strong evidence: the sentence states the claim but
+/// that.
+pub const STRONGLY_STATED: f64 = 0.6;
+
+/// Step 1: the best passages of the source for the claim, and the claim's terms.
+pub(crate) struct Passages {
+    /// The best passages for the whole claim, best first.
+    pub(crate) passages: Vec<Passage>,
+    /// The best passage for each part of a claim that states several things ("…, and it has
+    /// offered…"), where it is not one of the above: what the comparison of elements reads too.
+    pub(crate) parts: Vec<Passage>,
+    terms: Vec<Term>,
+}
+
+/// What joins two statements in one sentence: each is looked for in the source on its own.
+const PART_JOINS: &[&str] = &[
+    ", and ",
+    ", but ",
+    ", while ",
+    ", though ",
+    ", although ",
+    ", whereas ",
+    "; ",
+    ": ",
+];
+
+/// The fewest words a part of a claim must have to be looked for on its own.
+const MIN_PART_WORDS: usize = 4;
+
+impl Passages {
+    pub(crate) fn find(text: &str, page: &PageIndex, settings: &JudgeSettings) -> Passages {
+        let terms = retrieve::terms(text);
+        let tokens: Vec<String> = terms.iter().map(|t| t.token.clone()).collect();
+        let index = page.index();
+        let passages = index.retrieve(page.text(), &tokens, settings.max_passages.max(1));
+        let mut parts: Vec<Passage> = Vec::new();
+        let mut pieces: Vec<&str> = vec![text];
+        for join in PART_JOINS {
+            pieces = pieces.iter().flat_map(|p| p.split(join)).collect();
+        }
+        if pieces.len() > 1 {
+            for piece in pieces {
+                let words: Vec<String> = retrieve::terms(piece)
+                    .into_iter()
+                    .map(|t| t.token)
+                    .collect();
+                if words.len() < MIN_PART_WORDS {
+                    continue;
+                }
+                if let Some(best) = index.retrieve(page.text(), &words, 1).into_iter().next()
+                    && !passages
+                        .iter()
+                        .chain(&parts)
+                        .any(|p| p.first == best.first && p.last == best.last)
+                {
+                    parts.push(best);
+                }
+            }
+        }
+        Passages {
+            passages,
+            parts,
+            terms,
+        }
+    }
+}
+
+/// A claim figure compared with the page.
+#[derive(Debug, Clone)]
+enum FigureReading {
+    /// The page's statement of the same fact gives another value.
+    Differs {
+        claim: Figure,
+        fact: SameFact,
+        error: f64,
+    },
+    /// A statistic the page never gives, in any form.
+    Absent { claim: Figure },
+    /// The page gives the claim's value to another subject, and the claim's subject another.
+    Swapped { claim: Figure, swap: subject::Swap },
+}
+
+/// What the steps found about one claim and one source, and the judgment being built.
+pub(crate) struct Reading<'a> {
+    claim: &'a Claim,
+    text: &'a str,
+    page: &'a PageIndex,
+    settings: &'a JudgeSettings,
+    terms: Vec<Term>,
+    j: Judgment,
+    coverage: Coverage,
+    rated: Option<rating::Applied<'a>>,
+    /// Each finding, its sentence as evidence, and whether that sentence states the rest of the
+    /// claim ([`STRONGLY_STATED`]): what makes an unsupported specific medium rather than low.
+    findings: Vec<(Finding, Option<Evidence>, bool)>,
+    figures: Vec<FigureReading>,
+    misquote: Option<(String, QuoteCheck)>,
+}
+
+fn as_evidence(p: &Passage) -> Evidence {
+    Evidence {
+        quote: p.text.clone(),
+        start: p.start,
+        end: p.end,
+    }
+}
+
+/// Sentence `i` of the page as evidence.
+fn sentence_evidence(page: &PageIndex, i: usize) -> Option<Evidence> {
+    let s = page.index().sentences.get(i)?;
+    Some(Evidence {
+        quote: page.text().get(s.byte_start..s.byte_end)?.to_string(),
+        start: s.char_start,
+        end: s.char_end,
+    })
+}
+
+/// Terms of the names in `text`: capitalized words past the first word of the sentence.
+fn entity_terms(text: &str) -> Vec<Term> {
+    text.split_whitespace()
+        .skip(1)
+        .filter(|w| {
+            w.trim_start_matches(|c: char| !c.is_alphanumeric())
+                .starts_with(|c: char| c.is_uppercase())
+        })
+        .flat_map(retrieve::terms)
+        .collect()
+}
+
+/// The number a figure is written with, as the lexical comparison reads it: "$4.2 billion" →
+/// "4.2", "4,000" → "4000".
+fn number_token(figure_text: &str) -> Option<String> {
+    retrieve::tokenize(figure_text)
+        .into_iter()
+        .find(|t| retrieve::is_number(t))
+}
+
+impl<'a> Reading<'a> {
+    pub(crate) fn new(
+        claim: &'a Claim,
+        text: &'a str,
+        found: &Passages,
+        page: &'a PageIndex,
+        source_url: &str,
+        settings: &'a JudgeSettings,
+    ) -> Reading<'a> {
+        let j = Judgment {
+            verdict: Verdict::Unconfirmed,
+            support: 0.0,
+            evidence: found.passages.first().map(as_evidence),
+            source_url: source_url.to_string(),
+            correction: None,
+            figure_error: None,
+            severity: None,
+            issue: None,
+            problem: None,
+            credibility: credibility::credibility(source_url, &settings.credibility),
+            reasons: Vec::new(),
+            element: None,
+            difference: None,
+            passages: found.passages.iter().map(as_evidence).collect(),
+        };
+        Reading {
+            claim,
+            text,
+            page,
+            settings,
+            terms: found.terms.clone(),
+            j,
+            coverage: Coverage::default(),
+            rated: None,
+            findings: Vec::new(),
+            figures: Vec::new(),
+            misquote: None,
+        }
+    }
+
+    /// Rule 1: a page with no readable text could not be checked.
+    pub(crate) fn empty_source(self) -> Judgment {
+        self.j.with_issue(
+            Verdict::Unconfirmed,
+            Severity::Medium,
+            IssueKind::EmptySource,
+            "The source has no readable text".into(),
+        )
+    }
+
+    /// Step 3: every element of the claim compared with the page.
+    pub(crate) fn compare(&mut self, a: &Alignment<'_>) {
+        let page = self.page;
+        if self.j.credibility.level == credibility::CredibilityLevel::Low {
+            self.j
+                .reasons
+                .push("the source is of low credibility".into());
+        }
+        // Figures: against the page's figure for the same fact, else whether the page gives them.
+        let values = page.figure_values();
+        let mut agreed: Vec<(Figure, Figure)> = Vec::new();
+        for (c, at) in a.claim.figures.iter() {
+            let hedge = presence::hedge_before(self.text, c);
+            let sf = same_fact(a, c, *at, hedge, elements::figure::DEFAULT_SAME_FACT_SHARE);
+            match sf {
+                Some(fact) if fact.agrees => agreed.push((c.clone(), fact.figure)),
+                // The page's figure for the claim's subject differs, and the claim's value is
+                // the page's figure for something else: a swap, stated plainly.
+                Some(_) if let Some(swap) = subject::swapped(a, c, *at, hedge) => {
+                    self.figures.push(FigureReading::Swapped {
+                        claim: c.clone(),
+                        swap,
+                    });
+                }
+                Some(fact) => {
+                    let error = relative_error(c.value, fact.figure.value);
+                    self.figures.push(FigureReading::Differs {
+                        claim: c.clone(),
+                        fact,
+                        error,
+                    });
+                }
+                None if let Some(swap) = subject::swapped(a, c, *at, hedge) => {
+                    self.figures.push(FigureReading::Swapped {
+                        claim: c.clone(),
+                        swap,
+                    });
+                }
+                None if c.unit == Unit::Year => {
+                    // A year the page never writes: the date does not come from this source,
+                    // unless the page dates things relative to its own date ("last year").
+                    let year = format!("{}", c.value as i64);
+                    if !c.text.ends_with('s')
+                        && !page.index().contains(&year)
+                        && !presence::relative_years(page.text())
+                    {
+                        self.figures
+                            .push(FigureReading::Absent { claim: c.clone() });
+                    }
+                }
+                None if presence::is_statistic(self.text, c)
+                    && !presence::stated(c, hedge, values)
+                    && !presence::number_written(c, |t| page.index().contains(t)) =>
+                {
+                    self.figures
+                        .push(FigureReading::Absent { claim: c.clone() });
+                }
+                None => {}
+            }
+        }
+        // How far the claim's figures are from the page's that agree with them (a rounding, a
+        // hedged estimate); a figure that differs sets it below.
+        self.j.figure_error = agreed
+            .iter()
+            .map(|(c, s)| relative_error(c.value, s.value))
+            .max_by(f64::total_cmp);
+        // A figure the page states within the tolerance counts as stated in the lexical
+        // comparison too: "27%" against the page's "28%" is a rounding.
+        for (c, s) in &agreed {
+            if let (Some(from), Some(to)) = (number_token(&c.text), number_token(&s.text)) {
+                for t in self.terms.iter_mut().filter(|t| t.token == from) {
+                    t.token = to.clone();
+                }
+            }
+        }
+        let index = page.index();
+        self.coverage = score::coverage(index, &self.terms, &entity_terms(self.text));
+        self.j.support = self.coverage.score();
+        self.j.reasons.push(format!(
+            "the best passage covers {:.0}% of the claim's weighted content",
+            self.coverage.window * 100.0
+        ));
+        if !self.coverage.missing_terms.is_empty() {
+            self.j.reasons.push(format!(
+                "the source never uses: {}",
+                self.coverage.missing_terms.join(", ")
+            ));
+        }
+        // A cited fact-check's rating of this claim, or a rebuttal of it in the page's prose
+        // (read with the page's reviews).
+        self.rated = rating::applicable(self.text, page.reviews());
+        // The other elements, against the aligned sentences.
+        for f in elements::findings(a) {
+            let evidence = f.sentence.and_then(|k| {
+                let i = *a.sentence_index.get(k)?;
+                sentence_evidence(page, i)
+            });
+            let strong = f.strong
+                || f.sentence
+                    .is_some_and(|k| a.sentence_coverage(k) >= STRONGLY_STATED);
+            self.j
+                .reasons
+                .push(format!("{}: {}", f.element.as_str(), f.problem));
+            self.findings.push((f, evidence, strong));
+        }
+        // Quotations.
+        for q in &self.claim.quotes {
+            match page.check_quote(q) {
+                QuoteCheck::Found => {}
+                QuoteCheck::TitleMissing => self.j.reasons.push(format!(
+                    "the source does not name \u{201C}{q}\u{201D} in full"
+                )),
+                QuoteCheck::Missing => {
+                    if self.misquote.is_none() {
+                        self.misquote = Some((q.clone(), QuoteCheck::Missing));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Step 4: the verdict, by the rules of [`super`] in order.
+    pub(crate) fn decide(mut self) -> Judgment {
+        let lexical = self.j.support;
+        let settings = self.settings;
+
+        // Rule 2: a fact-check's rating, or a rebuttal in prose.
+        let mut rated_true = false;
+        if let Some(applied) = self.rated.take() {
+            let rating_text = applied.review.rating_text();
+            self.j.reasons.push(format!(
+                "the source is a fact-check of \u{201C}{}\u{201D}, rated {rating_text}",
+                applied.review.claim_reviewed
+            ));
+            let evidence = Evidence {
+                quote: format!(
+                    "Claim reviewed: \u{201C}{}\u{201D}. Rating: {rating_text}",
+                    applied.review.claim_reviewed
+                ),
+                start: 0,
+                end: 0,
+            };
+            match applied.rating {
+                rating::Rating::False | rating::Rating::Mixed => {
+                    let false_rating = applied.rating == rating::Rating::False;
+                    self.j.evidence = Some(evidence);
+                    self.j.element = Some(ClaimElement::Rating);
+                    self.j.correction = Some(format!(
+                        "the cited fact-check rates this claim {rating_text}"
+                    ));
+                    self.j.support = if false_rating {
+                        0.0
+                    } else {
+                        lexical.min(settings.support_threshold / 2.0)
+                    };
+                    let (verdict, severity) = if false_rating {
+                        (Verdict::Refuted, Severity::High)
+                    } else {
+                        (Verdict::Unconfirmed, Severity::Medium)
+                    };
+                    return self.j.with_issue(
+                        verdict,
+                        severity,
+                        IssueKind::RatedByFactCheck,
+                        format!("The cited fact-check rates this claim {rating_text}"),
+                    );
+                }
+                rating::Rating::True => rated_true = true,
+            }
+        }
+
+        // Rule 3: the source states the same fact otherwise.
+        let figure_problem = |c: &Figure, s: &Figure, e: f64| {
+            format!(
+                "The claim says {} where the source says {} ({})",
+                c.text,
+                describe(s),
+                elements::figure::difference_in_words(c, s, e)
+            )
+        };
+        let worst = self
+            .figures
+            .iter()
+            .filter_map(|f| match f {
+                FigureReading::Differs { claim, fact, error } if claim.unit != Unit::Year => {
+                    Some((claim, fact, *error))
+                }
+                _ => None,
+            })
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .map(|(c, f, e)| (c.clone(), f.clone(), e));
+        if let Some((c, fact, _)) = self.figures.iter().find_map(|f| match f {
+            FigureReading::Differs { claim, fact, .. } if claim.unit == Unit::Year => {
+                Some((claim.clone(), fact.clone(), 0.0))
+            }
+            _ => None,
+        }) {
+            self.j.evidence = sentence_evidence(self.page, fact.sentence);
+            self.j.correction = Some(format!("source says {}", fact.figure.text));
+            self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
+            self.j.element = Some(ClaimElement::Date);
+            self.j.difference = Some(difference(&c.text, &fact.figure.text));
+            return self.j.with_issue(
+                Verdict::Refuted,
+                Severity::High,
+                IssueKind::Contradicted,
+                format!(
+                    "The claim says {} where the source says {}",
+                    c.text, fact.figure.text
+                ),
+            );
+        }
+        if let Some((c, swap)) = self.figures.iter().find_map(|f| match f {
+            FigureReading::Swapped { claim, swap } => Some((claim.clone(), swap.clone())),
+            _ => None,
+        }) {
+            self.j.evidence = sentence_evidence(self.page, swap.sentence);
+            self.j.correction = Some(format!(
+                "source says {} for {}",
+                describe(&swap.theirs),
+                swap.subject
+            ));
+            self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
+            self.j.element = Some(ClaimElement::Subject);
+            self.j.difference = Some(difference(&c.text, &swap.theirs.text));
+            return self.j.with_issue(
+                Verdict::Refuted,
+                Severity::High,
+                IssueKind::Contradicted,
+                format!(
+                    "The source gives {} for {}; {} is its figure for {}",
+                    describe(&swap.theirs),
+                    swap.subject,
+                    c.text,
+                    swap.other
+                ),
+            );
+        }
+        if let Some((c, fact, e)) = &worst {
+            self.j.figure_error = Some(*e);
+            if *e > settings.figure_high_tolerance {
+                self.j.evidence = sentence_evidence(self.page, fact.sentence);
+                self.j.correction = Some(format!("source says {}", describe(&fact.figure)));
+                self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
+                self.j.element = Some(ClaimElement::Figure);
+                self.j.difference = Some(difference(&c.text, &fact.figure.text));
+                return self.j.with_issue(
+                    Verdict::Refuted,
+                    Severity::High,
+                    IssueKind::ContradictedFigure,
+                    figure_problem(c, &fact.figure, *e),
+                );
+            }
+        }
+        if rated_true {
+            // The page rates or rebuts the statement the claim reports as false: the claim and
+            // the page agree, whatever words of the denied statement they share.
+            self.findings.clear();
+        }
+        if let Some(i) = self.findings.iter().position(|(f, _, _)| f.contradiction) {
+            let (f, evidence, _) = self.findings.swap_remove(i);
+            self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
+            if let Some(e) = evidence {
+                self.j.evidence = Some(e);
+            }
+            self.j.correction = f.correction.clone();
+            self.j.element = Some(f.element);
+            self.j.difference = quoted_pair(&f.problem);
+            let kind = match f.element {
+                ClaimElement::Speaker => IssueKind::Misattributed,
+                _ => IssueKind::Contradicted,
+            };
+            return self
+                .j
+                .with_issue(Verdict::Refuted, Severity::High, kind, f.problem);
+        }
+
+        // Rule 4: a statistic the page never gives.
+        let absent = self.figures.iter().find_map(|f| match f {
+            FigureReading::Absent { claim } => Some(claim.clone()),
+            _ => None,
+        });
+        if let Some(c) = absent
+            && !rated_true
+        {
+            self.j.support = lexical.min(settings.support_threshold / 2.0);
+            // A statistic is as unsourced as one with no citation (high); a date the page
+            // never gives is strong evidence the source does not state the claim (medium).
+            let (element, severity, what) = if c.unit == Unit::Year {
+                (ClaimElement::Date, Severity::Medium, "the year")
+            } else {
+                (ClaimElement::Figure, Severity::High, "the figure")
+            };
+            self.j.element = Some(element);
+            return self.j.with_issue(
+                Verdict::Unconfirmed,
+                severity,
+                IssueKind::NotInSource,
+                format!(
+                    "The source never gives {what} {}: it does not come from this source",
+                    c.text
+                ),
+            );
+        }
+
+        // Rule 5: a figure 10–20% off the page's figure for the same thing.
+        if let Some((c, fact, e)) = worst
+            .as_ref()
+            .filter(|w| w.2 > settings.figure_medium_tolerance)
+        {
+            self.j.evidence = sentence_evidence(self.page, fact.sentence);
+            self.j.correction = Some(format!("source says {}", describe(&fact.figure)));
+            self.j.support = lexical * 0.5;
+            self.j.element = Some(ClaimElement::Figure);
+            self.j.difference = Some(difference(&c.text, &fact.figure.text));
+            return self.j.with_issue(
+                Verdict::Unconfirmed,
+                Severity::Medium,
+                IssueKind::FigureDiscrepancy,
+                figure_problem(c, &fact.figure, *e),
+            );
+        }
+
+        // Rule 6: a quotation the page does not hold.
+        if let Some((q, _)) = self.misquote.take() {
+            let severity = if elements::quote::words_on_page(&q, self.page) {
+                Severity::Low
+            } else {
+                Severity::Medium
+            };
+            self.j.support = lexical / 3.0;
+            self.j.element = Some(ClaimElement::Quote);
+            return self.j.with_issue(
+                Verdict::Unconfirmed,
+                severity,
+                IssueKind::QuoteNotFound,
+                format!("The quote \u{201C}{q}\u{201D} is not in the source"),
+            );
+        }
+
+        // Rule 7: a specific the claim adds to what the source states.
+        if let Some(i) = self.findings.iter().position(|(f, _, _)| !f.contradiction) {
+            let (f, evidence, strong) = self.findings.swap_remove(i);
+            self.j.support = lexical.min(settings.support_threshold / 2.0);
+            if let Some(e) = evidence {
+                self.j.evidence = Some(e);
+            }
+            self.j.correction = f.correction.clone();
+            self.j.element = Some(f.element);
+            let kind = match f.element {
+                ClaimElement::Speaker => IssueKind::Misattributed,
+                _ => IssueKind::UnsupportedDetail,
+            };
+            // Medium where the sentence that states the rest of the claim lacks it; where no
+            // sentence states most of the claim, the specific is one more thing the source
+            // does not clearly say: for review.
+            let severity = if strong {
+                Severity::Medium
+            } else {
+                Severity::Low
+            };
+            return self
+                .j
+                .with_issue(Verdict::Unconfirmed, severity, kind, f.problem);
+        }
+
+        // Rule 8: supported.
+        if lexical >= settings.support_threshold || rated_true {
+            self.j.verdict = Verdict::Supported;
+            if let Some((c, fact, e)) = worst.as_ref().filter(|w| w.2 > 0.0) {
+                self.j.element = Some(ClaimElement::Figure);
+                self.j.correction = Some(format!("source says {}", describe(&fact.figure)));
+                return self.j.with_issue(
+                    Verdict::Supported,
+                    Severity::Low,
+                    IssueKind::FigureDiscrepancy,
+                    figure_problem(c, &fact.figure, *e),
+                );
+            }
+            return self.j;
+        }
+
+        // Rule 9: unconfirmed; medium only where the calibrated probability is low.
+        let probability = calibration::confidence(lexical);
+        let severity = if probability < settings.unconfirmed_medium_below {
+            Severity::Medium
+        } else {
+            Severity::Low
+        };
+        let missing: HashSet<&str> = self
+            .coverage
+            .missing_terms
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let problem = if missing.is_empty() {
+            "The source does not clearly state the claim".to_owned()
+        } else {
+            let mut words: Vec<&str> = missing.into_iter().collect();
+            words.sort_unstable();
+            format!(
+                "The source does not clearly state the claim (it never uses: {})",
+                words.join(", ")
+            )
+        };
+        self.j.with_issue(
+            Verdict::Unconfirmed,
+            severity,
+            IssueKind::UnclearSupport,
+            problem,
+        )
+    }
+}
+
+fn difference(claim: &str, source: &str) -> Difference {
+    Difference {
+        claim: claim.to_owned(),
+        source: source.to_owned(),
+    }
+}
+
+/// The two quoted words of an element finding's problem, as every element rule words it: "The
+/// claim says “rose” where the source says “fell”".
+fn quoted_pair(problem: &str) -> Option<Difference> {
+    let mut spans = problem
+        .split('\u{201C}')
+        .skip(1)
+        .filter_map(|part| part.split('\u{201D}').next());
+    let claim = spans.next()?;
+    let source = spans.next()?;
+    Some(difference(claim, source))
+}
