@@ -111,6 +111,7 @@ mod tests {
             claim_id: Some(id.into()),
             source_url: None,
             element: None,
+            difference: None,
         }
     }
 
