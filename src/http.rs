@@ -1,16 +1,22 @@
-//! The HTTP endpoint: health, readiness, and decisions for a CMS that would rather ask than
-//! consume the `decisions` topic.
+//! The HTTP endpoints, on two listeners.
 //!
+//! The admin listener (`http.admin_listen`, [`admin_router`]), without a login and without a
+//! draft's words, for a cluster's scraper and probes:
 //! - `GET /healthz`: 200 while the process runs.
 //! - `GET /readyz`: 200 when the broker is reachable and every role has partitions assigned,
 //!   else 503 with what is missing.
+//! - `GET /metrics`: the Prometheus metrics of [`crate::metrics`], in text exposition format.
+//!
+//! The API and the editors' pages (`http.listen`, [`router`]), every request behind the login
+//! of [`login`] (401 without one):
 //! - `GET /v1/decisions/{article_id}[?revision=N]`: 200 with the decision (the newest revision's
 //!   when no revision is given); 202 `{"status": "pending"}` while the draft is in flight; 404
 //!   when the article (or that revision) is unknown.
-//! - `GET /metrics`: the Prometheus metrics of [`crate::metrics`], in text exposition format.
 //! - For editors, in a browser (see [`ui`]): `GET /v1/decisions/{article_id}` with
 //!   `Accept: text/html`, and `GET /ui/decisions/{article_id}[?revision=N]`, answer with the
-//!   decision as a web page; `GET /ui/` lists recent decisions with the desk's figures.
+//!   decision as a web page; `GET /ui/` lists recent decisions with the desk's figures;
+//!   `POST /ui/decisions/{article_id}/override` sends an editor's override of one finding, as
+//!   the logged-in editor, to the overrides topic.
 //!
 //! [`serve`] closes connections that send their headers too slowly or sit idle, over HTTP/1 and
 //! HTTP/2 alike (`http.header_read_timeout_ms`, `http.idle_timeout_ms`), and holds at most
@@ -21,6 +27,7 @@
 //! kept: an article evicted from it answers 404, never a wrong decision.
 
 mod conn;
+pub mod login;
 mod ui;
 
 use crate::events::{Decision, DecisionReason, DraftEvent, DraftPosition, Outcome};
@@ -86,6 +93,11 @@ pub(crate) struct DecisionSummary {
     pub(crate) outcome: Outcome,
     pub(crate) decided_at: DateTime<Utc>,
     pub(crate) reasons: Box<[DecisionReason]>,
+    pub(crate) decision_id: Box<str>,
+    /// Whether the decision answers an editor's override.
+    pub(crate) overridden: bool,
+    /// Findings waived in it (by overrides).
+    pub(crate) waived: u32,
 }
 
 impl HeldDecision {
@@ -97,6 +109,9 @@ impl HeldDecision {
                 outcome: decision.outcome,
                 decided_at: decision.decided_at,
                 reasons: decision.reasons.clone().into_boxed_slice(),
+                decision_id: decision.decision_id.clone().into_boxed_str(),
+                overridden: decision.override_applied.is_some(),
+                waived: u32::try_from(decision.report.waived.len()).unwrap_or(u32::MAX),
             },
             json,
         }
@@ -192,7 +207,12 @@ struct Board {
     /// The extraction limits of the drafts: a body over one is never held (its page would
     /// parse it again).
     limits: ExtractLimits,
+    /// Drafts read lately that could not be read, newest last: where, why, when.
+    unreadable: VecDeque<(String, String, DateTime<Utc>)>,
 }
+
+/// Unreadable drafts the desk lists, at most.
+pub const BOARD_UNREADABLE: usize = 50;
 
 impl DecisionBoard {
     /// A board remembering at most `capacity` articles (at least one).
@@ -216,6 +236,7 @@ impl DecisionBoard {
                 body_bytes: 0,
                 body_budget: body_bytes,
                 limits: ExtractLimits::default(),
+                unreadable: VecDeque::new(),
             })),
         }
     }
@@ -273,6 +294,23 @@ impl DecisionBoard {
                 draft.body_format,
             );
         });
+    }
+
+    /// A draft could not be read: the desk lists where it was and why (the error shortened),
+    /// the newest [`BOARD_UNREADABLE`].
+    pub fn note_unreadable(&self, at: &str, error: &str) {
+        let error: String = error.chars().take(MAX_LABEL_CHARS).collect();
+        self.with(|b| {
+            if b.unreadable.len() >= BOARD_UNREADABLE {
+                b.unreadable.pop_front();
+            }
+            b.unreadable.push_back((at.to_owned(), error, Utc::now()));
+        });
+    }
+
+    /// The unreadable drafts noted, newest first.
+    pub fn unreadable(&self) -> Vec<(String, String, DateTime<Utc>)> {
+        self.with(|b| b.unreadable.iter().rev().cloned().collect())
     }
 
     /// The title and section of the article's newest draft seen.
@@ -399,6 +437,8 @@ impl DecisionBoard {
                     HeldState::Decided(known) => Known::Decided {
                         outcome: known.summary.outcome,
                         position: slot.position,
+                        decision_id: &known.summary.decision_id,
+                        overridden: known.summary.overridden,
                     },
                     HeldState::Pending => Known::Pending {
                         position: slot.position,
@@ -702,27 +742,51 @@ pub async fn serve(
 /// How long requests in flight may take to finish once the server is stopping.
 pub const GRACEFUL_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Where the override form sends an editor's override (the overrides topic): resolves once the
+/// broker has it, or to why not.
+pub type OverrideSink = Arc<
+    dyn Fn(crate::events::OverrideEvent) -> futures::future::BoxFuture<'static, Result<(), String>>
+        + Send
+        + Sync,
+>;
+
 #[derive(Clone)]
 struct AppState {
     board: DecisionBoard,
-    readiness: Arc<Readiness>,
+    overrides: Option<OverrideSink>,
 }
 
-/// The router, to serve with `axum::serve`.
-pub fn router(board: DecisionBoard, readiness: Arc<Readiness>) -> Router {
+/// The router of the API and the editors' pages, every route behind `login`. `overrides` takes
+/// the override form's posts; without it the pages offer no form.
+pub fn router(
+    board: DecisionBoard,
+    login: login::Login,
+    overrides: Option<OverrideSink>,
+) -> Router {
     Router::new()
-        .route("/healthz", get(|| async { "ok\n" }))
-        .route("/readyz", get(readyz))
         .route("/v1/decisions/{article_id}", get(decision))
-        .route("/metrics", get(metrics))
         .route("/ui", get(ui::to_desk))
         .route("/ui/", get(ui::desk))
         .route("/ui/decisions/{article_id}", get(ui::decision_page))
-        .with_state(AppState { board, readiness })
+        .route(
+            "/ui/decisions/{article_id}/override",
+            axum::routing::post(ui::post_override),
+        )
+        .with_state(AppState { board, overrides })
+        .layer(axum::middleware::from_fn_with_state(login, login::require))
 }
 
-async fn readyz(State(state): State<AppState>) -> Response {
-    match state.readiness.check() {
+/// The router of the admin listener: probes and metrics, no login, nothing of any draft.
+pub fn admin_router(readiness: Arc<Readiness>) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .with_state(readiness)
+}
+
+async fn readyz(State(readiness): State<Arc<Readiness>>) -> Response {
+    match readiness.check() {
         Ok(()) => (StatusCode::OK, "ready\n").into_response(),
         Err(missing) => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -756,7 +820,13 @@ async fn decision(
     headers: axum::http::HeaderMap,
 ) -> Response {
     let mut response = if ui::prefers_html(&headers) {
-        ui::page_off_runtime(state.board.clone(), article_id, query.revision).await
+        ui::page_off_runtime(
+            state.board.clone(),
+            article_id,
+            query.revision,
+            state.overrides.is_some(),
+        )
+        .await
     } else {
         decision_json(&state.board, &article_id, query.revision)
     };
@@ -808,10 +878,24 @@ mod tests {
         )
     }
 
+    /// The API's router, and the bearer token the requests of [`get`] carry.
+    fn test_router(board: &DecisionBoard) -> Router {
+        router(
+            board.clone(),
+            login::Login::with_credentials([("ana", "test-token-1")]),
+            None,
+        )
+    }
+
     async fn get(router: &Router, uri: &str) -> (StatusCode, serde_json::Value) {
         let response = router
             .clone()
-            .oneshot(Request::get(uri).body(Body::empty()).expect("request"))
+            .oneshot(
+                Request::get(uri)
+                    .header("authorization", "Bearer test-token-1")
+                    .body(Body::empty())
+                    .expect("request"),
+            )
             .await
             .expect("the router answers");
         let status = response.status();
@@ -825,7 +909,7 @@ mod tests {
     #[tokio::test]
     async fn decisions_pending_and_unknown() {
         let board = DecisionBoard::new(10);
-        let router = router(board.clone(), Arc::new(Readiness::default()));
+        let router = test_router(&board);
         board.note_draft("a-1", 1);
         let (status, body) = get(&router, "/v1/decisions/a-1").await;
         assert_eq!(status, StatusCode::ACCEPTED);
@@ -853,7 +937,7 @@ mod tests {
     #[tokio::test]
     async fn a_decision_read_from_the_topic_is_served_as_it_was_read() {
         let board = DecisionBoard::new(10);
-        let router = router(board.clone(), Arc::new(Readiness::default()));
+        let router = test_router(&board);
         let read = decision("a-1", 1);
         let json = serde_json::to_vec(&read).expect("a decision serializes");
         board.record_read(read.clone(), &json);
@@ -870,6 +954,126 @@ mod tests {
         );
         let (_, body) = get(&router, "/v1/decisions/a-1").await;
         assert_eq!(body["outcome"], "block");
+    }
+
+    #[tokio::test]
+    async fn the_api_refuses_without_a_login_and_the_admin_listener_serves_no_draft() {
+        let board = DecisionBoard::new(10);
+        board.record(decision("a-1", 1));
+        let api = test_router(&board);
+        for uri in ["/v1/decisions/a-1", "/ui/", "/ui/decisions/a-1"] {
+            for auth in [None, Some("Bearer wrong-token"), Some("Basic YW5hOm5vcGU=")] {
+                let mut request = Request::get(uri);
+                if let Some(auth) = auth {
+                    request = request.header("authorization", auth);
+                }
+                let response = api
+                    .clone()
+                    .oneshot(request.body(Body::empty()).expect("request"))
+                    .await
+                    .expect("answers");
+                assert_eq!(
+                    response.status(),
+                    StatusCode::UNAUTHORIZED,
+                    "{uri} {auth:?}"
+                );
+                assert!(response.headers().contains_key("www-authenticate"));
+            }
+        }
+        let (status, _) = get(&api, "/v1/decisions/a-1").await;
+        assert_eq!(status, StatusCode::OK, "with the token");
+        // The API listener has no probes or metrics, the admin listener no decisions.
+        let (status, _) = get(&api, "/metrics").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        let admin = admin_router(Arc::new(Readiness::default()));
+        let (status, _) = get(&admin, "/v1/decisions/a-1").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        let (status, _) = get(&admin, "/ui/").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        let response = admin
+            .clone()
+            .oneshot(
+                Request::get("/healthz")
+                    .body(Body::empty())
+                    .expect("request"),
+            )
+            .await
+            .expect("answers");
+        assert_eq!(response.status(), StatusCode::OK, "probes need no login");
+    }
+
+    #[tokio::test]
+    async fn the_override_form_sends_the_logged_in_editor_and_refuses_other_sites() {
+        let board = DecisionBoard::new(10);
+        let blocked = crate::decide::decide(
+            &crate::decide::ArticleCheck {
+                article_id: "a-1",
+                revision: 1,
+                content_digest: "digest",
+                published_at: chrono::Utc::now(),
+                claims: &crate::extract::extract(
+                    "Our pilot with 500 students showed 73% improvement.",
+                    crate::model::BodyFormat::Markdown,
+                )
+                .expect("extracts")
+                .claims,
+                results: &[],
+                unfinished: &[],
+            },
+            crate::decide::Strictness::Normal,
+            chrono::Utc::now(),
+        );
+        let issue = blocked.report.issues[0].clone();
+        board.record(blocked.clone());
+        let sent: Arc<Mutex<Vec<crate::events::OverrideEvent>>> = Arc::default();
+        let sink: OverrideSink = {
+            let sent = Arc::clone(&sent);
+            Arc::new(move |over| {
+                sent.lock().expect("lock").push(over);
+                Box::pin(async { Ok(()) })
+            })
+        };
+        let api = router(
+            board,
+            login::Login::with_credentials([("Ana Editor", "test-token-1")]),
+            Some(sink),
+        );
+        let form = format!(
+            "revision=1&decision_id={}&finding_type=unsourced&claim_id={}&reason=Checked+in+the+archive",
+            blocked.decision_id,
+            issue.claim_id.clone().expect("a claim")
+        );
+        let post = |site: Option<&'static str>| {
+            let mut request = Request::post("/ui/decisions/a-1/override")
+                .header("authorization", "Bearer test-token-1")
+                .header("content-type", "application/x-www-form-urlencoded");
+            if let Some(site) = site {
+                request = request.header("sec-fetch-site", site);
+            }
+            request.body(Body::from(form.clone())).expect("request")
+        };
+        let refused = api
+            .clone()
+            .oneshot(post(Some("cross-site")))
+            .await
+            .expect("answers");
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        assert!(sent.lock().expect("lock").is_empty());
+        let accepted = api
+            .clone()
+            .oneshot(post(Some("same-origin")))
+            .await
+            .expect("answers");
+        assert_eq!(accepted.status(), StatusCode::ACCEPTED);
+        let sent = sent.lock().expect("lock").clone();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(
+            sent[0].editor, "Ana Editor",
+            "the name logged in, not a form field"
+        );
+        assert_eq!(sent[0].decision_id, blocked.decision_id);
+        assert_eq!(sent[0].finding.claim_id, issue.claim_id);
+        assert_eq!(sent[0].reason, "Checked in the archive");
     }
 
     #[tokio::test]
@@ -1107,7 +1311,7 @@ mod tests {
             decision_bytes: BOARD_DECISION_BYTES,
             ..crate::config::HttpConfig::default()
         };
-        let app = router(DecisionBoard::new(1), Arc::new(Readiness::default()));
+        let app = admin_router(Arc::new(Readiness::default()));
         tokio::spawn(async move { serve(listener, app, &config, std::future::pending()).await });
         addr
     }
@@ -1192,6 +1396,7 @@ mod tests {
             .oneshot(
                 Request::get(uri)
                     .header(axum::http::header::ACCEPT, accept)
+                    .header("authorization", "Bearer test-token-1")
                     .body(Body::empty())
                     .expect("request"),
             )
@@ -1227,7 +1432,7 @@ mod tests {
     #[tokio::test]
     async fn a_browser_gets_the_page_and_an_api_client_the_json() {
         let board = DecisionBoard::new(10);
-        let router = router(board.clone(), Arc::new(Readiness::default()));
+        let router = test_router(&board);
         board.note_draft_event(
             &draft("a/1 x", 1, "Business", "Our pilot showed 73% gains."),
             None,
@@ -1281,7 +1486,7 @@ mod tests {
     #[tokio::test]
     async fn the_desk_lists_newest_first_filters_and_counts_today() {
         let board = DecisionBoard::new(10);
-        let router = router(board.clone(), Arc::new(Readiness::default()));
+        let router = test_router(&board);
         board.note_draft_event(&draft("old", 1, "Science", "x"), None);
         let mut old = decision("old", 1);
         old.decided_at = chrono::Utc::now() - chrono::Duration::days(2);
@@ -1310,7 +1515,7 @@ mod tests {
     #[tokio::test]
     async fn the_desk_says_when_a_later_revision_is_being_checked() {
         let board = DecisionBoard::new(10);
-        let router = router(board.clone(), Arc::new(Readiness::default()));
+        let router = test_router(&board);
         board.note_draft_event(&draft("a-1", 1, "S", "Our pilot showed 73% gains."), None);
         let mut pass = decision("a-1", 1);
         pass.outcome = Outcome::Pass;
@@ -1384,7 +1589,7 @@ mod tests {
             ..ExtractLimits::default()
         };
         let board = DecisionBoard::new(10).with_extract_limits(limits);
-        let router = router(board.clone(), Arc::new(Readiness::default()));
+        let router = test_router(&board);
         let nested = format!("{}Deep.", "> ".repeat(64));
         let large = "Our pilot showed 73% gains. ".repeat(20);
         let fine = "Our pilot showed 73% gains.";
@@ -1412,7 +1617,7 @@ mod tests {
     async fn readiness_names_what_is_missing() {
         let readiness = Arc::new(Readiness::default());
         readiness.expect_role("join");
-        let router = router(DecisionBoard::new(1), Arc::clone(&readiness));
+        let router = admin_router(Arc::clone(&readiness));
         let (status, body) = get(&router, "/readyz").await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
         let missing = body["missing"].to_string();
@@ -1430,7 +1635,7 @@ mod tests {
 
     #[tokio::test]
     async fn metrics_are_served_in_text_exposition_format() {
-        let router = router(DecisionBoard::new(1), Arc::new(Readiness::default()));
+        let router = admin_router(Arc::new(Readiness::default()));
         let response = router
             .oneshot(
                 Request::get("/metrics")

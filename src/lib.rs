@@ -26,6 +26,7 @@
 //! - [`verify`]: fetches cited sources safely and runs one check: the judge, and the LLM quorum
 //!   when configured.
 //! - [`check`]: one article through extract, verify and decide in one process (`factgate check`).
+//! - [`waivers`]: `factgate check`'s waivers: findings accepted in the draft or a waivers file.
 //! - [`inputs`]: what `factgate check` reads: files, directories, globs, standard input; bodies
 //!   and draft events.
 //! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF, GitHub
@@ -61,6 +62,7 @@ pub mod recheck;
 pub mod render;
 pub mod telemetry;
 pub mod verify;
+pub mod waivers;
 
 #[cfg(target_os = "linux")]
 #[doc(hidden)]

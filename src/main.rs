@@ -201,6 +201,12 @@ struct CheckArgs {
     /// one decision, with it).
     #[arg(long, value_name = "REPORT.json")]
     previous: Option<PathBuf>,
+    /// A waivers file (TOML): findings the newsroom has checked and accepts, each naming the
+    /// finding, the claim and the reason. Waived findings are listed as waived in every format
+    /// and no longer block. Inline waivers in a draft (`<!-- factgate-waive TYPE: reason -->`)
+    /// need no file.
+    #[arg(long, value_name = "WAIVERS.toml")]
+    waivers: Option<PathBuf>,
     /// Print nothing on standard error but errors (no progress, no summary, only error logs).
     #[arg(long, short, conflicts_with = "verbose")]
     quiet: bool,
@@ -436,6 +442,10 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }
         None => Vec::new(),
     };
+    let waivers = match &args.waivers {
+        Some(path) => factgate::waivers::WaiversFile::read(path)?,
+        None => factgate::waivers::WaiversFile::default(),
+    };
     // Read as they are checked: a large export, or a pipe from kcat, is never held whole.
     let max_body_bytes = config.extract.max_body_bytes;
     // How many articles there are, for the progress lines: counted in a first pass over the
@@ -542,7 +552,34 @@ fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
                     &options,
                     &progress,
                 ));
-                (checked.decision, checked.extraction)
+                let mut decision = checked.decision;
+                if let Some(extraction) = &checked.extraction {
+                    let (inline, unknown) = factgate::waivers::inline_waivers(body);
+                    let (waived, unmatched) = factgate::waivers::resolve(
+                        extraction,
+                        &inline,
+                        &waivers,
+                        &article.name,
+                        article_id,
+                    );
+                    for note in unknown.iter().map(|c| {
+                        format!("the comment <!-- {c} --> names no finding type and reason")
+                    }) {
+                        tracing::warn!(article = %article.name, "waiver ignored: {note}");
+                    }
+                    for note in &unmatched {
+                        tracing::warn!(article = %article.name, "waiver ignored: {note}");
+                    }
+                    if !waived.is_empty() {
+                        let (with_waivers, _) = factgate::decide::waive::waive_findings(
+                            &decision,
+                            &waived,
+                            options.strictness,
+                        );
+                        decision = with_waivers;
+                    }
+                }
+                (decision, checked.extraction)
             }
             inputs::Content::UnreadableDraft { id, error, bytes } => {
                 let decision = factgate::decide::decide_not_checked(
@@ -671,6 +708,7 @@ fn run_pipeline(
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let outcome = runtime.block_on(async {
         let listen = config.http.listen;
+        let admin_listen = config.http.admin_listen;
         factgate::pipeline::run(config, roles, serve_http, shutdown_signal(), |running| {
             let mut banner = String::new();
             if running.embedded.is_some() {
@@ -684,7 +722,12 @@ fn run_pipeline(
                 banner += &format!("Kafka brokers: {}\n", running.bootstrap);
             }
             if serve_http {
-                banner += &format!("HTTP endpoint: http://{listen}/v1/decisions/{{article_id}}\n");
+                banner += &format!(
+                    "HTTP endpoint (login required): http://{listen}/v1/decisions/{{article_id}}, pages at http://{listen}/ui/\n"
+                );
+                banner += &format!(
+                    "metrics and probes: http://{admin_listen}/metrics, /healthz, /readyz\n"
+                );
             }
             let names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
             banner += &format!("roles: {}\n", names.join(","));

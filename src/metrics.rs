@@ -24,6 +24,7 @@
 //! | `factgate_limits_exceeded_total{limit}`, `factgate_outputs_shortened_total{event}` | extract (limits, split manifests), the pipeline (shortened decisions), verify (cut results) |
 //! | `factgate_failed_messages_total{role}` | any role, for a message whose handling failed for its own sake |
 //! | `factgate_republished_drafts_total{handling}` | the join, when a revision is published again |
+//! | `factgate_overrides_total{finding}`, `factgate_overrides_refused_total{why}` | the join, as it applies or refuses an editor's override |
 //!
 //! Labels are low-cardinality by construction: every label value is the strum name of a closed
 //! enum (the serde name, where the enum has one) except `topic`, `partition` and `group`, which are the configured topics, their
@@ -125,6 +126,27 @@ pub struct Metrics {
     pub failed_messages: IntCounterVec,
     /// `factgate_republished_drafts_total{handling}`: use [`Metrics::draft_republished`].
     pub republished_drafts: IntCounterVec,
+    /// `factgate_overrides_total{finding}`: overrides applied, by the type of the finding waived.
+    pub overrides: IntCounterVec,
+    /// `factgate_overrides_refused_total{why}`: overrides not applied, by why.
+    pub overrides_refused: IntCounterVec,
+}
+
+/// The `why` label of `factgate_overrides_refused_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
+pub enum OverrideRefused {
+    /// Not an override event.
+    Unreadable,
+    /// It names a decision other than the one in force (another publication or revision), or
+    /// one this instance never saw.
+    OtherDecision,
+    /// The decision has no such finding.
+    NoSuchFinding,
+    /// A check that did not complete.
+    NotWaivable,
+    /// No editor or reason, or one too long; or a re-check's decision.
+    Invalid,
 }
 
 /// The `limit` label of `factgate_limits_exceeded_total`: each per-draft limit.
@@ -365,6 +387,18 @@ impl Metrics {
                 "Revisions published again, by how the join handled them.",
                 &["handling"],
             ),
+            overrides: counter_vec(
+                &registry,
+                "factgate_overrides_total",
+                "Editors' overrides applied, by the type of the finding waived.",
+                &["finding"],
+            ),
+            overrides_refused: counter_vec(
+                &registry,
+                "factgate_overrides_refused_total",
+                "Editors' overrides not applied, by why.",
+                &["why"],
+            ),
             registry,
         };
         m.build_info
@@ -414,6 +448,12 @@ impl Metrics {
         for handling in RepublishedHandling::iter() {
             self.republished_drafts
                 .with_label_values(&[label(handling)]);
+        }
+        for finding in crate::events::IssueType::ALL {
+            self.overrides.with_label_values(&[finding.as_str()]);
+        }
+        for why in OverrideRefused::iter() {
+            self.overrides_refused.with_label_values(&[label(why)]);
         }
     }
 
@@ -671,6 +711,16 @@ mod tests {
             MetricType::COUNTER,
             &["handling"],
         ),
+        (
+            "factgate_overrides_total",
+            MetricType::COUNTER,
+            &["finding"],
+        ),
+        (
+            "factgate_overrides_refused_total",
+            MetricType::COUNTER,
+            &["why"],
+        ),
     ];
 
     /// One representative event per family, through the same calls the event sites make.
@@ -716,6 +766,10 @@ mod tests {
         m.output_shortened(ShortenedOutput::Decision);
         m.message_failed(FailingRole::Extract);
         m.draft_republished(RepublishedHandling::Rechecked);
+        m.overrides.with_label_values(&["figure_mismatch"]).inc();
+        m.overrides_refused
+            .with_label_values(&[label(OverrideRefused::OtherDecision)])
+            .inc();
     }
 
     #[test]

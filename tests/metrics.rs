@@ -81,7 +81,8 @@ async fn metrics_count_what_the_pipeline_did() {
 
     let client = support::pipeline::http_client();
     let running = support::pipeline::start(config.clone(), &client).await;
-    let before = scrape(&client, &base).await;
+    let admin = running.admin.clone();
+    let before = scrape(&client, &admin).await;
 
     let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
     let drafts: [(&str, Vec<u8>); 3] = [
@@ -129,7 +130,7 @@ async fn metrics_count_what_the_pipeline_did() {
     // Every role has decided something, so each has partitions and a broker: the process is
     // ready, as its consumers report it.
     let readyz = client
-        .get(format!("{base}/readyz"))
+        .get(format!("{admin}/readyz"))
         .send()
         .await
         .expect("/readyz answers");
@@ -154,7 +155,7 @@ async fn metrics_count_what_the_pipeline_did() {
         })
     };
     let after = loop {
-        let after = scrape(&client, &base).await;
+        let after = scrape(&client, &admin).await;
         if has_lag(&after) || Instant::now() >= until {
             break after;
         }

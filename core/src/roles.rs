@@ -214,10 +214,13 @@ pub enum Known<'a> {
         position: Option<DraftPosition>,
         digest: Option<&'a str>,
     },
-    /// Decided `outcome` on the publication at `position`.
+    /// Decided `outcome` on the publication at `position`, by the decision `decision_id`;
+    /// `overridden` when that decision answers an editor's override.
     Decided {
         outcome: Outcome,
         position: Option<DraftPosition>,
+        decision_id: &'a str,
+        overridden: bool,
     },
 }
 
@@ -226,7 +229,9 @@ pub enum Known<'a> {
 ///   on an earlier publication (a replay arriving late) does not;
 /// - a second decision on the same publication (a replay decided again, after a restart, on
 ///   results the first run lacked) never turns a block into a pass, and a block replaces a pass;
-/// - a revision pending on new content is not answered by a decision on older content.
+/// - a revision pending on new content is not answered by a decision on older content;
+/// - an editor's override replaces the decision it names; once overridden, a publication is not
+///   decided again by a replay of its checks (a new publication is judged afresh).
 ///
 /// A position not known on either side counts as the same publication, and as later.
 pub fn replaces(known: Known<'_>, decision: &Decision) -> bool {
@@ -236,8 +241,23 @@ pub fn replaces(known: Known<'_>, decision: &Decision) -> bool {
         _ => true,
     };
     match known {
+        Known::Decided { decision_id, .. }
+            if decision
+                .override_applied
+                .as_ref()
+                .is_some_and(|o| o.overrides == decision_id) =>
+        {
+            true
+        }
+        Known::Decided {
+            position,
+            overridden: true,
+            ..
+        } if same_publication(position) => false,
         // The same publication decided again: only a block replaces a pass.
-        Known::Decided { outcome, position } if same_publication(position) => {
+        Known::Decided {
+            outcome, position, ..
+        } if same_publication(position) => {
             outcome == Outcome::Pass && decision.outcome == Outcome::Block
         }
         Known::Decided { position, .. } => later_or_unknown(new, position),
@@ -293,6 +313,8 @@ mod tests {
         let decided = |outcome| Known::Decided {
             outcome,
             position: at(0, 5),
+            decision_id: "d0",
+            overridden: false,
         };
         assert!(!replaces(
             decided(Outcome::Block),
@@ -313,9 +335,53 @@ mod tests {
         let known = Known::Decided {
             outcome: Outcome::Block,
             position: at(0, 5),
+            decision_id: "d0",
+            overridden: false,
         };
         assert!(replaces(known, &decision(at(0, 9), "d", true)));
         assert!(!replaces(known, &decision(at(0, 2), "d", true)));
+    }
+
+    #[test]
+    fn an_override_replaces_the_decision_it_names_and_stands_against_a_replay() {
+        let blocked = decision(at(0, 5), "d", false);
+        let known = Known::Decided {
+            outcome: Outcome::Block,
+            position: at(0, 5),
+            decision_id: &blocked.decision_id,
+            overridden: false,
+        };
+        let mut overriding = decision(at(0, 5), "d", true);
+        overriding.override_applied = Some(crate::events::AppliedOverride {
+            override_id: "o1".into(),
+            overrides: blocked.decision_id.clone(),
+            editor: "ana".into(),
+            reason: "checked".into(),
+            finding: crate::events::FindingRef {
+                issue_type: crate::events::IssueType::Unsourced,
+                claim_id: None,
+            },
+            overridden_at: Utc::now(),
+        });
+        assert!(replaces(known, &overriding));
+        // An override naming another decision replaces nothing.
+        let elsewhere = Known::Decided {
+            outcome: Outcome::Block,
+            position: at(0, 5),
+            decision_id: "another",
+            overridden: false,
+        };
+        assert!(!replaces(elsewhere, &overriding));
+        // Once overridden, a replay of the same publication does not block it again; a new
+        // publication is judged afresh.
+        let overridden = Known::Decided {
+            outcome: Outcome::Pass,
+            position: at(0, 5),
+            decision_id: "o",
+            overridden: true,
+        };
+        assert!(!replaces(overridden, &blocked));
+        assert!(replaces(overridden, &decision(at(0, 9), "d2", false)));
     }
 
     #[test]

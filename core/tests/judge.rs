@@ -343,3 +343,23 @@ fn a_title_the_source_names_in_short_is_not_a_misquote() {
     );
     assert_eq!(said.issue, Some(IssueKind::QuoteNotFound), "{said:#?}");
 }
+
+#[test]
+fn percentages_that_differ_are_told_apart_in_percentage_points() {
+    let extraction = factgate_core::extract::extract(
+        "Unemployment in the region reached 17% in 2024, [the agency](https://a.example/) said.",
+        factgate_core::model::BodyFormat::Markdown,
+    )
+    .expect("extracts");
+    let claim = &extraction.claims[0];
+    let j = factgate_core::judge::judge(
+        claim,
+        "Unemployment in the region reached 7% in 2024, the statistics agency said.",
+        "https://a.example/",
+        &JudgeSettings::default(),
+    );
+    assert_eq!(j.verdict, Verdict::Refuted, "{j:#?}");
+    let problem = j.problem.expect("a problem");
+    assert!(problem.contains("10 percentage points higher"), "{problem}");
+    assert!(!problem.contains("% off"), "{problem}");
+}

@@ -32,6 +32,8 @@ pub const DEFAULT_TOPIC_MANIFESTS: &str = "articles.manifest";
 pub const DEFAULT_TOPIC_DECISIONS: &str = "decisions";
 /// Default topic of draft events that could not be read.
 pub const DEFAULT_TOPIC_DEAD_LETTER: &str = "drafts.dlq";
+/// Default topic of editors' overrides, keyed by article.
+pub const DEFAULT_TOPIC_OVERRIDES: &str = "decisions.overrides";
 /// Default `kafka.topics.recheck_runs`.
 pub const DEFAULT_TOPIC_RECHECK_RUNS: &str = "factgate.recheck.runs";
 /// Default `kafka.topics.recheck_decisions`.
@@ -204,6 +206,9 @@ pub struct TopicsConfig {
     pub decisions: String,
     /// Draft events that could not be read.
     pub dead_letter: String,
+    /// Editors' overrides of a decision's finding (key: article), read by the join, written by
+    /// the override form of the pages (or by any tool, to `schemas/override.v1.json`).
+    pub overrides: String,
     /// `factgate recheck`: each run's scope, captured at its start (key: run id).
     pub recheck_runs: String,
     /// `factgate recheck`: the decisions of re-check runs, each carrying its run id (key:
@@ -220,6 +225,7 @@ impl Default for TopicsConfig {
             manifests: DEFAULT_TOPIC_MANIFESTS.to_owned(),
             decisions: DEFAULT_TOPIC_DECISIONS.to_owned(),
             dead_letter: DEFAULT_TOPIC_DEAD_LETTER.to_owned(),
+            overrides: DEFAULT_TOPIC_OVERRIDES.to_owned(),
             recheck_runs: DEFAULT_TOPIC_RECHECK_RUNS.to_owned(),
             recheck_decisions: DEFAULT_TOPIC_RECHECK_DECISIONS.to_owned(),
         }
@@ -228,7 +234,7 @@ impl Default for TopicsConfig {
 
 impl TopicsConfig {
     /// Each topic with its key, in pipeline order.
-    pub fn named(&self) -> [(&'static str, &str); 8] {
+    pub fn named(&self) -> [(&'static str, &str); 9] {
         [
             ("drafts", &self.drafts),
             ("verify", &self.verify),
@@ -236,6 +242,7 @@ impl TopicsConfig {
             ("manifests", &self.manifests),
             ("decisions", &self.decisions),
             ("dead_letter", &self.dead_letter),
+            ("overrides", &self.overrides),
             ("recheck_runs", &self.recheck_runs),
             ("recheck_decisions", &self.recheck_decisions),
         ]

@@ -28,9 +28,15 @@ pub const DEFAULT_HTTP_MAX_CONCURRENT_STREAMS: u32 = 32;
 pub const DEFAULT_JOIN_DEADLINE_MS: u64 = 60_000;
 /// Default number of articles the joiner waits on at once.
 pub const DEFAULT_MAX_IN_FLIGHT_ARTICLES: usize = 10_000;
-/// Default address of the HTTP server: loopback only.
+/// Default address of the HTTP server of the API and the editors' pages: loopback only.
 pub const DEFAULT_HTTP_LISTEN: SocketAddr =
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 8080));
+/// Default address of the admin listener (`/metrics`, `/healthz`, `/readyz`): loopback only.
+pub const DEFAULT_HTTP_ADMIN_LISTEN: SocketAddr =
+    SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 8081));
+/// Default environment variable holding login credentials (`name:secret`, one per line or
+/// comma-separated).
+pub const DEFAULT_HTTP_AUTH_CREDENTIALS_ENV: &str = "FACTGATE_HTTP_CREDENTIALS";
 /// Default log filter.
 pub const DEFAULT_LOG_LEVEL: &str = "info";
 /// Default OTLP endpoint: none, so no trace is exported.
@@ -197,12 +203,17 @@ impl JoinConfig {
     }
 }
 
-/// The HTTP server that serves decisions (and health and metrics).
+/// The HTTP servers: the API and the editors' pages on `listen`, behind a login; metrics and
+/// probes on `admin_listen`, without one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HttpConfig {
-    /// Address and port to listen on, e.g. `"127.0.0.1:8080"` or `"0.0.0.0:8080"`.
+    /// Address and port of the API (`/v1/decisions/…`) and the editors' pages (`/ui/`), e.g.
+    /// `"127.0.0.1:8080"` or `"0.0.0.0:8080"`. Every request there needs a login (`[http.auth]`).
     pub listen: SocketAddr,
+    /// Address and port of `/metrics`, `/healthz` and `/readyz`, which need no login and show
+    /// no draft: what a cluster's scraper and probes reach.
+    pub admin_listen: SocketAddr,
     /// Time a client has to send a request's headers once it starts one; a connection that
     /// sends them slower (half a request, then nothing) is closed.
     pub header_read_timeout_ms: u64,
@@ -223,6 +234,62 @@ pub struct HttpConfig {
     /// Bytes of decisions (as JSON) kept for `GET /v1/decisions/{id}` and the pages; past them
     /// the articles seen longest ago are forgotten (their decisions stay on the decisions topic).
     pub decision_bytes: usize,
+    /// Who may use the API and the pages.
+    pub auth: AuthConfig,
+}
+
+/// The login of the API and the editors' pages (docs/operating.md, "Login"). A request is let in
+/// when it carries credentials listed in `credentials_file` or in the variable
+/// `credentials_env` names (`Authorization: Bearer <secret>`, or Basic `name:secret`), or, when
+/// `trusted_header` is set, that header from the newsroom's reverse proxy. The name it logs in
+/// as is the editor an override records. With none of them configured every request is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuthConfig {
+    /// A file of `name:secret` lines (a mounted secret); empty: none. `#` starts a comment.
+    pub credentials_file: String,
+    /// The environment variable holding `name:secret` entries, one per line or separated by
+    /// commas. The secrets never enter the configuration, so nothing prints them.
+    pub credentials_env: String,
+    /// A header the newsroom's reverse proxy sets to the signed-in user's name (e.g.
+    /// `"X-Forwarded-User"`); empty: none trusted. Set it only when the proxy is the only way to
+    /// reach `http.listen`, and strips the header from what clients send.
+    pub trusted_header: String,
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        Self {
+            credentials_file: String::new(),
+            credentials_env: DEFAULT_HTTP_AUTH_CREDENTIALS_ENV.to_owned(),
+            trusted_header: String::new(),
+        }
+    }
+}
+
+impl AuthConfig {
+    pub(crate) fn validate(&self, validation: &mut Validation) {
+        let env = &self.credentials_env;
+        if !env.is_empty() && !env.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            validation.fail(
+                "http.auth.credentials_env",
+                "http.auth.credentials_env must be an environment variable name (letters, digits, _)",
+            );
+        }
+        let header = &self.trusted_header;
+        if !header.is_empty() && axum::http::HeaderName::from_bytes(header.as_bytes()).is_err() {
+            validation.fail(
+                "http.auth.trusted_header",
+                format!("http.auth.trusted_header ({header:?}) is not a header name"),
+            );
+        }
+        if header.eq_ignore_ascii_case("authorization") || header.eq_ignore_ascii_case("cookie") {
+            validation.fail(
+                "http.auth.trusted_header",
+                "http.auth.trusted_header must name a header the proxy sets, not Authorization or Cookie",
+            );
+        }
+    }
 }
 
 /// The default of `http.page_body_bytes`: bytes of draft bodies the board keeps so pages can
@@ -240,12 +307,14 @@ impl Default for HttpConfig {
     fn default() -> Self {
         Self {
             listen: DEFAULT_HTTP_LISTEN,
+            admin_listen: DEFAULT_HTTP_ADMIN_LISTEN,
             header_read_timeout_ms: DEFAULT_HTTP_HEADER_READ_TIMEOUT_MS,
             idle_timeout_ms: DEFAULT_HTTP_IDLE_TIMEOUT_MS,
             max_connections: DEFAULT_HTTP_MAX_CONNECTIONS,
             max_concurrent_streams: DEFAULT_HTTP_MAX_CONCURRENT_STREAMS,
             page_body_bytes: DEFAULT_PAGE_BODY_BYTES,
             decision_bytes: DEFAULT_DECISION_BYTES,
+            auth: AuthConfig::default(),
         }
     }
 }
@@ -270,6 +339,16 @@ impl HttpConfig {
             u64::from(self.max_concurrent_streams),
         );
         validation.nonzero("http.decision_bytes", self.decision_bytes as u64);
+        if self.listen == self.admin_listen && self.listen.port() != 0 {
+            validation.fail(
+                "http.admin_listen",
+                format!(
+                    "http.admin_listen ({}) must differ from http.listen: the admin listener serves metrics and probes without a login",
+                    self.admin_listen
+                ),
+            );
+        }
+        self.auth.validate(validation);
     }
 }
 

@@ -84,13 +84,26 @@ fn page_href(article_id: &str, revision: Option<u64>) -> String {
     }
 }
 
-/// The page of the decision on `revision` (the newest when `None`) of `article_id`.
-pub(super) fn page(board: &DecisionBoard, article_id: &str, revision: Option<u64>) -> Response {
+/// The path the override form of a decision's page posts to.
+fn override_href(article_id: &str) -> String {
+    let id = utf8_percent_encode(article_id, NON_ALPHANUMERIC);
+    format!("/ui/decisions/{id}/override")
+}
+
+/// The page of the decision on `revision` (the newest when `None`) of `article_id`, with the
+/// override form when `overrides` is set.
+pub(super) fn page(
+    board: &DecisionBoard,
+    article_id: &str,
+    revision: Option<u64>,
+    overrides: bool,
+) -> Response {
     match board.lookup(article_id, revision) {
         Some((revision, RevisionState::Decided(decision))) => {
             let labels = board.labels(article_id);
             let body = board.body(article_id, revision);
             let previous = board.previous_decision(article_id, revision);
+            let action = override_href(article_id);
             let page = html::decision_page(&DecisionPage {
                 decision: &decision,
                 body: body.as_ref().map(|b| (&*b.body, b.format)),
@@ -98,6 +111,7 @@ pub(super) fn page(board: &DecisionBoard, article_id: &str, revision: Option<u64
                 section: labels.section.as_deref(),
                 previous: previous.as_ref(),
                 back: Some(DESK),
+                override_action: overrides.then_some(action.as_str()),
             });
             html_response(StatusCode::OK, page)
         }
@@ -127,7 +141,13 @@ pub(super) async fn decision_page(
     Path(article_id): Path<String>,
     Query(query): Query<RevisionQuery>,
 ) -> Response {
-    page_off_runtime(state.board, article_id, query.revision).await
+    page_off_runtime(
+        state.board,
+        article_id,
+        query.revision,
+        state.overrides.is_some(),
+    )
+    .await
 }
 
 /// [`page`] on a blocking thread: a page parses the article's body again, which is CPU work the
@@ -136,8 +156,9 @@ pub(super) async fn page_off_runtime(
     board: DecisionBoard,
     article_id: String,
     revision: Option<u64>,
+    overrides: bool,
 ) -> Response {
-    tokio::task::spawn_blocking(move || page(&board, &article_id, revision))
+    tokio::task::spawn_blocking(move || page(&board, &article_id, revision, overrides))
         .await
         .unwrap_or_else(|e| {
             tracing::error!(error = %e, "rendering a decision page failed");
@@ -147,6 +168,123 @@ pub(super) async fn page_off_runtime(
                     .to_owned(),
             )
         })
+}
+
+/// What the override form posts.
+#[derive(Debug, Deserialize)]
+pub(super) struct OverrideForm {
+    revision: u64,
+    decision_id: String,
+    finding_type: String,
+    #[serde(default)]
+    claim_id: Option<String>,
+    reason: String,
+}
+
+/// Whether the request comes from a page of this site: a form posted from another site (with
+/// the browser's saved login) is refused. Browsers send `Sec-Fetch-Site` or `Origin` with a
+/// POST; a request with neither (a script, `curl`) carries its credentials itself.
+fn same_site(headers: &HeaderMap) -> bool {
+    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        return matches!(site, "same-origin" | "none");
+    }
+    match (
+        headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()),
+        headers.get(header::HOST).and_then(|v| v.to_str().ok()),
+    ) {
+        (Some(origin), Some(host)) => origin
+            .split_once("://")
+            .is_some_and(|(_, rest)| rest.trim_end_matches('/') == host),
+        (Some(_), None) => false,
+        (None, _) => true,
+    }
+}
+
+/// `POST /ui/decisions/{article_id}/override`: an editor overrides one finding of the decision
+/// in force, as the name they logged in as. The override is checked against the decision held
+/// here (the join checks it again), sent to the overrides topic, and answered with a page that
+/// says so; the join's new decision replaces the page's once it is made.
+pub(super) async fn post_override(
+    State(state): State<AppState>,
+    Path(article_id): Path<String>,
+    axum::Extension(editor): axum::Extension<super::login::Editor>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<OverrideForm>,
+) -> Response {
+    let back = page_href(&article_id, Some(form.revision));
+    let refuse = |status: StatusCode, why: String| {
+        html_response(
+            status,
+            html::status_page(&article_id, "unknown", &why, &back),
+        )
+    };
+    let Some(sink) = state.overrides.clone() else {
+        return refuse(
+            StatusCode::NOT_FOUND,
+            "Overrides are not taken by this instance.".to_owned(),
+        );
+    };
+    if !same_site(&headers) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "An override must be sent from factgate's own page.".to_owned(),
+        );
+    }
+    let Ok(issue_type) = serde_json::from_value::<crate::events::IssueType>(
+        serde_json::Value::String(form.finding_type.clone()),
+    ) else {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            format!("Unknown finding type {:?}.", form.finding_type),
+        );
+    };
+    let finding = crate::events::FindingRef {
+        issue_type,
+        claim_id: form.claim_id.filter(|c| !c.is_empty()),
+    };
+    let over = crate::events::OverrideEvent::new(
+        &article_id,
+        form.revision,
+        &form.decision_id,
+        finding,
+        &editor.0,
+        &form.reason,
+        Utc::now(),
+    );
+    let current = match state.board.lookup(&article_id, Some(form.revision)) {
+        Some((_, RevisionState::Decided(decision))) => decision,
+        _ => {
+            return refuse(
+                StatusCode::CONFLICT,
+                "This revision has no decision here to override.".to_owned(),
+            );
+        }
+    };
+    // Checked here so the editor hears at once what the join would refuse; the policy's
+    // strictness changes the outcome, not whether the override applies.
+    if let Err(refusal) =
+        crate::decide::waive::apply_override(&current, &over, crate::decide::Strictness::Normal)
+    {
+        return refuse(StatusCode::CONFLICT, format!("Not sent: {refusal}."));
+    }
+    match sink(over).await {
+        Ok(()) => html_response(
+            StatusCode::ACCEPTED,
+            html::status_page(
+                &article_id,
+                "pending",
+                &format!(
+                    "Override sent as {}. The new decision on revision {} replaces this one once the join has made it: reload the decision's page.",
+                    editor.0, form.revision
+                ),
+                &back,
+            ),
+        ),
+        Err(err) => refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("The override could not be sent: {err}. Try again."),
+        ),
+    }
 }
 
 pub(super) async fn to_desk() -> Redirect {
@@ -212,6 +350,8 @@ pub(super) async fn desk(
         passed_today: snapshot.passed_today,
         pending: snapshot.pending,
         top_reasons: snapshot.top_reasons,
+        overrides_today: snapshot.overrides_today,
+        unreadable: state.board.unreadable(),
         today: Utc::now(),
     };
     html_response(StatusCode::OK, html::desk_page(&desk))
@@ -234,6 +374,7 @@ struct Snapshot {
     passed_today: usize,
     pending: usize,
     top_reasons: Vec<(DecisionReason, usize)>,
+    overrides_today: usize,
 }
 
 /// Each article's newest decision matching the filters, newest first, at most [`DESK_ROWS`];
@@ -243,6 +384,7 @@ fn snapshot(board: &DecisionBoard, outcome: Option<Outcome>, section: Option<&st
     let mut matching: Vec<(chrono::DateTime<Utc>, String, u64, Option<u64>)> = Vec::new();
     let mut sections = BTreeSet::new();
     let (mut blocked_today, mut passed_today, mut pending) = (0, 0, 0);
+    let mut overrides_today = 0;
     let mut reasons: HashMap<DecisionReason, usize> = HashMap::new();
     board.for_each(|id, revisions, labels| {
         let article_section = labels.and_then(|l| l.section.as_deref());
@@ -262,6 +404,9 @@ fn snapshot(board: &DecisionBoard, outcome: Option<Outcome>, section: Option<&st
                 continue;
             };
             if d.decided_at.date_naive() == today {
+                if d.overridden {
+                    overrides_today += 1;
+                }
                 match d.outcome {
                     Outcome::Block => {
                         blocked_today += 1;
@@ -317,5 +462,6 @@ fn snapshot(board: &DecisionBoard, outcome: Option<Outcome>, section: Option<&st
         passed_today,
         pending,
         top_reasons,
+        overrides_today,
     }
 }

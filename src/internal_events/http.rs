@@ -44,3 +44,9 @@ pub fn http_connection_evicted(open: usize) {
 pub fn http_connection_refused(open: usize) {
     at_cap(open, "a new connection, every other one at work");
 }
+
+/// A request to the API or the pages was refused for want of a login. Logged at debug: a
+/// browser's first request, before it asks for the credentials, is one of these.
+pub fn http_login_refused(carried_credentials: bool) {
+    tracing::debug!(carried_credentials, "HTTP request refused: no valid login");
+}

@@ -52,6 +52,46 @@ pub fn join_result_unreadable(err: &serde_json::Error, topic: &str, partition: i
     warn!(error = %err, topic, partition, offset, "result unreadable; skipped");
 }
 
+/// The join applied an editor's override: a new decision on the revision, with the finding
+/// waived.
+pub fn override_applied(over: &crate::events::OverrideEvent, decision: &crate::events::Decision) {
+    metrics()
+        .overrides
+        .with_label_values(&[over.finding.issue_type.as_str()])
+        .inc();
+    info!(
+        article_id = %over.article_id,
+        revision = over.revision,
+        override_id = %over.override_id,
+        overrides = %over.decision_id,
+        decision_id = %decision.decision_id,
+        editor = %over.editor,
+        finding = over.finding.issue_type.as_str(),
+        outcome = crate::metrics::label(decision.outcome),
+        "override applied"
+    );
+}
+
+/// The join did not apply an override, for `why` (`detail` says more).
+pub fn override_refused(
+    over: Option<&crate::events::OverrideEvent>,
+    why: crate::metrics::OverrideRefused,
+    detail: &str,
+) {
+    metrics()
+        .overrides_refused
+        .with_label_values(&[crate::metrics::label(why)])
+        .inc();
+    warn!(
+        article_id = over.map(|o| o.article_id.as_str()),
+        revision = over.map(|o| o.revision),
+        override_id = over.map(|o| o.override_id.as_str()),
+        why = crate::metrics::label(why),
+        detail,
+        "override not applied"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

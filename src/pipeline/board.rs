@@ -56,7 +56,11 @@ pub(super) async fn run(
             match DraftEvent::from_json(payload) {
                 // Read in full: the pages show its title, section and body.
                 Ok(draft) => services.board.note_draft_event(&draft, Some(position)),
-                Err(_) => {
+                Err(err) => {
+                    services.board.note_unreadable(
+                        &format!("{}:{}", message.topic(), position),
+                        &err.to_string(),
+                    );
                     // Pending on what was published (the digest its block will carry), so
                     // a revision decided before on readable content does not keep showing
                     // that decision while the unreadable one is being answered.

@@ -13,6 +13,7 @@
 //! - `join`: [`crate::join::JoinState`] over manifests and results; decisions as soon as complete,
 //!   or at the event-time deadline.
 //! - `board`: every process reads drafts and decisions to answer the HTTP endpoint.
+//! - `override_loop`: with the join, editors' overrides in, a new decision on their revision out.
 //!
 //! Each role is its own consumer group and stores a message's offset only after everything it
 //! produced for that message is acknowledged (the join: only up to its earliest undecided
@@ -27,6 +28,7 @@ mod board;
 mod extract_loop;
 mod history;
 mod join_loop;
+mod override_loop;
 mod verify_loop;
 
 use crate::config::Config;
@@ -134,6 +136,9 @@ pub enum PipelineError {
     },
     #[error("the HTTP server failed")]
     Http(#[source] std::io::Error),
+    /// The login's credentials could not be read.
+    #[error("the login of the HTTP endpoint")]
+    Login(#[source] crate::http::login::LoginError),
 }
 
 /// Why a role or a task stopped before its shutdown signal.
@@ -346,6 +351,31 @@ impl Services {
     }
 }
 
+/// Where the pages' override form sends an override: the overrides topic, keyed by article,
+/// once the process is connected to Kafka.
+fn override_sink(services: Arc<std::sync::OnceLock<Arc<Services>>>) -> crate::http::OverrideSink {
+    Arc::new(move |over: crate::events::OverrideEvent| {
+        let services = services.get().cloned();
+        async move {
+            let Some(services) = services else {
+                return Err("factgate is not connected to Kafka yet".to_owned());
+            };
+            let topic = services.config.kafka.topics.overrides.clone();
+            services
+                .publish(
+                    &topic,
+                    &over.article_id,
+                    crate::events::OVERRIDE_V1,
+                    &over,
+                    None,
+                )
+                .await
+                .map_err(|err| err.to_string())
+        }
+        .boxed()
+    })
+}
+
 /// The block that replaces a decision the broker cannot take (`internal_error`, saying why):
 /// small, so it always fits, and never a pass.
 fn unpublishable(decision: &Decision, why: &str, published_at: Option<DateTime<Utc>>) -> Decision {
@@ -414,21 +444,52 @@ pub async fn run(
         .with_extract_limits(config.extract.limits());
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
+    // The override form's sink reaches the producer once Kafka is connected; until then a post
+    // is answered "try again".
+    let connected_services: Arc<std::sync::OnceLock<Arc<Services>>> = Arc::default();
     if serve_http {
-        let listener = tokio::net::TcpListener::bind(config.http.listen)
+        let http = config.http.clone();
+        let login =
+            crate::http::login::Login::from_config(&http.auth).map_err(PipelineError::Login)?;
+        if !login.is_configured() {
+            tracing::warn!(
+                "no login is configured ([http.auth]): the API and the pages on http.listen refuse every request"
+            );
+        }
+        let api = tokio::net::TcpListener::bind(http.listen)
             .await
             .map_err(PipelineError::Http)?;
-        info!(listen = %config.http.listen, "HTTP endpoint listening");
-        let router = crate::http::router(board.clone(), Arc::clone(&readiness));
-        let mut stop = stop_rx.clone();
-        let http = config.http.clone();
-        tasks.spawn(async move {
-            let served = crate::http::serve(listener, router, &http, async move {
-                let _ = stop.wait_for(|s| *s).await;
-            })
-            .await;
-            ("http".to_owned(), served.map_err(PipelineError::Http))
-        });
+        let admin = tokio::net::TcpListener::bind(http.admin_listen)
+            .await
+            .map_err(PipelineError::Http)?;
+        info!(listen = %http.listen, admin_listen = %http.admin_listen, "HTTP endpoints listening");
+        let routers = [
+            (
+                "http",
+                api,
+                crate::http::router(
+                    board.clone(),
+                    login,
+                    Some(override_sink(Arc::clone(&connected_services))),
+                ),
+            ),
+            (
+                "http-admin",
+                admin,
+                crate::http::admin_router(Arc::clone(&readiness)),
+            ),
+        ];
+        for (name, listener, router) in routers {
+            let mut stop = stop_rx.clone();
+            let http = http.clone();
+            tasks.spawn(async move {
+                let served = crate::http::serve(listener, router, &http, async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                })
+                .await;
+                (name.to_owned(), served.map_err(PipelineError::Http))
+            });
+        }
     }
 
     match &config.kafka.bootstrap_servers {
@@ -494,6 +555,7 @@ pub async fn run(
         board: board.clone(),
         readiness: Arc::clone(&readiness),
     });
+    let _ = connected_services.set(Arc::clone(&services));
     let verifier = if roles.contains(&Role::Verify) {
         Some(build_verifier(&services.config)?)
     } else {
@@ -529,6 +591,16 @@ pub async fn run(
         let stop = stop_rx.clone();
         tasks.spawn(async move { ("board".to_owned(), board::run(services, stop).await) });
     }
+    if roles.contains(&Role::Join) {
+        let services = Arc::clone(&services);
+        let stop = stop_rx.clone();
+        tasks.spawn(async move {
+            (
+                "overrides".to_owned(),
+                override_loop::run(services, stop).await,
+            )
+        });
+    }
 
     let mut first_error = None;
     tokio::select! {
@@ -550,6 +622,7 @@ pub async fn run(
         .flush(std::time::Duration::from_secs(10))
         .await;
     // Clients first, then the embedded broker they are connected to.
+    drop(connected_services);
     drop(services);
     drop(running);
     match first_error {

@@ -64,6 +64,32 @@ fn article_commands(out: &mut String, article: &CheckedArticle<'_>) {
         let _ = write!(message, "\nDo: {}", issue.recommendation);
         command(out, level(issue.severity), &properties, &message);
     }
+    for w in &decision.report.waived {
+        let mut properties: Vec<(&str, String)> = Vec::new();
+        if let Some(file) = &file {
+            properties.push(("file", file.clone()));
+        }
+        if let Some(region) = w
+            .issue
+            .claim_id
+            .as_deref()
+            .and_then(|id| claim_region(article, id))
+        {
+            properties.push(("line", region.start_line.to_string()));
+        }
+        properties.push((
+            "title",
+            format!("factgate: waived {}", serde_name(&w.issue.issue_type)),
+        ));
+        let message = format!(
+            "Waived: {}\nClaim: \"{}\"\n{}: {}",
+            w.issue.problem,
+            w.issue.claim,
+            super::waiver_words(&w.waiver),
+            w.waiver.reason
+        );
+        command(out, "notice", &properties, &message);
+    }
     for reason in decision.reasons.iter().filter(|r| r.is_not_checked()) {
         let mut properties: Vec<(&str, String)> = Vec::new();
         if let Some(file) = &file {

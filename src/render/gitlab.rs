@@ -69,6 +69,26 @@ pub fn report(articles: &[CheckedArticle<'_>]) -> Value {
                 "location": location,
             }));
         }
+        // Waived findings stay listed, as information, with who waived them and why.
+        for w in &decision.report.waived {
+            let check = format!("factgate/{}", serde_name(&w.issue.issue_type));
+            let description = format!(
+                "Waived: {}: \"{}\" — {}: {}",
+                w.issue.problem,
+                w.issue.claim,
+                super::waiver_words(&w.waiver),
+                w.waiver.reason
+            );
+            issues.push(json!({
+                "type": "issue",
+                "description": description,
+                "check_name": check,
+                "fingerprint": fingerprint(&mut seen, &[&path, &check, &w.issue.claim, "waived"]),
+                "severity": "info",
+                "categories": ["Bug Risk"],
+                "location": { "path": path, "lines": { "begin": 1 } },
+            }));
+        }
         for reason in decision.reasons.iter().filter(|r| r.is_not_checked()) {
             let check = format!("factgate/{}", serde_name(reason));
             issues.push(json!({

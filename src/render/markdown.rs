@@ -50,7 +50,15 @@ pub fn render(articles: &[CheckedArticle<'_>], unreadable: &[String]) -> String 
             "| {} | **{}** | {} | {} | {} / {} / {} | {:.1} |",
             cell(a.name),
             outcome_word(a.decision.outcome),
-            cell(&reason_names(&a.decision.reasons).join(", ")),
+            cell(
+                &a.decision
+                    .reasons
+                    .iter()
+                    .zip(reason_names(&a.decision.reasons))
+                    .map(|(r, code)| format!("{} ({code})", super::reason_words(*r)))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
             s.total_claims,
             s.severity_counts.high,
             s.severity_counts.medium,
@@ -83,13 +91,21 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
         );
     }
     let _ = writeln!(out, "{}\n", text(&r.recommendation_reason));
-    if !r.issues.is_empty() {
-        let _ = writeln!(out, "### Issues\n");
-        for issue in &r.issues {
+    let (blocking, other): (Vec<_>, Vec<_>) = r
+        .issues
+        .iter()
+        .partition(|i| crate::decide::review::blocks(a.decision, i));
+    for (heading, issues) in [("Findings that block", blocking), ("Other findings", other)] {
+        if issues.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "### {heading}\n");
+        for issue in issues {
             let _ = writeln!(
                 out,
-                "- **{}** `{}`: {}",
+                "- **{}** {} (`{}`): {}",
                 severity_word(issue.severity),
+                super::finding_words(issue.issue_type),
                 serde_name(&issue.issue_type),
                 text(&issue.problem)
             );
@@ -104,6 +120,37 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
             }
             let _ = writeln!(out, "  - evidence: {}", text(&issue.evidence));
             let _ = writeln!(out, "  - do: {}", text(&issue.recommendation));
+        }
+        let _ = writeln!(out);
+    }
+    let review = crate::decide::review::for_review(a.decision);
+    if !review.is_empty() {
+        let _ = writeln!(out, "### For review (not blocking)\n");
+        for item in &review {
+            let at = claim_place(a, &item.claim_id);
+            let _ = writeln!(
+                out,
+                "- “{}” ({}): {}",
+                text(&item.claim),
+                text(&super::text::located(at.as_deref(), &item.location)),
+                text(&item.why)
+            );
+        }
+        let _ = writeln!(out);
+    }
+    if !r.waived.is_empty() {
+        let _ = writeln!(out, "### Waived\n");
+        for w in &r.waived {
+            let _ = writeln!(
+                out,
+                "- **{}** {} (`{}`) on “{}”: {}: {}",
+                severity_word(w.issue.severity),
+                super::finding_words(w.issue.issue_type),
+                serde_name(&w.issue.issue_type),
+                text(&w.issue.claim),
+                text(&super::waiver_words(&w.waiver)),
+                text(&w.waiver.reason)
+            );
         }
         let _ = writeln!(out);
     }

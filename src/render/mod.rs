@@ -201,6 +201,74 @@ pub fn reason_names(reasons: &[DecisionReason]) -> Vec<String> {
     reasons.iter().map(serde_name).collect()
 }
 
+/// A finding's type in words, for a person (the events' names are for machines).
+pub fn finding_words(issue_type: crate::events::IssueType) -> &'static str {
+    use crate::events::IssueType;
+    match issue_type {
+        IssueType::Unsourced => "no source given",
+        IssueType::VerifiedFalse => "the source says otherwise",
+        IssueType::FigureMismatch => "a figure differs from the source",
+        IssueType::QuoteMismatch => "a quote is not in the source",
+        IssueType::Misattributed => "said by someone else",
+        IssueType::UnsupportedDetail => "adds a detail the source does not state",
+        IssueType::Unverifiable => "the source could not confirm it",
+        IssueType::OutdatedSource => "the source's data is old",
+        IssueType::Contested => "the sources disagree",
+        IssueType::Error => "the check did not complete",
+    }
+}
+
+/// A decision's reason in words, for a person.
+pub fn reason_words(reason: DecisionReason) -> &'static str {
+    match reason {
+        DecisionReason::HighSeverityIssue => "a serious problem with a claim",
+        DecisionReason::MediumSeverityIssue => "problems with claims that need an editor",
+        DecisionReason::LowSeverityIssue => "a minor problem (strict policy)",
+        DecisionReason::DraftUnreadable => "the draft could not be read",
+        DecisionReason::ExtractionFailed => "the article's text could not be read",
+        DecisionReason::DeadlineExceeded => "the checks did not finish in time",
+        DecisionReason::SourceUnjudgeable => "a source could not be checked",
+        DecisionReason::Superseded => "a newer revision arrived first",
+        DecisionReason::InternalError => "factgate failed internally",
+        DecisionReason::LimitExceeded => "the article is over a per-draft limit",
+    }
+}
+
+/// How many claims the check confirmed, in words that agree with the outcome: the supported
+/// claims among those checked or found at fault ("1 of 2 claims confirmed"), never a bare
+/// "100%" on a blocked article whose fault lies in a claim without a source.
+pub fn accuracy_words(decision: &Decision) -> String {
+    let s = &decision.report.summary;
+    let unsourced_at_fault = decision
+        .report
+        .issues
+        .iter()
+        .filter(|i| i.issue_type == crate::events::IssueType::Unsourced)
+        .filter_map(|i| i.claim_id.as_deref())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len() as u32;
+    let considered = s.sourced_claims + unsourced_at_fault;
+    let confirmed = s.verification_results.verified_true;
+    if considered == 0 {
+        return match decision.outcome {
+            Outcome::Pass => "no claim needed a source".to_owned(),
+            Outcome::Block => "no claim could be confirmed".to_owned(),
+        };
+    }
+    format!("{confirmed} of {considered} claims confirmed by their sources")
+}
+
+/// Who waived a finding, in words: "overridden by Ana", "waived in the draft".
+pub fn waiver_words(waiver: &crate::events::Waiver) -> String {
+    use crate::events::WaiverKind;
+    match (waiver.kind, &waiver.editor) {
+        (WaiverKind::Override, Some(editor)) => format!("overridden by {editor}"),
+        (WaiverKind::Override, None) => "overridden".to_owned(),
+        (WaiverKind::Inline, _) => "waived in the draft".to_owned(),
+        (WaiverKind::File, _) => "waived in the waivers file".to_owned(),
+    }
+}
+
 /// `PASS` or `BLOCK`.
 pub(crate) fn outcome_word(outcome: Outcome) -> &'static str {
     match outcome {

@@ -137,6 +137,34 @@ fn results_of(article: &CheckedArticle<'_>) -> Vec<Value> {
             result
         })
         .collect();
+    // Waived findings stay results, suppressed with who waived them and why (SARIF's own way
+    // to say "reviewed and accepted"), so a dashboard lists them as suppressed, not gone.
+    for w in &decision.report.waived {
+        let issue = &w.issue;
+        let region = issue
+            .claim_id
+            .as_deref()
+            .and_then(|id| claim_region(article, id));
+        let kind = match w.waiver.kind {
+            crate::events::WaiverKind::Inline => "inSource",
+            _ => "external",
+        };
+        results.push(json!({
+            "ruleId": serde_name(&issue.issue_type),
+            "level": level(issue.severity),
+            "message": { "text": format!("{} Claim: \"{}\" ({}).", issue.problem, issue.claim, issue.location) },
+            "locations": [location(article, region)],
+            "suppressions": [{
+                "kind": kind,
+                "justification": format!("{}: {}", super::waiver_words(&w.waiver), w.waiver.reason),
+            }],
+            "properties": {
+                "article_id": decision.article_id,
+                "severity": serde_name(&issue.severity),
+                "evidence": issue.evidence,
+            },
+        }));
+    }
     // A block without a claim at fault: the check itself did not complete.
     for reason in &decision.reasons {
         if reason.is_not_checked() {

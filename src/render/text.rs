@@ -31,7 +31,13 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
     }
     let _ = writeln!(out, "{outcome}  {title}");
     if !reasons.is_empty() {
-        let _ = writeln!(out, "reasons: {}", reasons.join(", "));
+        let words: Vec<String> = decision
+            .reasons
+            .iter()
+            .zip(&reasons)
+            .map(|(r, code)| format!("{} ({code})", super::reason_words(*r)))
+            .collect();
+        let _ = writeln!(out, "why: {}", words.join("; "));
     }
     let _ = writeln!(out, "{}", r.recommendation_reason);
     let v = &s.verification_results;
@@ -56,15 +62,22 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
         s.severity_counts.medium,
         s.severity_counts.low
     );
-    if !r.issues.is_empty() {
-        let _ = writeln!(out, "\nissues:");
-        for issue in &r.issues {
+    let (blocking, other): (Vec<_>, Vec<_>) = r
+        .issues
+        .iter()
+        .partition(|i| crate::decide::review::blocks(decision, i));
+    for (heading, issues) in [("findings that block", blocking), ("other findings", other)] {
+        if issues.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{heading}:");
+        for issue in issues {
             let issue_type = serde_name(&issue.issue_type);
             let _ = writeln!(
                 out,
-                "  [{}] {} — {}",
+                "  [{}] {} ({issue_type}) — {}",
                 severity_word(issue.severity),
-                issue_type,
+                super::finding_words(issue.issue_type),
                 issue.problem
             );
             if !issue.claim.is_empty() {
@@ -78,6 +91,35 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
             }
             let _ = writeln!(out, "      evidence: {}", one_line(&issue.evidence));
             let _ = writeln!(out, "      do:       {}", issue.recommendation);
+        }
+    }
+    let review = crate::decide::review::for_review(decision);
+    if !review.is_empty() {
+        let _ = writeln!(out, "\nfor review (not blocking):");
+        for item in &review {
+            let at = place(&item.claim_id);
+            let _ = writeln!(
+                out,
+                "  \"{}\" ({}) — {}",
+                item.claim,
+                located(at.as_deref(), &item.location),
+                item.why
+            );
+        }
+    }
+    if !r.waived.is_empty() {
+        let _ = writeln!(out, "\nwaived:");
+        for w in &r.waived {
+            let _ = writeln!(
+                out,
+                "  [{}] {} ({}) — \"{}\": {}: {}",
+                severity_word(w.issue.severity),
+                super::finding_words(w.issue.issue_type),
+                serde_name(&w.issue.issue_type),
+                w.issue.claim,
+                super::waiver_words(&w.waiver),
+                w.waiver.reason
+            );
         }
     }
     if let Some(changes) = &r.changes_since_previous {

@@ -846,3 +846,99 @@ async fn reports_count_and_list_the_inputs_that_could_not_be_read() {
     assert!(html.contains("Inputs that could not be read"), "{html}");
     assert!(html.contains("missing.md"), "{html}");
 }
+
+/// A finding the newsroom accepts is waived in the draft (an HTML comment) or in a waivers file:
+/// the article passes, and every format lists the finding as waived, with the reason.
+#[tokio::test]
+async fn waived_findings_pass_and_are_listed_as_waived_in_every_format() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write(dir.path(), "local.toml", LOOPBACK_CONFIG);
+    let inline = write(
+        dir.path(),
+        "inline.md",
+        "# Pilot\n\n<!-- factgate-waive unsourced: the pilot's data is in the newsroom's archive, checked by the desk -->\nOur pilot with 500 students showed 73% improvement.\n",
+    );
+    let plain = write(
+        dir.path(),
+        "plain.md",
+        "# Pilot\n\nOur pilot with 500 students showed 73% improvement.\n",
+    );
+    let waivers = write(
+        dir.path(),
+        "waivers.toml",
+        "[[waiver]]\narticle = \"plain.md\"\nfinding = \"unsourced\"\nclaim = \"our pilot with 500 students\"\nreason = \"Survey on file with the standards desk\"\n",
+    );
+    let check = |file: &str, format: &str, extra: &[&str]| {
+        let mut args: Vec<String> = ["check", file, "-c", &config, "--quiet", "--format", format]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        args
+    };
+
+    // Without the waiver the same claim blocks.
+    let out = factgate(check("plain.md", "text", &[]), dir.path()).await;
+    assert_eq!(out.status.code(), Some(1), "blocked without a waiver");
+
+    for (file, extra, reason) in [
+        (&inline, vec![], "checked by the desk"),
+        (
+            &plain,
+            vec!["--waivers", waivers.as_str()],
+            "Survey on file with the standards desk",
+        ),
+    ] {
+        let name = Path::new(file)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("name");
+        for format in [
+            "text", "markdown", "json", "sarif", "github", "gitlab", "junit",
+        ] {
+            let out = factgate(check(name, format, &extra), dir.path()).await;
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{name} {format} passes: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                stdout.contains(reason),
+                "{name} {format}: the reason: {stdout}"
+            );
+            assert!(
+                stdout.to_lowercase().contains("waived") || format == "json",
+                "{name} {format}: listed as waived: {stdout}"
+            );
+            match format {
+                "json" => {
+                    let decision: Value =
+                        serde_json::from_str(stdout.lines().next().expect("a line")).expect("JSON");
+                    assert_eq!(decision["outcome"], "pass");
+                    assert_eq!(
+                        decision["report"]["waived"][0]["issue"]["type"],
+                        "unsourced"
+                    );
+                    assert!(
+                        decision["report"]["issues"]
+                            .as_array()
+                            .is_some_and(|i| i.iter().all(|i| i["type"] != "unsourced"))
+                    );
+                }
+                "sarif" => {
+                    let sarif: Value = serde_json::from_str(&stdout).expect("SARIF");
+                    let result = &sarif["runs"][0]["results"][0];
+                    assert_eq!(result["ruleId"], "unsourced");
+                    assert!(
+                        result["suppressions"][0]["justification"]
+                            .as_str()
+                            .is_some_and(|j| j.contains(reason))
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -232,7 +232,7 @@ fn dockerfile_builds_in_one_stage_and_runs_factgate_unprivileged_in_another() {
         ]
     );
     for line in [
-        "EXPOSE 8080",
+        "EXPOSE 8080 8081",
         "ENTRYPOINT [\"factgate\"]",
         "COPY --from=builder /usr/local/bin/factgate /usr/local/bin/factgate",
     ] {
@@ -460,6 +460,16 @@ fn compose_runs_each_role_on_its_own_against_the_compose_kafka() {
             exposed.contains(&config.http.listen.port().to_string()),
             "{name}"
         );
+        // Metrics and probes on a listener of their own, without the drafts.
+        assert!(
+            !config.http.admin_listen.ip().is_loopback(),
+            "{name}: admin on loopback"
+        );
+        assert_ne!(config.http.admin_listen.port(), config.http.listen.port());
+        assert!(
+            exposed.contains(&config.http.admin_listen.port().to_string()),
+            "{name}"
+        );
     }
     let replicas = compose.services["factgate-verify"]["deploy"]["replicas"]
         .as_u64()
@@ -481,7 +491,7 @@ fn compose_prometheus_and_grafana_find_their_provisioned_files() {
         deploy().join("./prometheus").join("prometheus.yml")
     );
 
-    // Prometheus scrapes the factgate services by name, on the port they listen on.
+    // Prometheus scrapes the factgate services by name, on their admin listener.
     let scrape = yaml(&config_file);
     let job = seq(&scrape["scrape_configs"], "scrape_configs")
         .iter()
@@ -496,7 +506,7 @@ fn compose_prometheus_and_grafana_find_their_provisioned_files() {
         .cloned()
         .collect();
     assert_eq!(scraped, factgate);
-    assert_eq!(dns["port"].as_u64(), Some(8080));
+    assert_eq!(dns["port"].as_u64(), Some(8081));
     for rules in strings(&scrape["rule_files"], "rule_files") {
         assert!(
             config_file.with_file_name(&rules).is_file(),
@@ -693,6 +703,8 @@ fn configmap_holds_a_valid_configuration_for_a_cluster() {
 fn every_deployment_is_probed_limited_and_reads_the_configmap() {
     let (configmap, config) = configmap_config();
     let listen_port = u64::from(config.http.listen.port());
+    let admin_port = u64::from(config.http.admin_listen.port());
+    assert_ne!(listen_port, admin_port, "two listeners");
     let deployments = of_kind("Deployment");
     let mut roles = Vec::new();
     for deployment in &deployments {
@@ -730,8 +742,8 @@ fn every_deployment_is_probed_limited_and_reads_the_configmap() {
             assert_eq!(p["httpGet"]["path"].as_str(), Some(path), "{name}: {probe}");
             assert_eq!(
                 port_of(p),
-                listen_port,
-                "{name}: {probe} on the listen port"
+                admin_port,
+                "{name}: {probe} on the admin listener"
             );
         }
         for bound in ["requests", "limits"] {
@@ -1096,7 +1108,7 @@ fn the_secured_kafka_overlay_gives_every_role_a_configuration_that_loads_with_it
 }
 
 #[test]
-fn the_pod_monitor_scrapes_every_role_on_its_http_port() {
+fn the_pod_monitor_scrapes_every_role_on_its_admin_port() {
     let dir = deploy().join("k8s/prometheus-operator");
     let kustomization = yaml(&dir.join("kustomization.yml"));
     let listed = strings(&kustomization["resources"], "resources");

@@ -386,6 +386,7 @@ deadline_ms = {DEADLINE_MS}
 
 [http]
 listen = "127.0.0.1:0"
+admin_listen = "127.0.0.1:0"
 
 [log]
 level = "info"

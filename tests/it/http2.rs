@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use factgate::config::HttpConfig;
-use factgate::http::{DecisionBoard, Readiness, router, serve};
+use factgate::http::{Readiness, admin_router, serve};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, sleep, timeout};
@@ -53,7 +53,7 @@ async fn serve_with(header_read_ms: u64, idle_ms: u64, max_connections: usize) -
         max_connections,
         ..HttpConfig::default()
     };
-    let app = router(DecisionBoard::new(16), Arc::new(Readiness::default()));
+    let app = admin_router(Arc::new(Readiness::default()));
     tokio::spawn(async move { serve(listener, app, &config, std::future::pending()).await });
     addr
 }

@@ -31,6 +31,7 @@ mod kcat;
 mod layering;
 mod llm_judge;
 mod llm_server;
+mod overrides;
 mod pipeline;
 mod poison;
 mod prometheus_live;

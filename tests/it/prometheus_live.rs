@@ -78,9 +78,11 @@ async fn completions(Json(body): Json<Value>) -> Response {
     .into_response()
 }
 
+/// The pipeline's configuration; `port` is the admin listener's, which Prometheus scrapes.
 fn config(bootstrap: &str, port: u16, llm: &str) -> Config {
+    let api = crate::support::pipeline::free_port();
     let mut config = Config::from_toml_str(&format!(
-        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n[join]\ndeadline_ms = {DEADLINE_MS}\n[http]\nlisten = \"127.0.0.1:{port}\"\n\
+        "[fetch]\naddress_allowlist = [\"127.0.0.1/32\"]\n[join]\ndeadline_ms = {DEADLINE_MS}\n[http]\nlisten = \"127.0.0.1:{api}\"\nadmin_listen = \"127.0.0.1:{port}\"\n\
          [llm]\nenabled = true\nbase_url = \"{llm}\"\nmodel = \"test-model\"\n"
     ))
     .expect("test configuration is valid");
@@ -333,7 +335,7 @@ async fn every_panel_and_alert_evaluates_on_a_real_prometheus() {
     ));
     let port = crate::support::pipeline::free_port();
     let config = config(broker.bootstrap_servers(), port, &llm);
-    let base = format!("http://127.0.0.1:{port}");
+    let base = format!("http://{}", config.http.listen);
 
     let client = crate::support::pipeline::http_client();
     let running = crate::support::pipeline::start(config.clone(), &client).await;

@@ -23,12 +23,13 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 /// The event schemas, by file stem; each has an example of the same name.
-const EVENTS: [&str; 7] = [
+const EVENTS: [&str; 8] = [
     "draft.v1",
     "verify_request.v1",
     "claim_result.v1",
     "manifest.v1",
     "decision.v1",
+    "override.v1",
     // The headers of a dead-lettered record (its payload is the draft as received).
     "dead_letter.v1",
     // The scope of a factgate recheck run, on factgate.recheck.runs.
@@ -164,6 +165,35 @@ fn examples_round_trip_through_their_rust_types() {
     let (decision, again) = round_trip::<Decision>("decision.v1");
     assert_eq!(again, example("decision.v1"));
     assert_eq!(decision.outcome, Outcome::Block);
+
+    // The example override names a finding of the example decision, and its id follows the
+    // documented derivation.
+    let (over, again) = round_trip::<factgate::events::OverrideEvent>("override.v1");
+    assert_eq!(again, example("override.v1"));
+    assert_eq!(over.decision_id, decision.decision_id);
+    assert!(decision.report.issues.iter().any(|i| over.finding.names(i)));
+    assert_eq!(
+        over.override_id,
+        factgate::events::override_id(&over.decision_id, &over.finding, &over.editor, &over.reason)
+    );
+    // The join's answer to it satisfies the decision schema, audit fields and all.
+    let answered = factgate::decide::waive::apply_override(
+        &decision,
+        &over,
+        factgate::decide::Strictness::Normal,
+    )
+    .expect("the override applies");
+    assert_eq!(
+        answered
+            .override_applied
+            .as_ref()
+            .map(|o| o.editor.as_str()),
+        Some("Ana Editor")
+    );
+    assert_valid(
+        "decision.v1",
+        &serde_json::to_value(&answered).expect("serializes"),
+    );
 }
 
 #[test]
@@ -471,10 +501,31 @@ fn values_built_in_rust_satisfy_the_schemas() {
                     rechecked: 1,
                 },
             }),
+            waived: vec![factgate::events::WaivedIssue {
+                issue: market_issue(),
+                waiver: factgate::events::Waiver {
+                    kind: factgate::events::WaiverKind::Override,
+                    editor: Some("Ana Editor".into()),
+                    reason: "The $30 billion figure is the 2022 estimate; ours is 2024's.".into(),
+                    override_id: Some("0123456789abcdef0123456789abcdef".into()),
+                    waived_at: Some(at(6)),
+                },
+            }],
         },
         draft_position: None,
         content_digest: Some(manifest.content_digest.clone()),
         run_id: None,
+        override_applied: Some(factgate::events::AppliedOverride {
+            override_id: "0123456789abcdef0123456789abcdef".into(),
+            overrides: "fedcba9876543210fedcba9876543210".into(),
+            editor: "Ana Editor".into(),
+            reason: "The $30 billion figure is the 2022 estimate; ours is 2024's.".into(),
+            finding: factgate::events::FindingRef {
+                issue_type: IssueType::FigureMismatch,
+                claim_id: Some(claim.id.clone()),
+            },
+            overridden_at: at(6),
+        }),
     }
     .for_publication(manifest.draft_position);
     let json = serde_json::to_value(&decision).expect("serializes");
@@ -515,6 +566,7 @@ fn unreadable_draft_decision(bytes: &[u8]) -> Decision {
         draft_position: None,
         content_digest: Some(content_digest(bytes)),
         run_id: None,
+        override_applied: None,
     }
 }
 

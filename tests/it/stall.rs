@@ -174,7 +174,8 @@ async fn scenario(extra: &str) -> Seen {
     let client = http_client();
     let running = start(config.clone(), &client).await;
     let done = Arc::new(AtomicBool::new(false));
-    let probes = probe(base.clone(), Arc::clone(&done));
+    // The probes go to the admin listener, where a cluster's probes go.
+    let probes = probe(running.admin.clone(), Arc::clone(&done));
 
     let url = format!("{origin}/figures/report.html");
     let body = (0..CLAIMS)

@@ -20,14 +20,16 @@ async fn run_without_its_brokers_serves_healthz_while_it_waits_then_fails_with_t
     let dir = tempfile::tempdir().expect("a temporary directory");
     // Bound, then released: nothing listens there.
     let broker_port = free_port();
+    // The admin listener, where the probes are.
     let http_port = free_port();
+    let api_port = free_port();
     let config = dir.path().join("factgate.toml");
     std::fs::write(
         &config,
         format!(
             "[kafka]\nbootstrap_servers = \"127.0.0.1:{broker_port}\"\n\
              connect_timeout_ms = {CONNECT_TIMEOUT_MS}\n\n\
-             [http]\nlisten = \"127.0.0.1:{http_port}\"\n\n[log]\nlevel = \"info\"\n"
+             [http]\nlisten = \"127.0.0.1:{api_port}\"\nadmin_listen = \"127.0.0.1:{http_port}\"\n\n[log]\nlevel = \"info\"\n"
         ),
     )
     .expect("writing the config");

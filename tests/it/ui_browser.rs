@@ -53,6 +53,18 @@ async fn start_origin() -> u16 {
             get(|| async { Html("<p>Subscribers rose 25% in 2024 to 1.2 million.</p>") }),
         )
         .route(
+            "/jobs",
+            get(|| async {
+                Html("<p>Unemployment in the region reached 7% in 2024, the statistics agency said. Youth unemployment fell for the third year.</p>")
+            }),
+        )
+        .route(
+            "/budget",
+            get(|| async {
+                Html("<p>The city council approved a budget of $2.4 billion for 2025, the minutes show.</p>")
+            }),
+        )
+        .route(
             "/subscribers-b",
             get(|| async { Html("<p>Subscribers rose 8% in 2024 to 1.2 million.</p>") }),
         );
@@ -366,7 +378,13 @@ async fn served_pages_in_chromium_carry_the_policy_and_list_decisions() {
     let decision = decided(&client, &base, "streaming-1", until).await;
     assert_eq!(decision["outcome"], "block");
 
-    let desk_url = format!("{base}/ui/");
+    // The pages need the login: Chromium sends the test credentials given in the URL.
+    let logged_in = format!(
+        "http://{}:{}@127.0.0.1:{http}",
+        crate::support::pipeline::TEST_EDITOR,
+        crate::support::pipeline::TEST_TOKEN
+    );
+    let desk_url = format!("{logged_in}/ui/");
     let desk = tokio::task::spawn_blocking({
         let url = desk_url.clone();
         move || chromium(&url, &["--dump-dom".to_owned()])
@@ -386,7 +404,7 @@ async fn served_pages_in_chromium_carry_the_policy_and_list_decisions() {
         .attr("href")
         .expect("a link")
         .to_owned();
-    let page_url = format!("{base}{href}");
+    let page_url = format!("{logged_in}{href}");
     let page = tokio::task::spawn_blocking({
         let page_url = page_url.clone();
         let desk_url = desk_url.clone();
@@ -414,6 +432,102 @@ async fn served_pages_in_chromium_carry_the_policy_and_list_decisions() {
         heading.contains("<img src=x"),
         "the title as text: {heading}"
     );
+
+    // A newsroom's article with a refuted percentage: the page marks the figure that differs, in
+    // the claim and in the source's passage, in words as well as colour; the desk lists it with
+    // its id, revision and first finding. These screenshots are the ones in docs/.
+    let draft = serde_json::json!({
+        "schema_version": "factgate.draft.v1",
+        "article_id": "region-jobs-2025",
+        "revision": 2,
+        "published_at": chrono::Utc::now().to_rfc3339(),
+        "title": "Jobs market cools across the region",
+        "section": "Economy",
+        "body": format!(
+            "# Jobs market cools across the region\n\n\
+             Unemployment in the region reached 17% in 2024, [the statistics agency](http://127.0.0.1:{port}/jobs) said.\n\n\
+             The city council approved a budget of $2.4 billion for 2025, [the minutes](http://127.0.0.1:{port}/budget) show.\n\n\
+             Our survey of 300 employers showed 40% plan to hire less.\n"
+        ),
+        "body_format": "markdown",
+    });
+    publish_draft(
+        &producer,
+        &config,
+        "region-jobs-2025",
+        draft.to_string().as_bytes(),
+    )
+    .await;
+    let decision = decided(&client, &base, "region-jobs-2025", until).await;
+    assert_eq!(decision["outcome"], "block");
+    let page_url = format!("{logged_in}/ui/decisions/region%2Djobs%2D2025");
+    let page = tokio::task::spawn_blocking({
+        let page_url = page_url.clone();
+        let desk_url = desk_url.clone();
+        move || {
+            screenshots(&page_url, "docs-decision");
+            screenshots(&desk_url, "docs-desk");
+            chromium(&page_url, &["--dump-dom".to_owned()])
+        }
+    })
+    .await
+    .expect("chromium");
+    let page = Dom::parse_document(&page);
+    assert_nothing_hostile_ran(&page);
+    let card = select(&page, "li.card[data-verdict=refuted]");
+    assert_eq!(card.len(), 1, "{}", page.html());
+    let marked = |css: &str| -> Vec<String> {
+        card[0]
+            .select(&Selector::parse(css).expect("selector"))
+            .map(|m| m.text().collect())
+            .collect()
+    };
+    assert_eq!(
+        marked("mark.differs[data-differs=source]"),
+        ["7%"],
+        "the source's figure"
+    );
+    assert_eq!(
+        marked("mark.differs[data-differs=claim]"),
+        ["17%"],
+        "the claim's figure"
+    );
+    let words: String = card[0].text().collect();
+    assert!(
+        words.contains("differs from the claim"),
+        "said in words: {words}"
+    );
+    assert!(
+        words.contains("10 percentage points higher"),
+        "a difference of percentages in points: {words}"
+    );
+    assert!(
+        marked("blockquote mark:not(.differs)").is_empty(),
+        "no shared words marked in a refuting passage, which would read as agreement"
+    );
+    let desk = tokio::task::spawn_blocking({
+        let url = desk_url.clone();
+        move || chromium(&url, &["--dump-dom".to_owned()])
+    })
+    .await
+    .expect("chromium");
+    let desk = Dom::parse_document(&desk);
+    let ids: Vec<String> = select(&desk, "[data-article-id]")
+        .iter()
+        .filter_map(|e| e.value().attr("data-article-id").map(str::to_owned))
+        .collect();
+    assert!(ids.contains(&"region-jobs-2025".to_owned()), "{ids:?}");
+    let first: Vec<String> = select(&desk, "[data-first-finding]")
+        .iter()
+        .map(|e| e.text().collect())
+        .collect();
+    assert!(
+        first
+            .iter()
+            .any(|f| f.contains("a figure differs from the source")),
+        "the first finding in words: {first:?}"
+    );
+    assert_nothing_hostile_ran(&desk);
     running.stop().await;
 }
 

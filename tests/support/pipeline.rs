@@ -23,10 +23,30 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// The bearer token every request of [`http_client`] carries, and the login it belongs to: the
+/// credentials [`start`] configures when a test configures none.
+pub const TEST_TOKEN: &str = "factgate-test-token-0123";
+/// See [`TEST_TOKEN`].
+pub const TEST_EDITOR: &str = "test-editor";
+
+/// A credentials file holding [`TEST_EDITOR`]:[`TEST_TOKEN`], written once per target directory.
+pub fn credentials_file() -> String {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("factgate-test-credentials");
+    if !path.exists() {
+        let partial = path.with_extension(format!("{}", std::process::id()));
+        std::fs::write(&partial, format!("{TEST_EDITOR}:{TEST_TOKEN}\n"))
+            .expect("write credentials");
+        std::fs::rename(&partial, &path).expect("credentials in place");
+    }
+    path.display().to_string()
+}
+
 /// Roles running in their own `pipeline::run`, as a separate process would.
 pub struct Running {
     stop: oneshot::Sender<()>,
     task: JoinHandle<Result<(), PipelineError>>,
+    /// The admin listener's base URL (`/metrics`, `/healthz`, `/readyz`), when it serves HTTP.
+    pub admin: String,
 }
 
 /// Starts `roles` with `config`, without the HTTP endpoint, and waits until they run.
@@ -34,10 +54,19 @@ pub async fn start_roles(config: &Config, roles: &[Role]) -> Running {
     run(config.clone(), roles, false).await
 }
 
-/// Starts every role with the HTTP endpoint and waits until the endpoint answers.
-pub async fn start(config: Config, client: &reqwest::Client) -> Running {
-    let base = format!("http://{}", config.http.listen);
-    let running = run(config, &Role::ALL, true).await;
+/// Starts every role with the HTTP endpoints and waits until they answer. A configuration that
+/// leaves the admin listener or the login at their defaults gets a free port and the test
+/// credentials ([`TEST_TOKEN`]).
+pub async fn start(mut config: Config, client: &reqwest::Client) -> Running {
+    if config.http.admin_listen == factgate::config::DEFAULT_HTTP_ADMIN_LISTEN {
+        config.http.admin_listen = std::net::SocketAddr::from(([127, 0, 0, 1], free_port()));
+    }
+    if config.http.auth.credentials_file.is_empty() {
+        config.http.auth.credentials_file = credentials_file();
+    }
+    let base = format!("http://{}", config.http.admin_listen);
+    let mut running = run(config, &Role::ALL, true).await;
+    running.admin = base.clone();
     // The endpoint binds as the pipeline starts; give it a moment rather than race it.
     let until = Instant::now() + Duration::from_secs(10);
     loop {
@@ -72,7 +101,11 @@ async fn run(config: Config, roles: &[Role], serve_http: bool) -> Running {
         .await
         .expect("the roles start in time")
         .expect("the roles started rather than failing");
-    Running { stop, task }
+    Running {
+        stop,
+        task,
+        admin: String::new(),
+    }
 }
 
 impl Running {
@@ -92,10 +125,17 @@ impl Running {
     }
 }
 
-/// An HTTP client for loopback with a bounded wait per request.
+/// An HTTP client for loopback with a bounded wait per request, logged in with [`TEST_TOKEN`].
 pub fn http_client() -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        reqwest::header::HeaderValue::from_str(&format!("Bearer {TEST_TOKEN}"))
+            .expect("a header value"),
+    );
     reqwest::Client::builder()
         .no_proxy()
+        .default_headers(headers)
         .timeout(Duration::from_secs(10))
         .build()
         .expect("HTTP client")

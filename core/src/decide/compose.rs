@@ -216,6 +216,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             top_priorities,
             claims,
             changes_since_previous: None,
+            waived: Vec::new(),
         },
     }
 }
@@ -375,7 +376,7 @@ fn unaccounted_issue(result: &ClaimResult, why: &str) -> Issue {
     }
 }
 
-fn top_priorities(issues: &[Issue]) -> Vec<String> {
+pub(super) fn top_priorities(issues: &[Issue]) -> Vec<String> {
     issues
         .iter()
         .filter(|i| i.severity > Severity::Low)

@@ -12,9 +12,11 @@
 //! `report`), and [`revisions`] says what changed since the article's previous revision.
 
 mod compose;
+pub mod review;
 pub mod revisions;
 #[cfg(test)]
 mod tests;
+pub mod waive;
 
 use crate::events::{
     CheckKey, ClaimResult, Decision, DecisionReason, FetchStatus, Issue, IssueType, Outcome,
@@ -208,6 +210,7 @@ fn finish(
         draft_position: None,
         content_digest: Some(content_digest.to_owned()),
         run_id: None,
+        override_applied: None,
     }
 }
 

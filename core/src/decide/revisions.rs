@@ -185,6 +185,30 @@ fn dice(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
     2.0 * a.intersection(b).count() as f64 / (a.len() + b.len()) as f64
 }
 
+/// Edited sentences: each text of `gone` paired, one to one, with the text of `added` it was
+/// most likely edited into (content words' Dice coefficient of 0.5 or more, the rule claims are
+/// paired by), as (index in `gone`, index in `added`).
+pub fn paired_edits(gone: &[&str], added: &[&str]) -> Vec<(usize, usize)> {
+    let added_words: Vec<HashSet<String>> = added.iter().map(|t| content_words(t)).collect();
+    let mut taken: HashSet<usize> = HashSet::new();
+    let mut pairs = Vec::new();
+    for (g, text) in gone.iter().enumerate() {
+        let words = content_words(text);
+        let best = added_words
+            .iter()
+            .enumerate()
+            .filter(|(a, _)| !taken.contains(a))
+            .map(|(a, w)| (a, dice(&words, w)))
+            .filter(|(_, d)| *d >= 0.5)
+            .max_by(|x, y| x.1.total_cmp(&y.1));
+        if let Some((a, _)) = best {
+            taken.insert(a);
+            pairs.push((g, a));
+        }
+    }
+    pairs
+}
+
 /// The current claims, as the comparison sees them.
 struct Current<'a> {
     claim_id: &'a str,

@@ -175,6 +175,10 @@ pub struct Decision {
     /// The re-check run that made this decision; absent from live decisions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
+    /// The editor's override this decision answers (docs/events.md, "Overrides"): the decision
+    /// it overrides, who, why, and the finding waived. Absent from decisions the checks made.
+    #[serde(rename = "override", default, skip_serializing_if = "Option::is_none")]
+    pub override_applied: Option<super::overrides::AppliedOverride>,
 }
 
 impl Decision {

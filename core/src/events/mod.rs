@@ -9,6 +9,7 @@
 //! | claim result | `claims.verified` | article | [`ClaimResult`] | `schemas/claim_result.v1.json` |
 //! | article manifest | `articles.manifest` | article | [`ArticleManifest`] | `schemas/manifest.v1.json` |
 //! | decision | `decisions` | article | [`Decision`] | `schemas/decision.v1.json` |
+//! | editor's override | `overrides` | article | [`OverrideEvent`] | `schemas/override.v1.json` |
 //!
 //! Every event carries a `schema_version` ("factgate.draft.v1", …). In Rust it is a zero-sized
 //! marker ([`DraftV1`], …) that serializes as its constant and refuses any other value, so a
@@ -36,6 +37,7 @@
 //! - `manifest`: the article manifest extraction sends to the join.
 //! - `report`: the editor's report (docs/report.md) and its issues.
 //! - `decision`: the decision, its reasons, and the derivation of decision ids.
+//! - `overrides`: an editor's override of a finding, and findings waived.
 //! - `position`: where a draft sits on the drafts topic, naming one publication of it; a
 //!   topic-partition.
 //! - `trace`: the trace context (W3C `traceparent`, `tracestate`) an event carries, held opaque.
@@ -46,6 +48,7 @@ mod decision;
 mod draft;
 pub mod fit;
 mod manifest;
+mod overrides;
 mod position;
 mod report;
 mod trace;
@@ -61,6 +64,10 @@ pub use fit::{
     Encoded, Oversize, encode_within, fit_decision, fit_result, split_manifest, to_json,
 };
 pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome, ManifestPart};
+pub use overrides::{
+    AppliedOverride, FindingRef, MAX_EDITOR_CHARS, MAX_REASON_CHARS, OverrideEvent, WaivedIssue,
+    Waiver, WaiverKind, override_id,
+};
 pub use position::{DraftPosition, TopicPartition};
 pub use report::{
     ChangeCounts, CitationReplaced, ClaimStatus, ClaimVerdict, Issue, IssueChange, IssueType,
@@ -70,5 +77,5 @@ pub use report::{
 pub use trace::{MAX_TRACEPARENT_BYTES, MAX_TRACESTATE_BYTES, TraceContext};
 pub use version::{
     CLAIM_RESULT_V1, ClaimResultV1, DECISION_V1, DRAFT_V1, DecisionV1, DraftV1, MANIFEST_V1,
-    ManifestV1, VERIFY_REQUEST_V1, VerifyRequestV1,
+    ManifestV1, OVERRIDE_V1, OverrideV1, VERIFY_REQUEST_V1, VerifyRequestV1,
 };

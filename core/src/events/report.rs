@@ -55,6 +55,38 @@ pub enum IssueType {
     Error,
 }
 
+impl IssueType {
+    /// Every issue type, in declaration order.
+    pub const ALL: [IssueType; 10] = [
+        IssueType::Unsourced,
+        IssueType::VerifiedFalse,
+        IssueType::FigureMismatch,
+        IssueType::QuoteMismatch,
+        IssueType::Misattributed,
+        IssueType::UnsupportedDetail,
+        IssueType::Unverifiable,
+        IssueType::OutdatedSource,
+        IssueType::Contested,
+        IssueType::Error,
+    ];
+
+    /// The type as events and metric labels name it: `figure_mismatch`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueType::Unsourced => "unsourced",
+            IssueType::VerifiedFalse => "verified_false",
+            IssueType::FigureMismatch => "figure_mismatch",
+            IssueType::QuoteMismatch => "quote_mismatch",
+            IssueType::Misattributed => "misattributed",
+            IssueType::UnsupportedDetail => "unsupported_detail",
+            IssueType::Unverifiable => "unverifiable",
+            IssueType::OutdatedSource => "outdated_source",
+            IssueType::Contested => "contested",
+            IssueType::Error => "error",
+        }
+    }
+}
+
 /// One problem found in the article, for the editor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Issue {
@@ -286,6 +318,11 @@ pub struct Report {
     /// (docs/revisions.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changes_since_previous: Option<RevisionChanges>,
+    /// Findings a person checked and accepted (an editor's override, a waiver in `check`):
+    /// listed here with who and why, never dropped, and no longer counted in `issues`,
+    /// `severity_counts` or the decision.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waived: Vec<super::overrides::WaivedIssue>,
 }
 
 /// What changed between the article's previous decided revision and this one: which of its
@@ -414,6 +451,7 @@ impl Report {
             },
             claims: Vec::new(),
             changes_since_previous: None,
+            waived: Vec::new(),
         }
     }
 }

@@ -15,6 +15,8 @@ pub const CLAIM_RESULT_V1: &str = "factgate.claim_result.v1";
 pub const MANIFEST_V1: &str = "factgate.manifest.v1";
 /// `schema_version` of a decision: `schemas/decision.v1.json`.
 pub const DECISION_V1: &str = "factgate.decision.v1";
+/// `schema_version` of an editor's override: `schemas/override.v1.json`.
+pub const OVERRIDE_V1: &str = "factgate.override.v1";
 
 /// Defines a zero-sized marker that serializes as one version string and refuses any other, so
 /// the version is checked by the same deserializer that reads the rest of the event.
@@ -67,6 +69,10 @@ schema_version!(
 schema_version!(
     /// The `schema_version` of a decision, [`DECISION_V1`].
     DecisionV1 = DECISION_V1
+);
+schema_version!(
+    /// The `schema_version` of an editor's override, [`OVERRIDE_V1`].
+    OverrideV1 = OVERRIDE_V1
 );
 
 #[cfg(test)]

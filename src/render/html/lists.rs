@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{CONTENT_SECURITY_POLICY, CSS, reason_views, render_template};
 use crate::events::{Decision, DecisionReason, Outcome};
-use crate::render::{CheckedArticle, outcome_word, reason_names, serde_name};
+use crate::render::{CheckedArticle, outcome_word, serde_name};
 
 #[derive(Serialize)]
 struct IndexRow {
@@ -37,7 +37,12 @@ pub fn index_page(
                 outcome_word: outcome_word(a.decision.outcome),
                 name: a.name.to_owned(),
                 href: href.clone(),
-                reasons: reason_names(&a.decision.reasons),
+                reasons: a
+                    .decision
+                    .reasons
+                    .iter()
+                    .map(|r| crate::render::reason_words(*r).to_owned())
+                    .collect(),
                 claims: s.total_claims,
                 high: s.severity_counts.high,
                 medium: s.severity_counts.medium,
@@ -94,6 +99,10 @@ pub struct Desk<'a> {
     pub pending: usize,
     /// Reasons of today's blocks, most frequent first.
     pub top_reasons: Vec<(DecisionReason, usize)>,
+    /// Decisions made today to answer an editor's override.
+    pub overrides_today: usize,
+    /// Drafts read lately that could not be read (newest first): where they were and why.
+    pub unreadable: Vec<(String, String, DateTime<Utc>)>,
     pub today: DateTime<Utc>,
 }
 
@@ -108,9 +117,47 @@ struct DeskRow {
     href: String,
     decided_at: String,
     reasons: Vec<String>,
+    article_id: String,
+    /// The first finding that blocks, in words; for a pass, what was overridden or waived.
+    first_finding: String,
+    overridden_by: Option<String>,
+    /// Claims for review (not blocking).
+    review: usize,
     high: u32,
     medium: u32,
     low: u32,
+}
+
+/// The first finding of a decision in words: what blocks it first, or, for a pass, what was
+/// waived.
+fn first_finding(d: &Decision) -> String {
+    let blocking = d
+        .report
+        .issues
+        .iter()
+        .find(|i| crate::decide::review::blocks(d, i));
+    if let Some(issue) = blocking {
+        // A check that did not complete says why: an unreadable draft's error, say.
+        let why =
+            if issue.issue_type == crate::events::IssueType::Error && !issue.evidence.is_empty() {
+                format!(" ({})", issue.evidence)
+            } else {
+                String::new()
+            };
+        return format!(
+            "{}: {}{why}",
+            crate::render::finding_words(issue.issue_type),
+            issue.problem
+        );
+    }
+    if let Some(w) = d.report.waived.first() {
+        return format!(
+            "{} {}",
+            crate::render::finding_words(w.issue.issue_type),
+            crate::render::waiver_words(&w.waiver)
+        );
+    }
+    String::new()
 }
 
 /// The desk's page of recent decisions (`/ui/`).
@@ -134,7 +181,15 @@ pub fn desk_page(desk: &Desk<'_>) -> String {
                 section: e.section.unwrap_or("").to_owned(),
                 href: e.href.to_owned(),
                 decided_at: d.decided_at.format("%Y-%m-%d %H:%M").to_string(),
-                reasons: reason_names(&d.reasons),
+                reasons: d
+                    .reasons
+                    .iter()
+                    .map(|r| crate::render::reason_words(*r).to_owned())
+                    .collect(),
+                article_id: d.article_id.clone(),
+                first_finding: first_finding(d),
+                overridden_by: d.override_applied.as_ref().map(|o| o.editor.clone()),
+                review: crate::decide::review::for_review(d).len(),
                 high: s.severity_counts.high,
                 medium: s.severity_counts.medium,
                 low: s.severity_counts.low,
@@ -155,6 +210,12 @@ pub fn desk_page(desk: &Desk<'_>) -> String {
             "passed_today": desk.passed_today,
             "pending": desk.pending,
             "top_reasons": reason_views(desk.top_reasons.iter().copied()),
+            "overrides_today": desk.overrides_today,
+            "unreadable": desk.unreadable.iter().map(|(at, error, seen)| serde_json::json!({
+                "at": at,
+                "error": error,
+                "seen": seen.format("%Y-%m-%d %H:%M").to_string(),
+            })).collect::<Vec<_>>(),
             "today": desk.today.format("%Y-%m-%d").to_string(),
         }),
     )

@@ -105,6 +105,9 @@ pub struct DecisionPage<'a> {
     pub previous: Option<&'a Decision>,
     /// A link back to a list of decisions, when there is one.
     pub back: Option<&'a str>,
+    /// Where the override form posts, when the page offers one (served pages behind the login;
+    /// never a page `check` writes).
+    pub override_action: Option<&'a str>,
 }
 
 /// How a claim is shown: its verdict, or why it has none.
@@ -199,6 +202,9 @@ struct BlockView {
 struct Run {
     text: String,
     mark: bool,
+    /// The element that differs between the claim and its source (a figure, a name): marked in
+    /// its own colour and said in words beside it.
+    differs: bool,
 }
 
 #[derive(Serialize)]
@@ -207,6 +213,22 @@ struct IssueView {
     problem: String,
     evidence: String,
     recommendation: String,
+    /// The finding's type as events name it, and in words.
+    finding_type: String,
+    finding_words: &'static str,
+    claim_id: Option<String>,
+    /// Whether an editor may override it (a check that did not complete may not).
+    waivable: bool,
+}
+
+#[derive(Serialize)]
+struct WaivedView {
+    issue: IssueView,
+    claim: String,
+    /// "overridden by Ana Editor", "waived in the draft", "waived in the waivers file".
+    by: String,
+    reason: String,
+    when: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -220,6 +242,10 @@ struct ClaimView {
     icon: &'static str,
     severity: Option<&'static str>,
     contested: bool,
+    /// The claim's text in runs, the element the source states otherwise marked.
+    claim_runs: Vec<Run>,
+    /// "The source says 7% where the claim says 17%": the difference in words.
+    difference: Option<String>,
     /// For a contested claim, the source that backs it (the fields below name the refuting one).
     supporting: Option<SupportingView>,
     evidence: Vec<Run>,
@@ -267,6 +293,14 @@ struct ChangedVerdict {
 }
 
 #[derive(Serialize)]
+struct EditedClaim {
+    before: String,
+    after: String,
+    from: &'static str,
+    to: &'static str,
+}
+
+#[derive(Serialize)]
 struct Changes {
     previous_revision: Option<u64>,
     previous_outcome: &'static str,
@@ -278,6 +312,8 @@ struct Changes {
     added: Vec<String>,
     removed: Vec<String>,
     changed: Vec<ChangedVerdict>,
+    /// Claims reworded since: listed once, before and after, not as one gone and one new.
+    edited: Vec<EditedClaim>,
 }
 
 /// The page of one decision.
@@ -367,6 +403,9 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
         .map(|(i, c)| {
             let mark = marks[i];
             let source_href = c.source_url.as_deref().and_then(web_link);
+            let own = issues_of(&c.claim_id);
+            let difference = difference_of(c, &own);
+            let disagrees = matches!(mark, Mark::Refuted | Mark::Contested);
             ClaimView {
                 n: i + 1,
                 id: c.claim_id.clone(),
@@ -377,6 +416,13 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                 icon: mark.icon(),
                 severity: c.severity.map(severity_name),
                 contested: mark == Mark::Contested,
+                claim_runs: match &difference {
+                    Some((claimed, _)) => marked_runs(&c.text, claimed),
+                    None => vec![plain_run(&c.text)],
+                },
+                difference: difference.as_ref().map(|(claimed, stated)| {
+                    format!("The source says {stated} where the claim says {claimed}.")
+                }),
                 supporting: c.supporting_source.as_ref().map(|s| SupportingView {
                     source_url: s.source_url.clone(),
                     source_href: web_link(&s.source_url),
@@ -391,7 +437,14 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                 evidence: c
                     .evidence_quote
                     .as_deref()
-                    .map(|q| shared_words(q, &c.text))
+                    .map(|q| match &difference {
+                        // The passage of a source that disagrees: the element that differs is
+                        // marked, not the words it shares with the claim, which would read as
+                        // agreement.
+                        Some((_, stated)) => marked_runs(q, stated),
+                        None if disagrees => vec![plain_run(q)],
+                        None => shared_words(q, &c.text),
+                    })
                     .unwrap_or_default(),
                 source_url: c.source_url.clone(),
                 source_href,
@@ -446,7 +499,18 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
         "recommendation_reason": report.recommendation_reason,
         "reasons": reason_views(d.reasons.iter().map(|r| (*r, 1))),
         "summary": report.summary,
-        "accuracy": format!("{:.1}", report.summary.accuracy_score),
+        "accuracy": super::accuracy_words(d),
+        "review": crate::decide::review::for_review(d)
+            .into_iter()
+            .map(|r| {
+                let n = report
+                    .claims
+                    .iter()
+                    .position(|c| c.claim_id == r.claim_id)
+                    .map(|i| i + 1);
+                serde_json::json!({ "claim": r.claim, "location": r.location, "why": r.why, "n": n })
+            })
+            .collect::<Vec<_>>(),
         "priorities": report.top_priorities,
         "article_issues": article_issues,
         "changes": changes_view(d, page.previous),
@@ -455,6 +519,17 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
         "no_text": no_text,
         "claims": claims,
         "not_checked": d.reasons.iter().any(|r| r.is_not_checked()),
+        "waived": report.waived.iter().map(waived_view).collect::<Vec<_>>(),
+        "override": d.override_applied.as_ref().map(|o| serde_json::json!({
+            "editor": o.editor,
+            "reason": o.reason,
+            "overrides": o.overrides,
+            "finding": super::finding_words(o.finding.issue_type),
+            "when": o.overridden_at.format("%Y-%m-%d %H:%M UTC").to_string(),
+        })),
+        "override_action": page
+            .override_action
+            .filter(|_| d.run_id.is_none() && d.revision.is_some()),
     });
     render_template("decision.html", context)
 }
@@ -545,6 +620,23 @@ fn issue_view(issue: &Issue) -> IssueView {
         problem: issue.problem.clone(),
         evidence: issue.evidence.clone(),
         recommendation: issue.recommendation.clone(),
+        finding_type: serde_name(&issue.issue_type),
+        finding_words: super::finding_words(issue.issue_type),
+        claim_id: issue.claim_id.clone(),
+        waivable: crate::decide::waive::is_waivable(issue.issue_type),
+    }
+}
+
+fn waived_view(waived: &crate::events::WaivedIssue) -> WaivedView {
+    WaivedView {
+        issue: issue_view(&waived.issue),
+        claim: waived.issue.claim.clone(),
+        by: super::waiver_words(&waived.waiver),
+        reason: waived.waiver.reason.clone(),
+        when: waived
+            .waiver
+            .waived_at
+            .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
     }
 }
 
@@ -618,6 +710,72 @@ fn reason_views(reasons: impl IntoIterator<Item = (DecisionReason, usize)>) -> V
         .collect()
 }
 
+fn plain_run(text: &str) -> Run {
+    Run {
+        text: text.to_owned(),
+        mark: false,
+        differs: false,
+    }
+}
+
+/// `text` in runs, the first occurrence of `element` (case-insensitive) marked as differing;
+/// one plain run when `element` is not in it.
+fn marked_runs(text: &str, element: &str) -> Vec<Run> {
+    let element = element.trim();
+    let found = (!element.is_empty())
+        .then(|| text.to_lowercase().find(&element.to_lowercase()))
+        .flatten()
+        // Lower-casing can move byte offsets (ß, İ): use the match only where it lines up.
+        .filter(|&at| {
+            text.get(at..at + element.len()).is_some_and(|t| {
+                t.eq_ignore_ascii_case(element) || t.to_lowercase() == element.to_lowercase()
+            })
+        });
+    let Some(at) = found else {
+        return vec![plain_run(text)];
+    };
+    let end = at + element.len();
+    let mut runs = Vec::new();
+    if at > 0 {
+        runs.push(plain_run(&text[..at]));
+    }
+    runs.push(Run {
+        text: text[at..end].to_owned(),
+        mark: false,
+        differs: true,
+    });
+    if end < text.len() {
+        runs.push(plain_run(&text[end..]));
+    }
+    runs
+}
+
+/// The element a claim and its source state differently, as (the claim's, the source's), from
+/// the claim's issues ("The claim says 17% where the source says 7%") or its correction
+/// ("source says $9/month", the claim's figure then unknown).
+fn difference_of(claim: &ClaimVerdict, issues: &[&Issue]) -> Option<(String, String)> {
+    // The judge names the element that differs: the claim's and the source's.
+    if let Some(d) = issues.iter().find_map(|i| i.difference.as_ref()) {
+        return Some((d.claim.clone(), d.source.clone()));
+    }
+    for issue in issues {
+        let Some(rest) = issue.problem.strip_prefix("The claim says ") else {
+            continue;
+        };
+        let Some((claimed, after)) = rest.split_once(" where the source says ") else {
+            continue;
+        };
+        let stated = after
+            .split(" (")
+            .next()
+            .unwrap_or(after)
+            .trim_end_matches('.');
+        return Some((claimed.trim().to_owned(), stated.trim().to_owned()));
+    }
+    let stated = claim.correction.as_deref()?.strip_prefix("source says ")?;
+    Some((String::new(), stated.trim().to_owned()))
+}
+
 /// `quote` cut into runs, the words it shares with `claim` marked: the reader sees at once which
 /// figures and names the source confirms, and which it does not. A word counts when it holds a
 /// digit (figures, years) or has four letters or more: shorter words are mostly function words,
@@ -647,6 +805,7 @@ fn shared_words(quote: &str, claim: &str) -> Vec<Run> {
             _ => runs.push(Run {
                 text: (*piece).to_owned(),
                 mark,
+                differs: false,
             }),
         }
     }
@@ -674,6 +833,7 @@ fn changes_view(current: &Decision, previous: Option<&Decision>) -> Option<Chang
                 added: Vec::new(),
                 removed: Vec::new(),
                 changed: Vec::new(),
+                edited: Vec::new(),
             }
         }
     };
@@ -724,6 +884,7 @@ fn changes(previous: &Decision, current: &Decision) -> Changes {
         added: Vec::new(),
         removed: Vec::new(),
         changed: Vec::new(),
+        edited: Vec::new(),
     };
     for (text, verdict) in &after {
         match before_map.get(text.as_str()) {
@@ -741,6 +902,37 @@ fn changes(previous: &Decision, current: &Decision) -> Changes {
             out.removed.push(text.clone());
         }
     }
+    // A sentence edited between the revisions is one claim changed, not one gone and one new.
+    let gone: Vec<&str> = out.removed.iter().map(String::as_str).collect();
+    let added: Vec<&str> = out.added.iter().map(String::as_str).collect();
+    let pairs = revisions::paired_edits(&gone, &added);
+    let verdict_of = |list: &[(String, &'static str)], text: &str| {
+        list.iter().find(|(t, _)| t == text).map_or("", |(_, v)| *v)
+    };
+    for &(g, a) in &pairs {
+        out.edited.push(EditedClaim {
+            before: gone[g].to_owned(),
+            after: added[a].to_owned(),
+            from: verdict_of(&before, gone[g]),
+            to: verdict_of(&after, added[a]),
+        });
+    }
+    let (gone_paired, added_paired): (HashSet<usize>, HashSet<usize>) =
+        pairs.iter().copied().unzip();
+    out.removed = out
+        .removed
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !gone_paired.contains(i))
+        .map(|(_, t)| t.clone())
+        .collect();
+    out.added = out
+        .added
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !added_paired.contains(i))
+        .map(|(_, t)| t.clone())
+        .collect();
     out
 }
 
@@ -761,6 +953,7 @@ pub fn article_page(article: &CheckedArticle<'_>, back: Option<&str>) -> String 
         section: None,
         previous: None,
         back,
+        override_action: None,
     })
 }
 

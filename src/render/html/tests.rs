@@ -130,6 +130,7 @@ fn page(decision: &Decision, previous: Option<&Decision>) -> Html {
         section: Some("Business"),
         previous,
         back: Some("/ui/"),
+        override_action: None,
     }))
 }
 
@@ -173,8 +174,9 @@ fn every_claim_is_marked_in_the_article_with_its_verdict_and_a_panel() {
             "{text}"
         );
     }
-    // The refuted claim's panel: the passage with the shared words marked, the source and its
-    // credibility class, the problem and the correction.
+    // The refuted claim's panel: the passage with the figure that differs marked (not the words
+    // it shares with the claim, which would read as agreement), the source and its credibility
+    // class, the problem and the correction.
     let refuted = select(&html, "li.card[data-verdict=refuted]");
     let panel: String = refuted[0].text().collect();
     for expected in [
@@ -186,15 +188,15 @@ fn every_claim_is_marked_in_the_article_with_its_verdict_and_a_panel() {
     ] {
         assert!(panel.contains(expected), "{expected} in {panel}");
     }
-    let marked: Vec<String> = select(&html, "li.card[data-verdict=refuted] mark")
+    let marked: Vec<String> = select(&html, "li.card[data-verdict=refuted] blockquote mark")
         .iter()
         .map(|m| m.text().collect())
         .collect();
+    assert_eq!(marked, ["$9/month"], "only the element that differs");
     assert!(
-        marked.iter().any(|m| m.contains("plan costs")),
-        "{marked:?}"
+        panel.contains("[differs from the claim]"),
+        "in words too: {panel}"
     );
-    assert!(!marked.iter().any(|m| m.contains('9')), "{marked:?}");
     // The top of the page: outcome, reasons, priorities.
     assert_eq!(
         select(&html, "h1 .outcome")[0].value().attr("data-outcome"),
@@ -213,6 +215,7 @@ fn markup_from_drafts_and_sources_is_text_never_elements() {
         section: Some("Business"),
         previous: None,
         back: None,
+        override_action: None,
     });
     let html = Html::parse_document(&raw);
     assert!(select(&html, "script").is_empty(), "{raw}");
@@ -284,6 +287,7 @@ fn without_the_body_the_claims_are_still_listed() {
         section: None,
         previous: None,
         back: None,
+        override_action: None,
     }));
     assert!(select(&html, "article a.claim").is_empty());
     assert_eq!(select(&html, "li.card").len(), decision.report.claims.len());
@@ -339,10 +343,37 @@ fn the_desk_page_shows_its_figures_and_escapes_titles() {
         passed_today: 0,
         pending: 2,
         top_reasons: vec![(DecisionReason::HighSeverityIssue, 1)],
+        overrides_today: 3,
+        unreadable: vec![(
+            "drafts.published:0@17".to_owned(),
+            "not JSON: expected value at line 1 column 1 <b>".to_owned(),
+            Utc::now(),
+        )],
         today: Utc::now(),
     };
     let html = Html::parse_document(&desk_page(&desk));
     assert!(select(&html, "script").is_empty());
+    // Each row names the article and revision, and says its first finding in words.
+    assert_eq!(
+        select(&html, "[data-article-id]")[0]
+            .value()
+            .attr("data-article-id"),
+        Some(decision.article_id.as_str())
+    );
+    assert!(!select(&html, "[data-first-finding]").is_empty());
+    assert_eq!(
+        select(&html, "[data-figure=overrides-today]")[0]
+            .text()
+            .collect::<String>(),
+        "3"
+    );
+    // A draft that could not be read is listed with its error, escaped.
+    let unreadable: String = select(&html, "[data-unreadable]")[0].text().collect();
+    assert!(
+        unreadable.contains("not JSON") && unreadable.contains("<b>"),
+        "{unreadable}"
+    );
+    assert!(select(&html, "b").is_empty());
     assert_eq!(
         select(&html, "[data-figure=blocked-today]")[0]
             .text()
@@ -376,6 +407,7 @@ fn only_http_sources_become_links_and_template_syntax_in_text_stays_text() {
         section: None,
         previous: None,
         back: None,
+        override_action: None,
     }));
     for link in select(&html, "a[href]") {
         let href = link.value().attr("href").unwrap_or_default();
@@ -542,4 +574,72 @@ fn a_supported_claim_with_a_blocking_issue_is_not_shown_as_supported() {
         "the claim that blocks the article is not marked supported"
     );
     assert!(select(&html, "article a.claim[data-verdict=supported]").is_empty());
+}
+
+#[test]
+fn an_edited_claim_is_listed_once_as_changed_with_before_and_after() {
+    let claim = |text: &str, status| crate::events::ClaimVerdict {
+        claim_id: format!("id-{}", text.len()),
+        text: text.into(),
+        location: "paragraph 1".into(),
+        verdict: Some(status),
+        support: None,
+        confidence: None,
+        source_url: None,
+        evidence_quote: None,
+        correction: None,
+        severity: None,
+        source_credibility: None,
+        contested: false,
+        from_cache: None,
+        supporting_source: None,
+    };
+    let decided = |revision, claims| {
+        let mut d = crate::decide::decide_not_checked(
+            "a-1",
+            Some(revision),
+            "d",
+            DecisionReason::InternalError,
+            "x",
+            None,
+            Utc::now(),
+        );
+        d.report.claims = claims;
+        d
+    };
+    let before = decided(
+        1,
+        vec![
+            claim(
+                "Unemployment in the region reached 17% in 2024, the agency said.",
+                crate::events::ClaimStatus::Refuted,
+            ),
+            claim(
+                "The council approved a budget of $2.4 billion.",
+                crate::events::ClaimStatus::Supported,
+            ),
+        ],
+    );
+    let after = decided(
+        2,
+        vec![
+            claim(
+                "Unemployment in the region reached 7% in 2024, the statistics agency said.",
+                crate::events::ClaimStatus::Supported,
+            ),
+            claim(
+                "The council approved a budget of $2.4 billion.",
+                crate::events::ClaimStatus::Supported,
+            ),
+        ],
+    );
+    let view = changes(&before, &after);
+    assert_eq!(view.edited.len(), 1, "one claim changed");
+    assert!(view.edited[0].before.contains("17%") && view.edited[0].after.contains("7% in"));
+    assert_eq!(
+        (view.edited[0].from, view.edited[0].to),
+        ("Refuted", "Supported")
+    );
+    assert!(view.added.is_empty(), "not also new: {:?}", view.added);
+    assert!(view.removed.is_empty(), "nor gone: {:?}", view.removed);
 }

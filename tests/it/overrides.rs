@@ -1,0 +1,317 @@
+//! An editor's override end to end, on the embedded broker (librdkafka's mock cluster on
+//! 127.0.0.1): the whole pipeline and its HTTP endpoints run in this process; a draft whose price
+//! its source contradicts is blocked; the pages refuse to show it without a login; the editor,
+//! logged in, posts the override form of its decision page; the join answers with a pass for that
+//! revision carrying the editor, the reason and the finding waived (valid against the decision
+//! schema); the next revision is judged afresh and blocked again, and overrides that name another
+//! decision or a finding the decision does not have are refused and counted.
+
+use crate::support::pipeline::{
+    TEST_EDITOR, decided, demo_draft, free_port, http_client, mock_cluster_config, publish_draft,
+    start,
+};
+use crate::support::schema::{assert_valid, validator};
+use factgate::events::{Decision, FindingRef, IssueType, OVERRIDE_V1, Outcome, OverrideEvent};
+use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
+use std::time::Duration;
+use tokio::time::{Instant, sleep};
+
+const WRONG_FIGURE: &str = include_str!("../../examples/demo/drafts/wrong-figure.json");
+
+/// The decision on `revision` of `article`, once it satisfies `done`.
+async fn decision_where(
+    client: &reqwest::Client,
+    base: &str,
+    article: &str,
+    revision: u64,
+    done: impl Fn(&Decision) -> bool,
+) -> Decision {
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let response = client
+            .get(format!("{base}/v1/decisions/{article}?revision={revision}"))
+            .send()
+            .await;
+        if let Ok(response) = response
+            && response.status() == 200
+        {
+            let decision: Decision = response.json().await.expect("a decision");
+            if done(&decision) {
+                return decision;
+            }
+        }
+        assert!(Instant::now() < until, "{article} r{revision}: not in time");
+        sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The value of the counter series `series` (`name{label="value"}`) on the admin listener.
+async fn counter(client: &reqwest::Client, admin: &str, series: &str) -> f64 {
+    let text = client
+        .get(format!("{admin}/metrics"))
+        .send()
+        .await
+        .expect("/metrics answers")
+        .text()
+        .await
+        .expect("text");
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// `pairs` as a form body, as a browser posts it.
+fn form(pairs: &[(&str, &str)]) -> String {
+    url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish()
+}
+
+fn revision_of(article: &str, revision: u64, origin: &str) -> Vec<u8> {
+    let mut draft: serde_json::Value =
+        serde_json::from_slice(&demo_draft(WRONG_FIGURE, article, origin)).expect("JSON");
+    draft["revision"] = revision.into();
+    serde_json::to_vec(&draft).expect("serializes")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_override_passes_its_revision_with_the_audit_fields_and_no_other() {
+    let origin = crate::support::origin::start_demo(axum::Router::new()).await;
+    let broker: &'static EmbeddedBroker = Box::leak(Box::new(
+        EmbeddedBroker::start(&factgate::config::Config::default().kafka)
+            .expect("embedded broker starts"),
+    ));
+    let http = free_port();
+    let config = mock_cluster_config(
+        broker.bootstrap_servers(),
+        &format!("[http]\nlisten = \"127.0.0.1:{http}\"\n"),
+    );
+    let client = http_client();
+    let running = start(config.clone(), &client).await;
+    let base = format!("http://127.0.0.1:{http}");
+    let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
+    let article = "override-1";
+
+    publish_draft(
+        &producer,
+        &config,
+        article,
+        &revision_of(article, 1, &origin),
+    )
+    .await;
+    let until = Instant::now() + Duration::from_secs(60);
+    let blocked: Decision =
+        serde_json::from_value(decided(&client, &base, article, until).await).expect("decision");
+    assert_eq!(blocked.outcome, Outcome::Block);
+    let issue = blocked
+        .report
+        .issues
+        .iter()
+        .find(|i| i.claim_id.is_some())
+        .expect("a finding about the price claim")
+        .clone();
+
+    // Without a login the pages and the API refuse; the admin listener shows no draft.
+    let anonymous = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    for path in [
+        format!("/ui/decisions/{article}"),
+        "/ui/".to_owned(),
+        format!("/v1/decisions/{article}"),
+    ] {
+        let response = anonymous
+            .get(format!("{base}{path}"))
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(response.status(), 401, "{path}");
+    }
+    let refused = anonymous
+        .post(format!("{base}/ui/decisions/{article}/override"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&[("revision", "1"), ("reason", "no login")]))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(refused.status(), 401, "the form needs the login too");
+    let admin_page = anonymous
+        .get(format!("{}/ui/", running.admin))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(admin_page.status(), 404, "no pages on the admin listener");
+
+    // The decision page, logged in, offers the form for the finding.
+    let page = client
+        .get(format!("{base}/ui/decisions/{article}"))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        page.contains("<form method=\"post\"") && page.contains("name=\"finding_type\""),
+        "the page offers the override form: {page}"
+    );
+
+    // The editor overrides the finding from the page's form.
+    let reason = "The pricing page changed after publication; the archived page shows $4/month.";
+    let kind = serde_json::to_value(issue.issue_type).expect("name");
+    let claim_id = issue.claim_id.clone().expect("a claim");
+    let sent = client
+        .post(format!("{base}/ui/decisions/{article}/override"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&[
+            ("revision", "1"),
+            ("decision_id", blocked.decision_id.as_str()),
+            ("finding_type", kind.as_str().expect("a string")),
+            ("claim_id", claim_id.as_str()),
+            ("reason", reason),
+        ]))
+        .send()
+        .await
+        .expect("posted");
+    assert_eq!(
+        sent.status(),
+        202,
+        "{}",
+        sent.text().await.unwrap_or_default()
+    );
+
+    let passed = decision_where(&client, &base, article, 1, |d| d.override_applied.is_some()).await;
+    assert_eq!(passed.outcome, Outcome::Pass, "{:?}", passed.reasons);
+    assert_eq!(passed.revision, Some(1));
+    let applied = passed.override_applied.as_ref().expect("audit fields");
+    assert_eq!(applied.editor, TEST_EDITOR, "the logged-in editor");
+    assert_eq!(applied.reason, reason);
+    assert_eq!(applied.overrides, blocked.decision_id);
+    assert_eq!(applied.finding, FindingRef::of(&issue));
+    assert_ne!(passed.decision_id, blocked.decision_id);
+    assert_eq!(
+        passed.report.waived.len(),
+        1,
+        "listed as waived, not dropped"
+    );
+    assert_eq!(passed.report.waived[0].issue, issue);
+    assert!(
+        !passed
+            .report
+            .issues
+            .iter()
+            .any(|i| applied.finding.names(i))
+    );
+    assert_valid(&validator("decision.v1"), &passed);
+    let page = client
+        .get(format!("{base}/ui/decisions/{article}?revision=1"))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("text");
+    assert!(page.contains("Waived findings") && page.contains("the archived page shows"));
+    assert!(page.contains(&format!("overridden by {TEST_EDITOR}")));
+
+    // The next revision, with the same words, is judged afresh: blocked again.
+    publish_draft(
+        &producer,
+        &config,
+        article,
+        &revision_of(article, 2, &origin),
+    )
+    .await;
+    let second = decision_where(&client, &base, article, 2, |d| d.outcome == Outcome::Block).await;
+    assert!(second.override_applied.is_none() && second.report.waived.is_empty());
+
+    // Overrides on the topic that name revision 1's decision for revision 2, or a finding
+    // revision 2's decision does not have, are refused and counted; revision 2 stays blocked.
+    let other_before = counter(
+        &client,
+        &running.admin,
+        "factgate_overrides_refused_total{why=\"other_decision\"}",
+    )
+    .await;
+    let unnamed_before = counter(
+        &client,
+        &running.admin,
+        "factgate_overrides_refused_total{why=\"no_such_finding\"}",
+    )
+    .await;
+    let stale = OverrideEvent::new(
+        article,
+        2,
+        &blocked.decision_id,
+        FindingRef::of(&issue),
+        "Ana Editor",
+        "stale",
+        chrono::Utc::now(),
+    );
+    let unnamed = OverrideEvent::new(
+        article,
+        2,
+        &second.decision_id,
+        FindingRef {
+            issue_type: IssueType::Contested,
+            claim_id: Some(claim_id.clone()),
+        },
+        "Ana Editor",
+        "not a finding of this decision",
+        chrono::Utc::now(),
+    );
+    for over in [&stale, &unnamed] {
+        producer
+            .produce(
+                &config.kafka.topics.overrides,
+                article,
+                &serde_json::to_vec(over).expect("serializes"),
+                &EventHeaders::new(OVERRIDE_V1, None),
+            )
+            .await
+            .expect("override delivered");
+    }
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let other = counter(
+            &client,
+            &running.admin,
+            "factgate_overrides_refused_total{why=\"other_decision\"}",
+        )
+        .await;
+        let unnamed = counter(
+            &client,
+            &running.admin,
+            "factgate_overrides_refused_total{why=\"no_such_finding\"}",
+        )
+        .await;
+        if other > other_before && unnamed > unnamed_before {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "the overrides were not refused in time"
+        );
+        sleep(Duration::from_millis(300)).await;
+    }
+    let still = decision_where(&client, &base, article, 2, |_| true).await;
+    assert_eq!(still.outcome, Outcome::Block);
+    assert_eq!(still.decision_id, second.decision_id);
+    let applied = counter(
+        &client,
+        &running.admin,
+        &format!(
+            "factgate_overrides_total{{finding=\"{}\"}}",
+            kind.as_str().expect("a string")
+        ),
+    )
+    .await;
+    assert!(
+        applied >= 1.0,
+        "the override is counted by its finding type"
+    );
+    running.stop().await;
+}
