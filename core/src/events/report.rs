@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::decision::Outcome;
+use super::outcome::Outcome;
 use crate::model::{ClaimElement, Severity, Verdict};
 
 /// The report's recommendation: `reject` blocks, `accept` passes.
