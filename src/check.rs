@@ -5,6 +5,15 @@
 //! per-article limit too (`limit_exceeded`, the limits `factgate run` enforces); checks still
 //! running at the deadline are abandoned and the article blocked (`deadline_exceeded`), listing
 //! them.
+//!
+//! - [`batch`]: `factgate check`'s whole run: inputs read as they are checked, the report, the
+//!   exit status ([`run`]).
+//! - [`progress`]: its progress lines on stderr.
+
+pub mod batch;
+pub mod progress;
+
+pub use batch::{Batch, run};
 
 use crate::decide::{self, ArticleCheck, Strictness};
 use crate::events::{CheckKey, ClaimResult, Decision, DecisionReason, draft_content_digest};

@@ -2,6 +2,11 @@
 //! `clap` definition of the `factgate` command (given by the binary), so they list exactly the
 //! commands and options it takes.
 
+/// Exit status of `check` when an article is blocked, and of `recheck` when one is newly blocked.
+pub const EXIT_BLOCK: u8 = 1;
+/// Exit status for a failure to run at all (as opposed to a pass or block decision).
+pub const EXIT_ERROR: u8 = 2;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

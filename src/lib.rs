@@ -31,7 +31,6 @@
 //!   and draft events.
 //! - [`render`]: the reports of checked articles: text, JSON Lines, Markdown, JUnit, SARIF, GitHub
 //!   Actions annotations, GitLab Code Quality, HTML.
-//! - [`progress`]: `factgate check`'s progress lines on stderr.
 //! - [`telemetry`]: logs and traces: the subscriber, OTLP export, and the W3C trace context.
 //! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
 //!   trace and schema headers, at-least-once consumption.
@@ -40,7 +39,7 @@
 //! - [`recheck`]: `factgate recheck`: an archive checked again as one bounded, resumable run
 //!   isolated by its run id, with progress, a summary and a diff against the live decisions.
 //! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
-//! - [`cli`]: the command line's shell completions and man pages.
+//! - [`cli`]: the command line's shell completions, man pages and exit statuses.
 
 pub use factgate_core::{
     decide, events, extract, fetched, join, judge, model, quorum, roles, text,
@@ -57,7 +56,6 @@ pub mod kafka;
 pub mod metrics;
 pub mod parse_pool;
 pub mod pipeline;
-pub mod progress;
 pub mod recheck;
 pub mod render;
 pub mod telemetry;

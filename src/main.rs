@@ -2,19 +2,15 @@
 
 use anyhow::Context;
 use clap::{CommandFactory, Parser, Subcommand};
-use factgate::check::{CheckOptions, Document, check_article_with_progress};
+use factgate::check::progress::Verbosity;
+use factgate::cli::{EXIT_BLOCK, EXIT_ERROR};
 use factgate::config::Config;
 use factgate::decide::Strictness;
 use factgate::events::Outcome;
 use factgate::extract::{self, Extraction};
-use factgate::inputs;
 use factgate::model::BodyFormat;
 use factgate::pipeline::Role;
-use factgate::progress::{Progress, Verbosity};
-use factgate::render::{self, CheckedArticle, Format};
-use factgate::verify::Verifier;
-use factgate::verify::fetch::Fetcher;
-use factgate::verify::llm::LlmJudge;
+use factgate::render::Format;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -218,6 +214,33 @@ struct CheckArgs {
     no_progress: bool,
 }
 
+impl CheckArgs {
+    /// The batch the arguments ask for.
+    fn into_batch(self) -> factgate::check::Batch {
+        let verbosity = if self.quiet {
+            Verbosity::Quiet
+        } else if self.no_progress {
+            Verbosity::Summary
+        } else if self.verbose {
+            Verbosity::Verbose
+        } else {
+            Verbosity::Normal
+        };
+        factgate::check::Batch {
+            inputs: self.inputs,
+            input_format: self.input_format,
+            format: if self.json { Format::Json } else { self.format },
+            stdin_name: self.stdin_name,
+            output: self.output,
+            config: self.config,
+            strictness: self.strictness,
+            previous: self.previous,
+            waivers: self.waivers,
+            verbosity,
+        }
+    }
+}
+
 fn parse_format(s: &str) -> Result<BodyFormat, String> {
     s.parse()
 }
@@ -267,18 +290,27 @@ fn parse_report_format(s: &str) -> Result<Format, String> {
     })
 }
 
-/// Exit status for a failure to run at all (as opposed to a pass or block decision).
-const EXIT_ERROR: u8 = 2;
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    match try_main(Cli::parse()) {
+        Ok(code) => code,
+        // `factgate check … | head`: the reader has what it wanted.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("factgate: error: {err:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// Runs the command the line asks for; its exit status, or the error that stopped it.
+fn try_main(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
         Command::Extract {
             file,
             format,
             compact,
         } => run_extract(&file, format, compact),
-        Command::Check(args) => run_check(args),
+        Command::Check(args) => factgate::check::run(&args.into_batch()),
         Command::Run {
             roles,
             config,
@@ -295,15 +327,6 @@ fn main() -> ExitCode {
         Command::Man { dir } => factgate::cli::man(Cli::command(), dir.as_deref())
             .context("writing the man page")
             .map(|()| ExitCode::SUCCESS),
-    };
-    match result {
-        Ok(code) => code,
-        // `factgate check … | head`: the reader has what it wanted.
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("factgate: error: {err:#}");
-            ExitCode::from(EXIT_ERROR)
-        }
     }
 }
 
@@ -375,11 +398,6 @@ fn summary_line(extraction: &Extraction) -> String {
     )
 }
 
-/// Exit status of `check` for a blocked article.
-const EXIT_BLOCK: u8 = 1;
-/// Checks run at once by `factgate check`; the fetcher's per-host limits apply within this.
-const CHECK_CONCURRENCY: usize = 16;
-
 /// Whether `err` is a write to a closed pipe: the reader (`head`, `grep -q`) is done, which is
 /// not a failure.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -388,311 +406,6 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
     })
-}
-
-/// One article's outcome, kept for the reports written at the end.
-struct Done {
-    article: inputs::Article,
-    decision: factgate::events::Decision,
-    extraction: Option<Extraction>,
-    seconds: f64,
-}
-
-impl Done {
-    fn view(&self) -> CheckedArticle<'_> {
-        let body = match &self.article.content {
-            inputs::Content::Body { body, .. } => Some(body.as_str()),
-            inputs::Content::UnreadableDraft { .. } => None,
-        };
-        CheckedArticle {
-            name: &self.article.name,
-            file: self.article.file.as_deref(),
-            body,
-            decision: &self.decision,
-            extraction: self.extraction.as_ref(),
-            seconds: self.seconds,
-        }
-    }
-}
-
-fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    let format = if args.json { Format::Json } else { args.format };
-    let verbosity = if args.quiet {
-        Verbosity::Quiet
-    } else if args.no_progress {
-        Verbosity::Summary
-    } else if args.verbose {
-        Verbosity::Verbose
-    } else {
-        Verbosity::Normal
-    };
-    let mut config = Config::load(args.config.as_deref()).context("loading the configuration")?;
-    if args.quiet {
-        // Errors only: the warnings of a check (a source that failed) are in its report.
-        config.log.level = "error".to_owned();
-    }
-    // Logs go to stderr, so stdout stays the report.
-    let _telemetry = factgate::telemetry::init(&config).context("setting up logs and traces")?;
-    let previous = match &args.previous {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            factgate::decide::revisions::parse_decisions(&text)
-                .with_context(|| format!("reading {}", path.display()))?
-        }
-        None => Vec::new(),
-    };
-    let waivers = match &args.waivers {
-        Some(path) => factgate::waivers::WaiversFile::read(path)?,
-        None => factgate::waivers::WaiversFile::default(),
-    };
-    // Read as they are checked: a large export, or a pipe from kcat, is never held whole.
-    let max_body_bytes = config.extract.max_body_bytes;
-    // How many articles there are, for the progress lines: counted in a first pass over the
-    // files, which holds none of them; standard input can be read only once.
-    let total = (!args.inputs.iter().any(|i| i == "-")).then(|| {
-        inputs::read(
-            &args.inputs,
-            args.input_format,
-            &mut std::io::empty(),
-            max_body_bytes,
-        )
-        .filter(Result::is_ok)
-        .count()
-    });
-    let mut stdin = std::io::stdin().lock();
-    let mut articles = inputs::read_named(
-        &args.inputs,
-        args.input_format,
-        &mut stdin,
-        args.stdin_name.as_deref(),
-        max_body_bytes,
-    )
-    .peekable();
-    // Several HTML pages need a place to go (refused before checking anything), and only a
-    // lone article may be compared with a lone decision of another name. From standard input,
-    // whether a second comes is read ahead only when that matters.
-    let mut first = None;
-    let several = match total {
-        Some(total) => total > 1,
-        None if (format == Format::Html && args.output.is_none()) || !previous.is_empty() => {
-            first = articles.next();
-            articles.peek().is_some()
-        }
-        None => true,
-    };
-    let mut articles = first.into_iter().chain(articles);
-    let progress = Progress::new(
-        std::io::stderr(),
-        total,
-        verbosity,
-        factgate::telemetry::stderr_wants_colour(),
-    );
-    if format == Format::Html && several && args.output.is_none() {
-        anyhow::bail!(
-            "--format html with several articles writes an index and one page per article: \
-             give --output FILE (the pages go in a folder beside it)"
-        );
-    }
-    let mut sink: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
-        None => Box::new(std::io::stdout().lock()),
-    };
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let verifier = runtime.block_on(async {
-        let fetcher = Fetcher::new(config.fetch_settings()).context("building the fetcher")?;
-        let llm = match config.llm_settings() {
-            Some(settings) => Some(LlmJudge::new(settings).context("building the LLM judge")?),
-            None => None,
-        };
-        anyhow::Ok(Verifier::new(fetcher, config.judge_settings(), llm))
-    })?;
-    let options = CheckOptions {
-        strictness: args.strictness.unwrap_or(config.policy.strictness),
-        deadline: config.join.deadline(),
-        concurrency: CHECK_CONCURRENCY,
-        limits: config.extract.limits(),
-    };
-    // Kept for the reports written at the end; a report written as it goes keeps none.
-    let mut done: Vec<Done> = Vec::new();
-    let mut errors: Vec<String> = Vec::new();
-    let mut blocked = false;
-    let lone = !several;
-    for article in &mut articles {
-        let article = match article {
-            Ok(article) => article,
-            Err(err) => {
-                progress.input_error(&err);
-                errors.push(err.to_string());
-                continue;
-            }
-        };
-        progress.article_started(&article.name);
-        let started = std::time::Instant::now();
-        let (decision, extraction) = match &article.content {
-            inputs::Content::Body {
-                article_id,
-                revision,
-                body,
-                format: body_format,
-                title,
-            } => {
-                let body_format = body_format.unwrap_or_else(|| extract::detect_format(body));
-                let checked = runtime.block_on(check_article_with_progress(
-                    article_id,
-                    *revision,
-                    Document {
-                        body,
-                        format: body_format,
-                        title: title.as_deref(),
-                    },
-                    &verifier,
-                    &options,
-                    &progress,
-                ));
-                let mut decision = checked.decision;
-                if let Some(extraction) = &checked.extraction {
-                    let (inline, unknown) = factgate::waivers::inline_waivers(body);
-                    let (waived, unmatched) = factgate::waivers::resolve(
-                        extraction,
-                        &inline,
-                        &waivers,
-                        &article.name,
-                        article_id,
-                    );
-                    for note in unknown.iter().map(|c| {
-                        format!("the comment <!-- {c} --> names no finding type and reason")
-                    }) {
-                        tracing::warn!(article = %article.name, "waiver ignored: {note}");
-                    }
-                    for note in &unmatched {
-                        tracing::warn!(article = %article.name, "waiver ignored: {note}");
-                    }
-                    if !waived.is_empty() {
-                        let (with_waivers, _) = factgate::decide::waive::waive_findings(
-                            &decision,
-                            &waived,
-                            options.strictness,
-                        );
-                        decision = with_waivers;
-                    }
-                }
-                (decision, checked.extraction)
-            }
-            inputs::Content::UnreadableDraft { id, error, bytes } => {
-                let decision = factgate::decide::decide_not_checked(
-                    &id.article_id,
-                    id.revision,
-                    &factgate::events::content_digest(bytes),
-                    factgate::events::DecisionReason::DraftUnreadable,
-                    error,
-                    None,
-                    chrono::Utc::now(),
-                );
-                (decision, None)
-            }
-        };
-        let mut decision = decision;
-        if !previous.is_empty() {
-            factgate::decide::revisions::annotate_from(&mut decision, &previous, lone);
-        }
-        let seconds = started.elapsed().as_secs_f64();
-        progress.article_finished(
-            &article.name,
-            decision.outcome,
-            &factgate::render::reason_names(&decision.reasons),
-            started.elapsed(),
-        );
-        let finished = Done {
-            article,
-            decision,
-            extraction,
-            seconds,
-        };
-        blocked |= finished.decision.outcome == Outcome::Block;
-        if format.streams() {
-            // Written as each article is decided, so `kcat … | factgate check -` answers as it
-            // reads; a closed pipe ends the run (see `main`).
-            sink.write_all(render::render(format, &[finished.view()]).as_bytes())
-                .context("writing the report")?;
-            sink.flush().context("writing the report")?;
-        } else {
-            done.push(finished);
-        }
-    }
-    if !format.streams() {
-        let views: Vec<CheckedArticle<'_>> = done.iter().map(Done::view).collect();
-        let report = match (format, args.output.as_deref()) {
-            (Format::Html, Some(index)) if views.len() > 1 => {
-                write_html_pages(index, &views, &errors)?
-            }
-            _ => render::render_with_unreadable(format, &views, &errors),
-        };
-        sink.write_all(report.as_bytes())
-            .context("writing the report")?;
-    }
-    sink.flush().context("writing the report")?;
-    progress.summary(errors.len());
-    Ok(if !errors.is_empty() {
-        ExitCode::from(EXIT_ERROR)
-    } else if blocked {
-        ExitCode::from(EXIT_BLOCK)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-/// Writes one page per article in the folder named after `index` (`report.html` → `report/`;
-/// an index without an extension, `report` → `report.pages/`, as the folder cannot take the
-/// index's own name) and returns the index page, which links to them.
-fn write_html_pages(
-    index: &std::path::Path,
-    views: &[CheckedArticle<'_>],
-    unreadable: &[String],
-) -> anyhow::Result<String> {
-    let stem = index
-        .file_stem()
-        .map(|s| render::file_slug(&s.to_string_lossy()))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "report".to_owned());
-    let index_name = index
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = if index.extension().is_some() {
-        stem
-    } else {
-        format!("{stem}.pages")
-    };
-    let folder = index.with_file_name(&stem);
-    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
-    let names = render::html_page_names(views);
-    // The index's name is the user's: escape what a relative link cannot hold as written.
-    const LINK: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
-        .add(b' ')
-        .add(b'"')
-        .add(b'#')
-        .add(b'%')
-        .add(b'<')
-        .add(b'>')
-        .add(b'?')
-        .add(b'`')
-        .add(b'{')
-        .add(b'}');
-    let back = format!(
-        "../{}",
-        percent_encoding::utf8_percent_encode(&index_name, LINK)
-    );
-    let mut hrefs = Vec::with_capacity(views.len());
-    for (view, name) in views.iter().zip(&names) {
-        let path = folder.join(name);
-        std::fs::write(&path, render::html::article_page(view, Some(&back)))
-            .with_context(|| format!("writing {}", path.display()))?;
-        hrefs.push(format!("{stem}/{name}"));
-    }
-    Ok(render::html::index_page(views, &hrefs, unreadable))
 }
 
 fn run_pipeline(

@@ -21,7 +21,8 @@
 //! - [`roles`]: what each stream-processing role does with what it reads: the plan for a draft,
 //!   the result of a check that failed, whether a decision may replace another.
 //!
-//! Each module uses only the ones listed above it.
+//! Each module uses only the ones listed above it. [`test_support`] (tests only: the core's own,
+//! and the service's through the `test-support` feature) holds the builders both share.
 
 pub mod decide;
 pub mod events;
@@ -32,4 +33,6 @@ pub mod judge;
 pub mod model;
 pub mod quorum;
 pub mod roles;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 pub mod text;

@@ -70,27 +70,6 @@ pub fn group_id(config: &KafkaConfig, role: &str) -> String {
     format!("{}-{role}", config.group_prefix)
 }
 
-/// An idempotent producer (`enable.idempotence=true`, `acks=all`): librdkafka retries failed
-/// requests without duplicating or reordering records within a partition.
-///
-/// # Errors
-/// [`KafkaSetupError::Client`] when librdkafka rejects the configuration.
-pub fn producer(
-    config: &KafkaConfig,
-    bootstrap: &str,
-) -> Result<super::produce::KafkaProducer, KafkaSetupError> {
-    let mut client = base_config(config, bootstrap);
-    set_default(&mut client, config, "linger.ms", &LINGER_MS.to_string());
-    client
-        .set("enable.idempotence", "true")
-        .set("acks", "all")
-        .create_with_context(super::produce::DeliveryContext)
-        .map_err(|source| KafkaSetupError::Client {
-            client: "producer".to_owned(),
-            source: redact_config_error(source),
-        })
-}
-
 /// The consumer of `role` (`extract`, `verify`, `join`), not yet subscribed: group
 /// [`group_id`], offsets stored by the application only (`enable.auto.offset.store=false`) and
 /// committed in the background (`enable.auto.commit=true`), reading a new group from the earliest
@@ -193,7 +172,7 @@ pub fn redact_config_error(err: KafkaError) -> KafkaError {
 }
 
 /// Sets `key` unless the operator set it in `kafka.properties`.
-fn set_default(client: &mut ClientConfig, config: &KafkaConfig, key: &str, value: &str) {
+pub fn set_default(client: &mut ClientConfig, config: &KafkaConfig, key: &str, value: &str) {
     if !config.properties.contains_key(key) {
         client.set(key, value);
     }
@@ -592,17 +571,5 @@ mod tests {
         assert_eq!(client.get("socket.keepalive.enable"), Some("true"));
         assert_eq!(client.get("bootstrap.servers"), Some("127.0.0.1:9"));
         assert_eq!(client.get("client.id"), Some("factgate"));
-    }
-
-    #[test]
-    fn an_invalid_extra_property_fails_client_creation_with_its_client_named() {
-        let mut config = KafkaConfig::default();
-        config
-            .properties
-            .insert("no.such.property".into(), "1".into());
-        let Err(err) = producer(&config, "127.0.0.1:9") else {
-            panic!("an unknown property was accepted");
-        };
-        assert!(err.to_string().contains("producer"), "{err}");
     }
 }

@@ -27,7 +27,7 @@ pub mod offsets;
 pub mod produce;
 
 pub use admin::{EnsuredTopics, ensure_named_topics, ensure_topics};
-pub use client::{ConsumerHealth, RoleConsumer, RoleContext, consumer, group_id, producer};
+pub use client::{ConsumerHealth, RoleConsumer, RoleContext, consumer, group_id};
 pub use consume::{
     ConsumeError, close_consumer, commit_stored_offsets, consume_at_least_once, consume_in_flight,
 };
@@ -36,7 +36,7 @@ pub use headers::{
     EventHeaders, HeaderExtractor, HeaderInjector, SCHEMA_HEADER, TRACEPARENT_HEADER,
     TRACESTATE_HEADER, read_schema, read_trace_context,
 };
-pub use produce::{Delivered, EventProducer, PendingDelivery, is_message_fault};
+pub use produce::{Delivered, EventProducer, PendingDelivery, is_message_fault, producer};
 /// The request types and error codes fault injection takes, re-exported so callers need not name
 /// the rdkafka crate.
 pub use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};

@@ -78,6 +78,29 @@ impl ProducerContext for DeliveryContext {
 /// The librdkafka producer factgate uses.
 pub type KafkaProducer = BaseProducer<DeliveryContext>;
 
+/// An idempotent producer (`enable.idempotence=true`, `acks=all`): librdkafka retries failed
+/// requests without duplicating or reordering records within a partition.
+///
+/// # Errors
+/// [`KafkaSetupError::Client`] when librdkafka rejects the configuration.
+pub fn producer(config: &KafkaConfig, bootstrap: &str) -> Result<KafkaProducer, KafkaSetupError> {
+    let mut client = client::base_config(config, bootstrap);
+    client::set_default(
+        &mut client,
+        config,
+        "linger.ms",
+        &client::LINGER_MS.to_string(),
+    );
+    client
+        .set("enable.idempotence", "true")
+        .set("acks", "all")
+        .create_with_context(DeliveryContext)
+        .map_err(|source| KafkaSetupError::Client {
+            client: "producer".to_owned(),
+            source: client::redact_config_error(source),
+        })
+}
+
 /// The producer and its polling thread, stopped when the last [`EventProducer`] clone goes. The
 /// thread ends within [`POLL_WAIT`], and the producer with it (purging what is still queued);
 /// callers flush before they stop.
@@ -140,7 +163,7 @@ pub struct Delivered {
     pub offset: i64,
 }
 
-/// factgate's producer: idempotent, `acks=all` (see [`client::producer`]). Cheap to clone; clones
+/// factgate's producer: idempotent, `acks=all` (see [`producer`]). Cheap to clone; clones
 /// share one librdkafka producer.
 #[derive(Clone)]
 pub struct EventProducer {
@@ -154,7 +177,7 @@ impl EventProducer {
     /// [`KafkaSetupError::Client`] when librdkafka rejects the configuration.
     pub fn new(config: &KafkaConfig, bootstrap: &str) -> Result<Self, KafkaSetupError> {
         Ok(Self {
-            shared: Arc::new(Polled::start(client::producer(config, bootstrap)?)),
+            shared: Arc::new(Polled::start(producer(config, bootstrap)?)),
         })
     }
 
@@ -262,5 +285,22 @@ impl EventProducer {
     /// The librdkafka producer, for what this wrapper does not cover.
     pub fn inner(&self) -> &KafkaProducer {
         &self.shared.producer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_invalid_extra_property_fails_client_creation_with_its_client_named() {
+        let mut config = KafkaConfig::default();
+        config
+            .properties
+            .insert("no.such.property".into(), "1".into());
+        let Err(err) = producer(&config, "127.0.0.1:9") else {
+            panic!("an unknown property was accepted");
+        };
+        assert!(err.to_string().contains("producer"), "{err}");
     }
 }

@@ -4,23 +4,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{DateTime, TimeDelta, TimeZone, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use factgate::decide::Strictness;
-use factgate::events::{
-    ArticleManifest, CheckKey, ClaimResult, Decision, DecisionReason, Outcome, content_digest,
-};
+use factgate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason, Outcome};
 use factgate::join::{ArticleStatus, JoinSettings, JoinState, TopicPartition};
 use factgate::model::Verdict;
+use factgate_core::test_support::{DEADLINE_S, at, manifest, result, url};
 use jsonschema::Validator;
 
 const TOPIC: &str = "claims.verified";
-const DEADLINE_S: i64 = 60;
-
-fn at(seconds: i64) -> DateTime<Utc> {
-    Utc.timestamp_opt(1_767_225_600 + seconds, 0)
-        .single()
-        .expect("a valid timestamp")
-}
 
 fn decision_validator() -> Validator {
     crate::support::schema::validator("decision.v1")
@@ -39,62 +31,6 @@ fn assert_schema_valid(validator: &Validator, decision: &Decision) {
         decision.article_id,
         errors.join("\n")
     );
-}
-
-fn url(i: usize) -> String {
-    format!("https://s{i}.example/page")
-}
-
-/// A manifest of `sourced` claims, each citing its own source, published at `at(0)`.
-fn manifest(article: &str, revision: u64, sourced: usize) -> ArticleManifest {
-    let mut m: ArticleManifest = serde_json::from_value(crate::support::schema::read_json(
-        &crate::support::schema::schemas_dir().join("examples/manifest.v1.json"),
-    ))
-    .expect("example");
-    let template = m.claims[1].clone();
-    m.article_id = article.to_owned();
-    m.revision = revision;
-    m.published_at = at(0);
-    m.deadline = at(DEADLINE_S);
-    m.content_digest = content_digest(format!("{article}/{revision}").as_bytes());
-    m.claims = (0..sourced)
-        .map(|i| {
-            let mut c = template.clone();
-            c.id = format!("c{i}");
-            c.citations[0].url = url(i);
-            c
-        })
-        .collect();
-    m.pending = (0..sourced)
-        .map(|i| CheckKey {
-            claim_id: format!("c{i}"),
-            source_url: url(i),
-        })
-        .collect();
-    m
-}
-
-/// The result of claim `i`: supported, or refuted with the example's high-severity issue.
-fn result(article: &str, revision: u64, i: usize, verdict: Verdict) -> ClaimResult {
-    let mut r: ClaimResult = serde_json::from_value(crate::support::schema::read_json(
-        &crate::support::schema::schemas_dir().join("examples/claim_result.v1.json"),
-    ))
-    .expect("example");
-    r.article_id = article.to_owned();
-    r.revision = revision;
-    r.claim_id = format!("c{i}");
-    r.source_url = url(i);
-    r.verdict = verdict;
-    r.judged_at = at(1);
-    if verdict == Verdict::Supported {
-        r.support = 0.9;
-        r.correction = None;
-        r.issue = None;
-    } else if let Some(issue) = r.issue.as_mut() {
-        issue.claim_id = Some(r.claim_id.clone());
-        issue.source_url = Some(r.source_url.clone());
-    }
-    r
 }
 
 fn settings(max_in_flight_articles: usize) -> JoinSettings {

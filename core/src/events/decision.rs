@@ -35,6 +35,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::outcome::Outcome;
 use super::position::DraftPosition;
 use super::report::Report;
 use super::version::DecisionV1;
@@ -42,26 +43,6 @@ use crate::model::BodyFormat;
 
 /// Hex characters kept of the decision id's hash: 128 bits, ample against collisions.
 const DECISION_ID_HEX_CHARS: usize = 32;
-
-/// Pass or block.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::IntoStaticStr,
-    strum::EnumIter,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum Outcome {
-    Pass,
-    Block,
-}
 
 /// Why a draft is blocked, machine-readable. A decision may carry several.
 #[derive(

@@ -38,6 +38,7 @@
 //! - `report`: the editor's report (docs/report.md) and its issues.
 //! - `decision`: the decision, its reasons, and the derivation of decision ids.
 //! - `overrides`: an editor's override of a finding, and findings waived.
+//! - `outcome`: a decision's outcome, pass or block, shared by the decision and the report.
 //! - `position`: where a draft sits on the drafts topic, naming one publication of it; a
 //!   topic-partition.
 //! - `trace`: the trace context (W3C `traceparent`, `tracestate`) an event carries, held opaque.
@@ -48,6 +49,7 @@ mod decision;
 mod draft;
 pub mod fit;
 mod manifest;
+mod outcome;
 mod overrides;
 mod position;
 mod report;
@@ -56,14 +58,15 @@ mod version;
 
 pub use check::{CheckKey, ClaimResult, Evidence, FetchStatus, VerifyRequest};
 pub use decision::{
-    Decision, DecisionReason, Outcome, content_digest, decision_id, decision_id_at,
-    decision_id_for_run, draft_content_digest,
+    Decision, DecisionReason, content_digest, decision_id, decision_id_at, decision_id_for_run,
+    draft_content_digest,
 };
 pub use draft::{DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id};
 pub use fit::{
     Encoded, Oversize, encode_within, fit_decision, fit_result, split_manifest, to_json,
 };
 pub use manifest::{ArticleManifest, ExtractionFailure, ExtractionOutcome, ManifestPart};
+pub use outcome::Outcome;
 pub use overrides::{
     AppliedOverride, FindingRef, MAX_EDITOR_CHARS, MAX_REASON_CHARS, OverrideEvent, WaivedIssue,
     Waiver, WaiverKind, override_id,

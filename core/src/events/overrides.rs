@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::report::{Issue, IssueType};
+pub use super::report::{WaivedIssue, Waiver, WaiverKind};
 use super::version::OverrideV1;
 
 /// The most characters of an editor's name and of a reason an override may carry.
@@ -117,40 +118,6 @@ pub fn override_id(decision_id: &str, finding: &FindingRef, editor: &str, reason
     let mut id = hex::encode(hasher.finalize());
     id.truncate(32);
     id
-}
-
-/// How a finding came to be waived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaiverKind {
-    /// An editor's override on the stream.
-    Override,
-    /// A waiver written in the draft (`factgate check`).
-    Inline,
-    /// An entry of a waivers file (`factgate check --waivers`).
-    File,
-}
-
-/// Who waived a finding and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Waiver {
-    pub kind: WaiverKind,
-    /// The editor, for an override; absent for a waiver in a draft or file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub editor: Option<String>,
-    pub reason: String,
-    /// The override's id, for an override.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub override_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub waived_at: Option<DateTime<Utc>>,
-}
-
-/// A finding listed as waived, never dropped: the issue as it was found, and its waiver.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WaivedIssue {
-    pub issue: Issue,
-    pub waiver: Waiver,
 }
 
 /// The override a decision answers: what the join applied to the decision `overrides` to make

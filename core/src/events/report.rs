@@ -6,9 +6,10 @@
 //!   fetches the cited sources only and searches for none.
 //! - `claims` lists every claim with its verdict, not only those with an issue.
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::decision::Outcome;
+use super::outcome::Outcome;
 use crate::model::{ClaimElement, Difference, Severity, Verdict};
 
 /// The report's recommendation: `reject` blocks, `accept` passes.
@@ -322,7 +323,7 @@ pub struct Report {
     /// listed here with who and why, never dropped, and no longer counted in `issues`,
     /// `severity_counts` or the decision.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub waived: Vec<super::overrides::WaivedIssue>,
+    pub waived: Vec<WaivedIssue>,
 }
 
 /// What changed between the article's previous decided revision and this one: which of its
@@ -454,4 +455,38 @@ impl Report {
             waived: Vec::new(),
         }
     }
+}
+
+/// How a finding came to be waived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaiverKind {
+    /// An editor's override on the stream.
+    Override,
+    /// A waiver written in the draft (`factgate check`).
+    Inline,
+    /// An entry of a waivers file (`factgate check --waivers`).
+    File,
+}
+
+/// Who waived a finding and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Waiver {
+    pub kind: WaiverKind,
+    /// The editor, for an override; absent for a waiver in a draft or file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor: Option<String>,
+    pub reason: String,
+    /// The override's id, for an override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub override_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waived_at: Option<DateTime<Utc>>,
+}
+
+/// A finding listed as waived, never dropped: the issue as it was found, and its waiver.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaivedIssue {
+    pub issue: Issue,
+    pub waiver: Waiver,
 }

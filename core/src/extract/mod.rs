@@ -59,8 +59,9 @@ pub use limits::{
 };
 
 use crate::model::{BlockRole, BodyFormat, Citation, CitationRule, Claim, Location, Span};
+use citations::Target;
 use detect::SentenceFeatures;
-use document::{BlockKind, Target};
+use document::BlockKind;
 use regex::Regex;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -729,7 +730,7 @@ fn is_statement(text: &str) -> bool {
 }
 
 /// Every citation written in a block, resolved, in order, one per URL.
-fn block_citations(block: &document::Block, refs: &document::References) -> Vec<Citation> {
+fn block_citations(block: &document::Block, refs: &citations::References) -> Vec<Citation> {
     let mut out: Vec<Citation> = Vec::new();
     for marker in &block.markers {
         if let citations::Resolved::Cites(found) = citations::resolve(marker, &block.text, refs) {

@@ -1,74 +1,14 @@
 use super::*;
 use crate::events::TraceContext;
 use crate::events::{
-    CheckKey, DecisionReason, DraftPosition, ExtractionFailure, ExtractionOutcome, IssueType,
-    Outcome, content_digest,
+    DecisionReason, DraftPosition, ExtractionFailure, ExtractionOutcome, IssueType, Outcome,
+    content_digest,
 };
 use crate::model::Verdict;
-use chrono::TimeZone;
-
-const MANIFEST: &str = include_str!("../../../schemas/examples/manifest.v1.json");
-const RESULT: &str = include_str!("../../../schemas/examples/claim_result.v1.json");
-const DEADLINE_S: i64 = 60;
-
-fn at(seconds: i64) -> DateTime<Utc> {
-    Utc.timestamp_opt(1_767_225_600 + seconds, 0)
-        .single()
-        .expect("a valid timestamp")
-}
+use crate::test_support::{DEADLINE_S, MANIFEST, at, manifest, result, url};
 
 fn tp(partition: i32) -> TopicPartition {
     TopicPartition::new("claims.verified", partition)
-}
-
-fn url(i: usize) -> String {
-    format!("https://s{i}.example/page")
-}
-
-/// A manifest of `sourced` claims, each citing its own source, published at `at(0)`.
-fn manifest(article: &str, revision: u64, sourced: usize) -> ArticleManifest {
-    let mut m: ArticleManifest = serde_json::from_str(MANIFEST).expect("example manifest");
-    let template = m.claims[1].clone();
-    m.article_id = article.to_owned();
-    m.revision = revision;
-    m.published_at = at(0);
-    m.deadline = at(DEADLINE_S);
-    m.content_digest = content_digest(format!("{article}/{revision}").as_bytes());
-    m.claims = (0..sourced)
-        .map(|i| {
-            let mut c = template.clone();
-            c.id = format!("c{i}");
-            c.citations[0].url = url(i);
-            c
-        })
-        .collect();
-    m.pending = (0..sourced)
-        .map(|i| CheckKey {
-            claim_id: format!("c{i}"),
-            source_url: url(i),
-        })
-        .collect();
-    m
-}
-
-/// The result of claim `i`: supported, or refuted with a high-severity issue.
-fn result(article: &str, revision: u64, i: usize, verdict: Verdict) -> ClaimResult {
-    let mut r: ClaimResult = serde_json::from_str(RESULT).expect("example result");
-    r.article_id = article.to_owned();
-    r.revision = revision;
-    r.claim_id = format!("c{i}");
-    r.source_url = url(i);
-    r.verdict = verdict;
-    r.judged_at = at(1);
-    if verdict == Verdict::Supported {
-        r.support = 0.9;
-        r.correction = None;
-        r.issue = None;
-    } else if let Some(issue) = r.issue.as_mut() {
-        issue.claim_id = Some(r.claim_id.clone());
-        issue.source_url = Some(r.source_url.clone());
-    }
-    r
 }
 
 fn settings(max_in_flight: usize) -> JoinSettings {

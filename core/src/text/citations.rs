@@ -11,10 +11,46 @@
 //! to cite something the article does not contain), and does not borrow a neighbour's citation.
 
 use crate::model::{Citation, CitationStyle};
-use crate::text::document::{Marker, References, Target};
 use regex::Regex;
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::LazyLock;
+
+/// Where a citation marker points, before resolution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A link or URL; `href` may be relative or of another scheme (then it cites nothing).
+    Url {
+        href: String,
+        style: CitationStyle,
+        label: Option<String>,
+    },
+    /// `[2]`, `[2, 3]`, `[2-4]`.
+    Numbered(Vec<u32>),
+    /// `[^label]`.
+    Footnote(String),
+    /// An in-page link (`#fn1`) to an element whose id is the key.
+    Anchor(String),
+}
+
+/// A citation marker in a block's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    /// Byte range in the block text: the link text for links, the marker itself otherwise.
+    pub range: Range<usize>,
+    pub target: Target,
+}
+
+/// What numbered and footnote markers resolve against.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct References {
+    /// Reference number → absolute URL.
+    pub numbered: HashMap<u32, String>,
+    /// Footnote label → absolute URL.
+    pub footnotes: HashMap<String, String>,
+    /// HTML element id → the first absolute URL inside it.
+    pub anchors: HashMap<String, String>,
+}
 
 /// The longest number range a marker may expand to (`[1-40]`); longer ones are typos.
 const MAX_RANGE: u32 = 50;

@@ -25,8 +25,11 @@
 //! - **Wrongdoing** ([`WRONGDOING`]): what an allegation against a named person says.
 //! - **Debunking** ([`DEBUNKING`]): words with which an article reports that a claim is false.
 
-use crate::text::tokens::FoldHashMap as HashMap;
 use std::sync::LazyLock;
+
+/// The lexicon's lookup tables, keyed by its own words: foldhash, as the tokens' tables, for its
+/// speed on short keys. Declared here, not taken from `tokens`, which reads the lexicon.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// What a direction word is about. Words on different axes never contradict each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -136,7 +136,7 @@ pub async fn read(
         let chunk = match response.chunk().await {
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
-            Err(err) => return Err(super::client::network_outcome(&err)),
+            Err(err) => return Err(super::classify::network_outcome(&err)),
         };
         received += chunk.len() as u64;
         if received > settings.max_body_bytes {

@@ -1,11 +1,13 @@
-//! Classify once: which statuses become which outcome, which outcomes are retried and after how
-//! long, and which are cached and for how long. The fetcher asks only these functions.
+//! Classify once: which statuses and transport errors become which outcome, which outcomes are
+//! retried and after how long, and which are cached and for how long. The fetcher asks only these
+//! functions.
 
 use std::collections::hash_map::RandomState;
+use std::error::Error as StdError;
 use std::hash::BuildHasher;
 use std::time::Duration;
 
-use super::outcome::FetchOutcome;
+use super::outcome::{FetchOutcome, RefusalReason};
 use super::settings::FetchSettings;
 
 /// The outcome an HTTP status means by itself, or `None` for a success whose body must be read.
@@ -24,6 +26,31 @@ pub fn outcome_for_status(status: u16, retry_after: Option<Duration>) -> Option<
         },
         _ => FetchOutcome::UnexpectedStatus { status },
     })
+}
+
+/// The outcome a transport error means. A refusal by [`PolicyResolver`] is found in the error's
+/// source chain; reqwest's messages name the URL, so the reason given is the innermost cause.
+pub fn network_outcome(err: &reqwest::Error) -> FetchOutcome {
+    let mut innermost: &dyn StdError = err;
+    let mut source = err.source();
+    while let Some(cause) = source {
+        if let Some(reason) = cause.downcast_ref::<RefusalReason>() {
+            return FetchOutcome::RefusedByPolicy(reason.clone());
+        }
+        innermost = cause;
+        source = cause.source();
+    }
+    if err.is_timeout() {
+        return FetchOutcome::Timeout;
+    }
+    let stage = if err.is_connect() {
+        "connect"
+    } else {
+        "request"
+    };
+    FetchOutcome::NetworkError {
+        reason: format!("{stage}: {innermost}"),
+    }
 }
 
 /// Whether another attempt may give a different answer: timeouts, 5xx (503 included) and 429.

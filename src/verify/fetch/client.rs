@@ -1,7 +1,6 @@
 //! The HTTP client and what one response means: building the client with the safety settings,
-//! and turning a response or a transport error into a [`FetchOutcome`].
+//! and turning a response into a [`FetchOutcome`] (a transport error is [`classify`]'s).
 
-use std::error::Error as StdError;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -11,7 +10,7 @@ use url::Url;
 use super::FetchError;
 use super::body;
 use super::classify;
-use super::outcome::{FetchOutcome, Page, RefusalReason};
+use super::outcome::{FetchOutcome, Page};
 use super::policy::PolicyResolver;
 use super::settings::FetchSettings;
 use crate::text::webpage::{self as content, TextKind};
@@ -41,31 +40,6 @@ pub fn build(settings: &Arc<FetchSettings>) -> Result<reqwest::Client, FetchErro
         .connect_timeout(settings.connect_timeout)
         .build()
         .map_err(FetchError::BuildClient)
-}
-
-/// The outcome a transport error means. A refusal by [`PolicyResolver`] is found in the error's
-/// source chain; reqwest's messages name the URL, so the reason given is the innermost cause.
-pub fn network_outcome(err: &reqwest::Error) -> FetchOutcome {
-    let mut innermost: &dyn StdError = err;
-    let mut source = err.source();
-    while let Some(cause) = source {
-        if let Some(reason) = cause.downcast_ref::<RefusalReason>() {
-            return FetchOutcome::RefusedByPolicy(reason.clone());
-        }
-        innermost = cause;
-        source = cause.source();
-    }
-    if err.is_timeout() {
-        return FetchOutcome::Timeout;
-    }
-    let stage = if err.is_connect() {
-        "connect"
-    } else {
-        "request"
-    };
-    FetchOutcome::NetworkError {
-        reason: format!("{stage}: {innermost}"),
-    }
 }
 
 /// The Location of a redirect response, resolved against `current`; `None` when the response is

@@ -224,7 +224,7 @@ impl Inner {
             let response = match self.http.get(url.clone()).send().await {
                 Ok(response) => response,
                 Err(err) => {
-                    let outcome = client::network_outcome(&err);
+                    let outcome = classify::network_outcome(&err);
                     if let FetchOutcome::RefusedByPolicy(reason) = &outcome {
                         internal_events::fetch_refused(Some(&url), reason);
                     }

@@ -152,6 +152,67 @@ pub fn describe(source: &Figure) -> String {
 /// two to state the same fact ([`same_fact`]). Fitted on WiCE dev (`examples/judge_fit.rs`).
 pub const DEFAULT_SAME_FACT_SHARE: f64 = 0.6;
 
+/// Words that say what kind of figure it is, not whose: they do not tell one subject from another.
+const GENERIC: &[&str] = &[
+    "revenue",
+    "revenues",
+    "sales",
+    "rate",
+    "rates",
+    "share",
+    "figure",
+    "figures",
+    "total",
+    "per",
+    "cent",
+    "percent",
+    "percentage",
+    "points",
+    "up",
+    "down",
+    "year",
+    "years",
+    "over",
+    "compared",
+    "from",
+    "number",
+    "level",
+    "value",
+    "amount",
+    "increase",
+    "decrease",
+    "rise",
+    "fall",
+    "change",
+    "growth",
+    "about",
+    "around",
+    "nearly",
+    "almost",
+    "some",
+    "more",
+    "less",
+    "than",
+    "estimated",
+    "million",
+    "billion",
+    "thousand",
+    "bn",
+];
+
+/// [`GENERIC`] as the judge stems words.
+static GENERIC_STEMS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    GENERIC
+        .iter()
+        .map(|w| crate::judge::retrieve::stem(w))
+        .collect()
+});
+
+/// Whether a stem names no subject ([`GENERIC`], numbers).
+pub(crate) fn generic(word: &str) -> bool {
+    GENERIC_STEMS.iter().any(|g| g == word) || word.chars().all(|c| c.is_ascii_digit() || c == '.')
+}
+
 /// Verbs that only set a figure equal to what it is of ("is worth $30 billion", "reached",
 /// "stood at", "totalled"): they name no subject and no quantity, so the claim and the page may
 /// use any of them for the same fact.
@@ -427,7 +488,7 @@ pub fn same_fact(
             let theirs = Stems::of(
                 theirs
                     .iter()
-                    .filter(|w| !super::subject::generic(a.stem_text(*w)))
+                    .filter(|w| !generic(a.stem_text(*w)))
                     .collect(),
             );
             let their_total = a.weight_of(&theirs);
@@ -449,7 +510,7 @@ pub fn same_fact(
                 let before = Stems::of(
                     said_before(s, *ft)
                         .iter()
-                        .filter(|w| !super::subject::generic(a.stem_text(*w)))
+                        .filter(|w| !generic(a.stem_text(*w)))
                         .collect(),
                 );
                 let before_total = a.weight_of(&before);

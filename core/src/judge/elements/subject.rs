@@ -24,61 +24,7 @@ use crate::judge::text::Text;
 use crate::model::{Figure, Unit};
 use crate::text::lexicon::Axis;
 
-/// Words that say what kind of figure it is, not whose: they do not tell one subject from another.
-const GENERIC: &[&str] = &[
-    "revenue",
-    "revenues",
-    "sales",
-    "rate",
-    "rates",
-    "share",
-    "figure",
-    "figures",
-    "total",
-    "per",
-    "cent",
-    "percent",
-    "percentage",
-    "points",
-    "up",
-    "down",
-    "year",
-    "years",
-    "over",
-    "compared",
-    "from",
-    "number",
-    "level",
-    "value",
-    "amount",
-    "increase",
-    "decrease",
-    "rise",
-    "fall",
-    "change",
-    "growth",
-    "about",
-    "around",
-    "nearly",
-    "almost",
-    "some",
-    "more",
-    "less",
-    "than",
-    "estimated",
-    "million",
-    "billion",
-    "thousand",
-    "bn",
-];
-
-/// [`GENERIC`] as the judge stems words.
-static GENERIC_STEMS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
-    GENERIC
-        .iter()
-        .map(|w| crate::judge::retrieve::stem(w))
-        .collect()
-});
+pub(crate) use super::figure::generic;
 
 /// The page's figure that the claim's subject has, where the page gives the claim's value to
 /// another subject.
@@ -92,11 +38,6 @@ pub struct Swap {
     pub subject: String,
     /// What the page gives the claim's value to, as the page writes it.
     pub other: String,
-}
-
-/// Whether a stem names no subject ([`GENERIC`], numbers).
-pub(crate) fn generic(word: &str) -> bool {
-    GENERIC_STEMS.iter().any(|g| g == word) || word.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
 
 /// The label of the figure at token `at` of `t`: see the module documentation. Stems, with the

@@ -19,7 +19,7 @@ mod from_html;
 mod from_markdown;
 mod from_text;
 
-use super::citations;
+use super::citations::{self, Marker, References, Target};
 use super::html::{self, ElementClass};
 use crate::model::{BlockRole, BodyFormat, CitationStyle};
 use from_html::html;
@@ -47,31 +47,6 @@ pub enum BlockKind {
     ReferenceEntry,
     /// A footnote's definition: read, never a claim.
     FootnoteDefinition(String),
-}
-
-/// Where a citation marker points, before resolution.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// A link or URL; `href` may be relative or of another scheme (then it cites nothing).
-    Url {
-        href: String,
-        style: CitationStyle,
-        label: Option<String>,
-    },
-    /// `[2]`, `[2, 3]`, `[2-4]`.
-    Numbered(Vec<u32>),
-    /// `[^label]`.
-    Footnote(String),
-    /// An in-page link (`#fn1`) to an element whose id is the key.
-    Anchor(String),
-}
-
-/// A citation marker in a block's text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Marker {
-    /// Byte range in the block text: the link text for links, the marker itself otherwise.
-    pub range: Range<usize>,
-    pub target: Target,
 }
 
 /// A run of block text and the bytes of the body it came from. When both have the same length
@@ -165,17 +140,6 @@ impl Block {
             Some(chunk.source.start)
         }
     }
-}
-
-/// What numbered and footnote markers resolve against.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct References {
-    /// Reference number → absolute URL.
-    pub numbered: HashMap<u32, String>,
-    /// Footnote label → absolute URL.
-    pub footnotes: HashMap<String, String>,
-    /// HTML element id → the first absolute URL inside it.
-    pub anchors: HashMap<String, String>,
 }
 
 /// A parsed body.

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::check::CheckProgress;
+use super::CheckProgress;
 use crate::events::{ClaimResult, Outcome};
 use crate::extract::Extraction;
 use crate::model::Verdict;
