@@ -371,7 +371,9 @@ async fn pipeline_all(cases: &[Case], origin: &str) -> Vec<Value> {
     let broker: &'static EmbeddedBroker = Box::leak(Box::new(
         EmbeddedBroker::start(&kafka).expect("embedded broker starts"),
     ));
-    let config = mock_cluster_config(broker.bootstrap_servers(), "[join]\ndeadline_ms = 60000\n");
+    // A deadline far beyond the run, so that a loaded machine does not decide by the clock: the
+    // decisions compared are the judge's.
+    let config = mock_cluster_config(broker.bootstrap_servers(), "[join]\ndeadline_ms = 900000\n");
     let roles = start_roles(&config, &Role::ALL).await;
     let reader = outside_reader(
         &config,
@@ -388,7 +390,7 @@ async fn pipeline_all(cases: &[Case], origin: &str) -> Vec<Value> {
         publish_draft(&producer, &config, &case.id(), &payload).await;
     }
     let mut decided: BTreeMap<String, Value> = BTreeMap::new();
-    let until = Instant::now() + Duration::from_secs(180);
+    let until = Instant::now() + Duration::from_secs(600);
     while decided.len() < cases.len() {
         let Ok(received) = timeout_at(until, reader.recv()).await else {
             break;
@@ -435,7 +437,8 @@ async fn tuning_cases_through_the_pipeline() {
 
 /// Every blind-dev case, each kind, as the draft event a CMS sends (headline in `title`, apart
 /// from the body) through the roles on the embedded broker: the stream decides every draft as
-/// `factgate check` decides the same event, and a headline never blocks a clean draft.
+/// `factgate check` decides the same event (a headline included: it is judged as `check`
+/// judges it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn blind_dev_drafts_through_the_pipeline_decide_as_check_does() {
     let cases = load("blind-dev");
@@ -446,27 +449,24 @@ async fn blind_dev_drafts_through_the_pipeline_decide_as_check_does() {
     let mut differ = Vec::new();
     for ((case, s), c) in cases.iter().zip(&streamed).zip(&checked) {
         if s["outcome"] != c["outcome"] {
+            let first = |d: &Value| {
+                d["report"]["issues"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|i| matches!(i["severity"].as_str(), Some("medium" | "high")))
+                    .map(|i| format!("{} {}", i["claim"], i["problem"]))
+                    .unwrap_or_default()
+            };
             differ.push(format!(
-                "  {}: stream {} / check {}",
+                "  {}: stream {} {} ({}) / check {} ({})",
                 case.id(),
                 s["outcome"],
-                c["outcome"]
+                s["reasons"],
+                first(s),
+                c["outcome"],
+                first(c)
             ));
-        }
-        // A headline that only names the story is never judged; one that states a fact may
-        // be listed for review, but never blocks a clean draft.
-        if let Some(title) = &case.title
-            && case.kind.as_deref() == Some("clean")
-        {
-            let blocks = s["report"]["issues"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|i| {
-                    i["claim"].as_str() == Some(title.as_str())
-                        && matches!(i["severity"].as_str(), Some("medium" | "high"))
-                });
-            assert!(!blocks, "{}: the headline {title:?} blocks", case.id());
         }
     }
     assert!(
