@@ -289,6 +289,18 @@ fn hostile(origin: &str) -> Vec<Draft> {
 
     // Unusual but within every limit: the normal outcome of their content.
     let pass = Expect::Exactly(Outcome::Pass, vec![]);
+    // A long title within `extract.max_field_bytes` (64 KiB) is read; one over it is refused
+    // before anything is read, naming the field (a block, never a pass unchecked).
+    let mut titled = draft_json("poison-long-title", &claim, "markdown");
+    titled["title"] = Value::from("Tutoring ".repeat(6_000));
+    drafts.push(Draft {
+        name: "long-title",
+        article_id: "poison-long-title".into(),
+        revision: Some(1),
+        payload: serde_json::to_vec(&titled).expect("JSON"),
+        expect: pass.clone(),
+        dead_letter: false,
+    });
     let mut titled = draft_json("poison-huge-title", &claim, "markdown");
     titled["title"] = Value::from("Tutoring ".repeat(30_000));
     drafts.push(Draft {
@@ -296,7 +308,7 @@ fn hostile(origin: &str) -> Vec<Draft> {
         article_id: "poison-huge-title".into(),
         revision: Some(1),
         payload: serde_json::to_vec(&titled).expect("JSON"),
-        expect: pass.clone(),
+        expect: Expect::Exactly(Outcome::Block, vec![DecisionReason::LimitExceeded]),
         dead_letter: false,
     });
     let headings: String = (0..3_000).map(|i| format!("## Part {i}\n\n")).collect();
