@@ -213,6 +213,10 @@ pub(crate) fn generic(word: &str) -> bool {
     GENERIC_STEMS.iter().any(|g| g == word) || word.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
 
+/// Past this many tokens a sentence is read without its asides, attributions and the words
+/// named before a figure: no prose sentence is that long.
+const MAX_SENTENCE_TOKENS: usize = 2_000;
+
 /// Verbs that only set a figure equal to what it is of ("is worth $30 billion", "reached",
 /// "stood at", "totalled"): they name no subject and no quantity, so the claim and the page may
 /// use any of them for the same fact.
@@ -342,9 +346,12 @@ fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
                     .any(|j| super::speaker::is_reporting_verb(t.lower(j)))
         })
         .collect();
-    let asides = asides(t, at);
+    // A "sentence" of thousands of tokens (a table flattened, a hostile list of figures) has no
+    // asides or attributions worth finding: skipping them keeps the work linear there.
+    let ordinary = t.toks.len() <= MAX_SENTENCE_TOKENS;
+    let asides = if ordinary { asides(t, at) } else { Vec::new() };
     // "…, according to analysts": who said it, to the end of its clause.
-    let according: Vec<std::ops::Range<usize>> = (0..t.toks.len())
+    let according: Vec<std::ops::Range<usize>> = (0..if ordinary { t.toks.len() } else { 0 })
         .filter(|&j| t.lower(j) == "according")
         .map(|j| {
             let end = t
@@ -514,7 +521,7 @@ pub fn same_fact(
                         .collect(),
                 );
                 let before_total = a.weight_of(&before);
-                if before.len() >= 2 && before_total > 0.0 {
+                if before.len() >= 2 && before_total > 0.0 && s.toks.len() <= MAX_SENTENCE_TOKENS {
                     ours = ours.max(in_claim(&before, before_total));
                 }
             }
