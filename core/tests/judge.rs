@@ -363,3 +363,40 @@ fn percentages_that_differ_are_told_apart_in_percentage_points() {
     assert!(problem.contains("10 percentage points higher"), "{problem}");
     assert!(!problem.contains("% off"), "{problem}");
 }
+
+/// A sentence of `n` sales figures, as a claim or a page would state them.
+fn sales_of(n: usize) -> String {
+    let figures: Vec<String> = (1..=n).map(|k| format!("${k} million")).collect();
+    format!(
+        "Northwind's stores sold {} in turn.",
+        figures.join(", then ")
+    )
+}
+
+#[test]
+fn a_claim_of_more_figures_than_are_compared_is_never_supported_on_the_first_ones() {
+    let settings = JudgeSettings::default();
+    let url = "https://example.com/page";
+    // The page states every figure of both claims, word for word.
+    let page = format!("Annual report.\n{}\n", sales_of(150));
+    let within = judge(
+        &claim(&sales_of(100), Vec::new(), &[]),
+        &page,
+        url,
+        &settings,
+    );
+    assert_eq!(within.verdict, Verdict::Supported, "control: {within:?}");
+    let past = judge(
+        &claim(&sales_of(150), Vec::new(), &[]),
+        &page,
+        url,
+        &settings,
+    );
+    assert_eq!(past.verdict, Verdict::Unconfirmed, "{past:?}");
+    assert_eq!(past.severity, Some(Severity::Medium), "{past:?}");
+    let problem = past.problem.unwrap_or_default();
+    assert!(
+        problem.contains("gives 150 figures") && problem.contains("the other 50 were not"),
+        "{problem}"
+    );
+}

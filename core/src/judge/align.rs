@@ -38,9 +38,18 @@ pub(crate) const PART: f64 = 0.2;
 /// must hold for the element's absence there to count: the passage states the claim but that.
 pub(crate) const HELD: f64 = 0.5;
 
+/// The claim's figures compared one by one with the page's: a claim of prose gives a handful;
+/// one giving more (a table pasted as a sentence, a hostile draft with `extract` caps raised) is
+/// not supported on the first ones alone (see [`Alignment::uncompared_figures`]), and cannot make
+/// judging take minutes.
+pub const MAX_COMPARED_FIGURES: usize = crate::extract::DEFAULT_MAX_FIGURES_PER_CLAIM;
+
 /// A claim aligned with the sentences of its source that best match it.
 pub struct Alignment<'a> {
+    /// The claim, with at most [`MAX_COMPARED_FIGURES`] of its figures.
     pub claim: Text,
+    /// The claim's figures past [`MAX_COMPARED_FIGURES`]: not located, aligned or compared.
+    pub(crate) uncompared_figures: usize,
     /// The source sentences compared with the claim (those of the best passages), in source order.
     pub sentences: Vec<&'a Text>,
     /// Index in the source of each of [`Alignment::sentences`].
@@ -66,7 +75,7 @@ impl<'a> Alignment<'a> {
     /// best first) of the indexed `page`.
     pub fn new(
         claim_text: &str,
-        claim_figures: Vec<Figure>,
+        mut claim_figures: Vec<Figure>,
         page: &'a PageIndex,
         windows: &[Range<usize>],
         tolerance: f64,
@@ -88,6 +97,10 @@ impl<'a> Alignment<'a> {
                     .collect()
             })
             .collect();
+        // Every element compares the claim's figures with the page's: bounding them here bounds
+        // the work of all of them on a claim of thousands of figures.
+        let uncompared_figures = claim_figures.len().saturating_sub(MAX_COMPARED_FIGURES);
+        claim_figures.truncate(MAX_COMPARED_FIGURES);
         // The claim's stems numbered as the page numbers its words, so that a word of both
         // has one id; a word only the claim has gets an id past the page's.
         let index = page.index();
@@ -107,6 +120,7 @@ impl<'a> Alignment<'a> {
         let claim_stems = claim.stems(0..claim.toks.len(), &|_| false);
         Alignment {
             claim,
+            uncompared_figures,
             claim_only,
             claim_stems,
             sentences: texts,

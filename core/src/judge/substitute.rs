@@ -91,13 +91,18 @@ fn words(t: &Text) -> Vec<usize> {
         .collect()
 }
 
+/// The largest word-by-word table [`align`] fills (1,000 × 1,000 words; 2 MB).
+pub const MAX_ALIGNED_CELLS: usize = 1_000_000;
+
 /// The matched pairs (claim token, source token) of the longest common subsequence of the two
 /// texts' words, in order.
 pub fn align(claim: &Text, source: &Text) -> Vec<(usize, usize)> {
     let a = words(claim);
     let b = words(source);
     let (n, m) = (a.len(), b.len());
-    if n == 0 || m == 0 {
+    // The table is n × m: prose sentences are aligned in a few thousand cells; a "sentence" of
+    // thousands of words (a table run together, a hostile draft) is not aligned word by word.
+    if n == 0 || m == 0 || n.saturating_mul(m) > MAX_ALIGNED_CELLS {
         return Vec::new();
     }
     let same = |i: usize, j: usize| claim.toks[a[i]].stem == source.toks[b[j]].stem;

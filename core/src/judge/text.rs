@@ -309,7 +309,9 @@ impl Text {
             };
             let start = cursor + at;
             cursor = start + f.text.len();
-            if let Some(t) = toks.iter().position(|t| t.end as usize > start) {
+            // Tokens are in text order: the first that ends past the figure's start.
+            let t = toks.partition_point(|t| t.end as usize <= start);
+            if t < toks.len() {
                 located.push((f, t));
             }
         }
@@ -461,11 +463,20 @@ impl Text {
     }
 
     pub(crate) fn clause_of(&self, i: usize) -> Range<usize> {
-        self.clauses
-            .iter()
-            .find(|c| c.contains(&i))
-            .cloned()
-            .unwrap_or(0..self.toks.len())
+        self.clause_index(i)
+            .map_or(0..self.toks.len(), |k| self.clauses[k].clone())
+    }
+
+    /// The index in [`Text::clauses`] of the clause token `i` is in (clauses are in order).
+    pub(crate) fn clause_index(&self, i: usize) -> Option<usize> {
+        let k = self.clauses.partition_point(|c| c.end <= i);
+        self.clauses.get(k).filter(|c| c.contains(&i)).map(|_| k)
+    }
+
+    /// Whether a figure starts in `range` of tokens (figures are in text order).
+    pub(crate) fn has_figure_in(&self, range: &Range<usize>) -> bool {
+        let k = self.figures.partition_point(|(_, f)| *f < range.start);
+        self.figures.get(k).is_some_and(|(_, f)| *f < range.end)
     }
 
     /// The part of the sentence token `i` is in, where a sentence joins several statements ("…

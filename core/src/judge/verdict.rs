@@ -111,8 +111,12 @@ pub(crate) struct Reading<'a> {
     /// claim ([`STRONGLY_STATED`]): what makes an unsupported specific medium rather than low.
     findings: Vec<(Finding, Option<Evidence>, bool)>,
     figures: Vec<FigureReading>,
+    /// The claim's figures past [`MAX_COMPARED_FIGURES`], not compared one by one.
+    uncompared_figures: usize,
     misquote: Option<(String, QuoteCheck)>,
 }
+
+use super::align::MAX_COMPARED_FIGURES;
 
 fn as_evidence(p: &Passage) -> Evidence {
     Evidence {
@@ -188,6 +192,7 @@ impl<'a> Reading<'a> {
             rated: None,
             findings: Vec::new(),
             figures: Vec::new(),
+            uncompared_figures: 0,
             misquote: None,
         }
     }
@@ -213,6 +218,7 @@ impl<'a> Reading<'a> {
         // Figures: against the page's figure for the same fact, else whether the page gives them.
         let values = page.figure_values();
         let mut agreed: Vec<(Figure, Figure)> = Vec::new();
+        self.uncompared_figures = a.uncompared_figures;
         for (c, at) in a.claim.figures.iter() {
             let hedge = presence::hedge_before(self.text, c);
             let sf = same_fact(a, c, *at, hedge, elements::figure::DEFAULT_SAME_FACT_SHARE);
@@ -566,6 +572,21 @@ impl<'a> Reading<'a> {
             return self
                 .j
                 .with_issue(Verdict::Unconfirmed, severity, kind, f.problem);
+        }
+
+        // Figures left uncompared: never supported on the others alone (fails closed).
+        if self.uncompared_figures > 0 {
+            self.j.support = lexical.min(settings.support_threshold / 2.0);
+            let given = MAX_COMPARED_FIGURES + self.uncompared_figures;
+            return self.j.with_issue(
+                Verdict::Unconfirmed,
+                Severity::Medium,
+                IssueKind::UnclearSupport,
+                format!(
+                    "The claim gives {given} figures; the first {MAX_COMPARED_FIGURES} were compared with the source, the other {} were not: check them by hand",
+                    self.uncompared_figures
+                ),
+            );
         }
 
         // Rule 8: supported.

@@ -213,9 +213,9 @@ pub(crate) fn generic(word: &str) -> bool {
     GENERIC_STEMS.iter().any(|g| g == word) || word.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
 
-/// Past this many tokens a sentence is read without its asides, attributions and the words
-/// named before a figure: no prose sentence is that long.
-const MAX_SENTENCE_TOKENS: usize = 2_000;
+/// Past this many figures a page sentence is not aligned figure by figure ([`same_fact`],
+/// [`super::subject::swapped`]).
+pub(crate) const MAX_SENTENCE_FIGURES: usize = 100;
 
 /// Verbs that only set a figure equal to what it is of ("is worth $30 billion", "reached",
 /// "stood at", "totalled"): they name no subject and no quantity, so the claim and the page may
@@ -272,19 +272,18 @@ pub struct SameFact {
 /// fared worst, with 71% of sites affected": the whole sentence; "pay grew 5.2%, and the rate
 /// held at 4.3%": a clause each).
 fn segment(t: &Text, at: usize) -> std::ops::Range<usize> {
-    let clause_of = |tok: usize| t.clauses.iter().position(|c| c.contains(&tok));
-    let Some(own) = clause_of(at) else {
+    let Some(own) = t.clause_index(at) else {
         return 0..t.toks.len();
     };
-    let mut with_figures: Vec<usize> = t
-        .figures
-        .iter()
-        .filter_map(|(_, f)| clause_of(*f))
-        .collect();
-    with_figures.sort_unstable();
-    with_figures.dedup();
-    let prev = with_figures.iter().rev().find(|&&c| c < own);
-    let next = with_figures.iter().find(|&&c| c > own);
+    // Figures are in text order: the last one before the figure's clause and the first after
+    // it name the neighbouring clauses with figures.
+    let own_range = &t.clauses[own];
+    let before = t.figures.partition_point(|(_, f)| *f < own_range.start);
+    let prev = before
+        .checked_sub(1)
+        .and_then(|k| t.clause_index(t.figures[k].1));
+    let after = t.figures.partition_point(|(_, f)| *f < own_range.end);
+    let next = t.figures.get(after).and_then(|(_, f)| t.clause_index(*f));
     let first = prev.map_or(0, |p| p + 1);
     let last = if next.is_some() {
         own
@@ -312,55 +311,68 @@ fn said_before(t: &Text, at: usize) -> Stems {
     said_of_upto(t, at, true)
 }
 
+/// How far either side of a figure its words are read: the whole of any prose sentence, and
+/// a bound on the work in a "sentence" of thousands of tokens (a table run together).
+const NEAR_TOKENS: usize = 200;
+
 fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
-    let numbers = t.figure_tokens_where(|f| f.unit != Unit::Year);
-    let own: std::collections::HashSet<usize> = t
-        .figures
+    let near = at.saturating_sub(NEAR_TOKENS)..at.saturating_add(NEAR_TOKENS).min(t.toks.len());
+    let clip = |r: std::ops::Range<usize>| r.start.max(near.start)..r.end.min(near.end);
+    // The figures near it (in text order), and the tokens they are written in.
+    let figures = {
+        let from = t.figures.partition_point(|(_, f)| *f < near.start);
+        let to = t.figures.partition_point(|(_, f)| *f < near.end);
+        &t.figures[from..to]
+    };
+    let tokens_of = |f: &Figure, first: usize| {
+        let end = t.toks[first].start as usize + f.text.len();
+        (first..t.toks.len()).take_while(move |&i| (t.toks[i].start as usize) < end)
+    };
+    let numbers: std::collections::HashSet<usize> = figures
+        .iter()
+        .filter(|(f, _)| f.unit != Unit::Year)
+        .flat_map(|(f, first)| tokens_of(f, *first))
+        .collect();
+    let own: std::collections::HashSet<usize> = figures
         .iter()
         .filter(|(_, first)| *first == at)
-        .flat_map(|(f, first)| {
-            let end = t.toks[*first].start as usize + f.text.len();
-            (*first..t.toks.len()).take_while(move |&i| (t.toks[i].start as usize) < end)
-        })
+        .flat_map(|(f, first)| tokens_of(f, *first))
         .collect();
     // Clauses, and parts of a clause between commas ("…and imports rose 6%, the customs office
     // said"), that hold a reporting verb and no figure.
-    let parts = t.clauses.iter().flat_map(|c| {
-        let mut cuts: Vec<usize> = (c.start..c.end)
-            .filter(|&j| matches!(t.lower(j), "," | ";"))
-            .collect();
-        cuts.push(c.end);
-        let mut from = c.start;
-        cuts.into_iter()
-            .map(move |to| {
-                let part = from..to;
-                from = to;
-                part
-            })
-            .collect::<Vec<_>>()
-    });
+    let first_clause = t.clauses.partition_point(|c| c.end <= near.start);
+    let parts = t.clauses[first_clause..]
+        .iter()
+        .take_while(|c| c.start < near.end)
+        .map(|c| clip(c.clone()))
+        .flat_map(|c| {
+            let mut cuts: Vec<usize> = c
+                .clone()
+                .filter(|&j| matches!(t.lower(j), "," | ";"))
+                .collect();
+            cuts.push(c.end);
+            let mut from = c.start;
+            cuts.into_iter()
+                .map(move |to| {
+                    let part = from..to;
+                    from = to;
+                    part
+                })
+                .collect::<Vec<_>>()
+        });
     let attribution: Vec<std::ops::Range<usize>> = parts
         .filter(|c| {
-            !t.figures.iter().any(|(_, f)| c.contains(f))
+            !t.has_figure_in(c)
                 && c.clone()
                     .any(|j| super::speaker::is_reporting_verb(t.lower(j)))
         })
         .collect();
-    // A "sentence" of thousands of tokens (a table flattened, a hostile list of figures) has no
-    // asides or attributions worth finding: skipping them keeps the work linear there.
-    let ordinary = t.toks.len() <= MAX_SENTENCE_TOKENS;
-    let asides = if ordinary { asides(t, at) } else { Vec::new() };
+    let asides = asides(t, at, near.clone());
     // "…, according to analysts": who said it, to the end of its clause.
-    let according: Vec<std::ops::Range<usize>> = (0..if ordinary { t.toks.len() } else { 0 })
+    let according: Vec<std::ops::Range<usize>> = near
+        .clone()
         .filter(|&j| t.lower(j) == "according")
-        .map(|j| {
-            let end = t
-                .clauses
-                .iter()
-                .find(|c| c.contains(&j))
-                .map_or(t.toks.len(), |c| c.end);
-            j..end
-        })
+        .map(|j| j..t.clause_of(j).end)
         .collect();
     let skip = |j: usize| {
         numbers.contains(&j)
@@ -371,7 +383,7 @@ fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
             || t.directions(j).iter().any(|d| d.0 == Axis::Amount)
             || stating_verb(t, j)
     };
-    let mut range = segment(t, at);
+    let mut range = clip(segment(t, at));
     if before_only {
         range.end = range.end.min(at);
     }
@@ -380,16 +392,16 @@ fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
         return words;
     }
     // A figure alone in its clause ("…, at 27%."): what the whole sentence says.
-    t.stems(0..t.toks.len(), &skip)
+    t.stems(near, &skip)
 }
 
 /// The asides of a text the figure at `at` is not in: words between paired dashes or in
 /// brackets ("BudgetTutor Basic — the entry plan — costs $4/month") describe in passing, they
-/// do not say which figure it is.
-fn asides(t: &Text, at: usize) -> Vec<std::ops::Range<usize>> {
+/// do not say which figure it is. Read in tokens `within`.
+fn asides(t: &Text, at: usize, within: std::ops::Range<usize>) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut open: Option<(usize, &str)> = None;
-    for j in 0..t.toks.len() {
+    for j in within {
         let w = t.lower(j);
         match (open, w) {
             (None, "(" | "—" | "–") => open = Some((j, w)),
@@ -449,10 +461,15 @@ pub fn same_fact(
         return None;
     }
     let claim_noun = (c.unit == Unit::Count).then(|| counted(claim, c)).flatten();
-    let claim_all = claim.stems(0..claim.toks.len(), &|_| false);
+    let claim_all = &a.claim_stems;
     let mut best: Option<(f64, SameFact)> = None;
     let mut agreeing: Option<(f64, SameFact)> = None;
     for (i, s) in a.page.sentences().iter().enumerate() {
+        // A "sentence" of hundreds of figures (a table run together) says of none of them what
+        // it is of: its figures count as given (presence), not as aligned facts.
+        if s.figures.len() > MAX_SENTENCE_FIGURES {
+            continue;
+        }
         for (f, ft) in s.figures.iter() {
             if !same_kind(c, f) || super::presence::counts_time(s.text(), f) {
                 continue;
@@ -521,7 +538,7 @@ pub fn same_fact(
                         .collect(),
                 );
                 let before_total = a.weight_of(&before);
-                if before.len() >= 2 && before_total > 0.0 && s.toks.len() <= MAX_SENTENCE_TOKENS {
+                if before.len() >= 2 && before_total > 0.0 {
                     ours = ours.max(in_claim(&before, before_total));
                 }
             }

@@ -38,22 +38,20 @@ pub fn hedge_before(claim: &str, figure: &Figure) -> Hedge {
     let Some(at) = claim.find(&figure.text) else {
         return Hedge::Exact;
     };
-    let before: Vec<String> = claim[..at]
-        .split(|c: char| !c.is_alphanumeric() && c != '-')
+    // Only the two words before the figure qualify it: read back from it, not the whole claim.
+    let mut before: Vec<String> = claim[..at]
+        .rsplit(|c: char| !c.is_alphanumeric() && c != '-')
         .filter(|w| !w.is_empty())
+        .take(2)
         .map(str::to_lowercase)
         .collect();
-    let last = |n: usize| -> Vec<&str> {
-        before
-            .iter()
-            .rev()
-            .take(n)
-            .rev()
-            .map(String::as_str)
-            .collect()
-    };
-    let one = last(1);
-    let two = last(2);
+    before.reverse();
+    let one: Vec<&str> = before
+        .iter()
+        .skip(before.len().saturating_sub(1))
+        .map(String::as_str)
+        .collect();
+    let two: Vec<&str> = before.iter().map(String::as_str).collect();
     let about = [
         "about",
         "around",

@@ -81,28 +81,29 @@ impl Alignment<'_> {
                 .split(|c: char| !c.is_alphanumeric() && c != '-')
                 .any(|w| w == word || w.ends_with(&format!("-{word}")))
         };
-        // The page's sentences that give a figure of the claim, as the claim gives it.
-        let figure_sentences: Vec<String> = self
-            .claim
-            .figures
-            .iter()
-            .filter(|(f, _)| f.unit != Unit::Year)
-            .flat_map(|(f, _)| {
-                let hedge = crate::judge::elements::presence::hedge_before(self.claim.text(), f);
-                self.page
-                    .sentences()
-                    .iter()
-                    .filter(move |s| {
-                        s.figures.iter().any(|(g, _)| {
-                            crate::judge::elements::presence::gives(f.value, hedge, g.value)
-                        })
-                    })
-                    .map(|s| s.text().to_lowercase())
-            })
-            .collect();
         let has_record = lexicon::claims_record;
         let mut out = Vec::new();
         if has_record(&claim_lower) {
+            // The page's sentences that give a figure of the claim, as the claim gives it.
+            let figure_sentences: Vec<String> = self
+                .claim
+                .figures
+                .iter()
+                .filter(|(f, _)| f.unit != Unit::Year)
+                .flat_map(|(f, _)| {
+                    let hedge =
+                        crate::judge::elements::presence::hedge_before(self.claim.text(), f);
+                    self.page
+                        .sentences()
+                        .iter()
+                        .filter(move |s| {
+                            s.figures.iter().any(|(g, _)| {
+                                crate::judge::elements::presence::gives(f.value, hedge, g.value)
+                            })
+                        })
+                        .map(|s| s.text().to_lowercase())
+                })
+                .collect();
             let stated = if figure_sentences.is_empty() {
                 has_record(page_lower())
             } else {

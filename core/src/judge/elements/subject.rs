@@ -93,6 +93,9 @@ pub fn swapped(a: &Alignment<'_>, c: &Figure, at: usize, hedge: Hedge) -> Option
     let mut agreeing: Vec<(usize, Label)> = Vec::new();
     let mut others: Vec<(usize, &Figure, Label)> = Vec::new();
     for (i, s) in a.page.sentences().iter().enumerate() {
+        if s.figures.len() > super::figure::MAX_SENTENCE_FIGURES {
+            continue;
+        }
         for (f, ft) in s.figures.iter() {
             if !same_kind(c, f) || presence::counts_time(s.text(), f) {
                 continue;
