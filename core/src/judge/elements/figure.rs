@@ -382,10 +382,17 @@ fn said_of_upto(t: &Text, at: usize, before_only: bool) -> Stems {
             || attribution.iter().any(|c| c.contains(&j))
             || t.directions(j).iter().any(|d| d.0 == Axis::Amount)
             || stating_verb(t, j)
+            || crate::judge::text::CLAUSE_WORDS.contains(&t.lower(j))
     };
     let mut range = clip(segment(t, at));
     if before_only {
         range.end = range.end.min(at);
+        // From the previous figure on: "Rents rose 8%, while house prices rose 3%" names house
+        // prices before the 3%, whether or not the sentence is cut into clauses there.
+        let k = t.figures.partition_point(|(_, f)| *f < at);
+        if let Some((_, previous)) = k.checked_sub(1).map(|k| &t.figures[k]) {
+            range.start = range.start.max(previous + 1).min(range.end);
+        }
     }
     let words = t.stems(range, &skip);
     if before_only || !words.is_empty() {
@@ -462,8 +469,9 @@ pub fn same_fact(
     }
     let claim_noun = (c.unit == Unit::Count).then(|| counted(claim, c)).flatten();
     let claim_all = &a.claim_stems;
-    let mut best: Option<(f64, SameFact)> = None;
-    let mut agreeing: Option<(f64, SameFact)> = None;
+    // (score, the page names the claim's subject before it, the figure)
+    let mut best: Option<(f64, bool, SameFact)> = None;
+    let mut agreeing: Option<(f64, bool, SameFact)> = None;
     for (i, s) in a.page.sentences().iter().enumerate() {
         // A "sentence" of hundreds of figures (a table run together) says of none of them what
         // it is of: its figures count as given (presence), not as aligned facts.
@@ -528,6 +536,9 @@ pub fn same_fact(
                     / total
             };
             let mut ours = in_claim(&theirs, their_total);
+            // Whether the words the page writes before its figure are all the claim's: the
+            // page names there what the claim's figure is of ("house prices rose 3%").
+            let mut named = false;
             if c.unit != Unit::Year {
                 // What the page names before its figure, when that is all in the claim, is what
                 // the figure is of, whatever the sentence goes on to say after it.
@@ -538,6 +549,7 @@ pub fn same_fact(
                         .collect(),
                 );
                 let before_total = a.weight_of(&before);
+                named = !before.is_empty() && before.iter().all(|w| claim_all.contains(w));
                 if before.len() >= 2 && before_total > 0.0 {
                     ours = ours.max(in_claim(&before, before_total));
                 }
@@ -561,16 +573,24 @@ pub fn same_fact(
                 agrees,
             };
             let slot = if agrees { &mut agreeing } else { &mut best };
-            if slot.as_ref().is_none_or(|(b, _)| score > *b) {
-                *slot = Some((score, found));
+            if slot.as_ref().is_none_or(|(b, _, _)| score > *b) {
+                *slot = Some((score, named, found));
             }
         }
     }
     match (agreeing, best) {
+        // The page names the claim's subject before another figure, and before the claim's
+        // value something the claim does not name ("Rents … rose 8%, while house prices rose
+        // 3%" for house prices up 8%): the figure for the claim's subject, aligned as well.
+        (Some((sa, false, _)), Some((sb, true, b))) if sb >= sa => Some(b),
+        // And the other way: the page names the claim's subject before the claim's value, and
+        // something else before the better aligned other figure ("Rents rose 8% last year,
+        // while wages rose 3%" for wages up 3% last year): the claim's own statement.
+        (Some((_, true, a)), Some((_, false, _))) => Some(a),
         // A statement of the claim's value aligned nearly as well as the best: the page says it.
-        (Some((sa, a)), Some((sb, _))) if sa >= sb * NEAR_BEST => Some(a),
-        (Some((_, a)), None) => Some(a),
-        (_, Some((_, b))) => Some(b),
+        (Some((sa, _, a)), Some((sb, _, _))) if sa >= sb * NEAR_BEST => Some(a),
+        (Some((_, _, a)), None) => Some(a),
+        (_, Some((_, _, b))) => Some(b),
         (None, None) => None,
     }
 }

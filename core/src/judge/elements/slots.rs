@@ -106,6 +106,13 @@ impl Alignment<'_> {
                 if relative_error(a, b) <= self.high_tolerance {
                     return None;
                 }
+                // The sentence states the claim's number as well ("Rents rose 8% last year,
+                // while wages rose 3%" for wages up 3% last year): which of its figures is the
+                // claim's is for the figure rule (`same_fact`) to say, not word order.
+                let s = self.sentences[k];
+                if (0..s.toks.len()).any(|j| number(s.lower(j)) == Some(a)) {
+                    return None;
+                }
                 (ClaimElement::Figure, true, says(&sub.source))
             }
             SlotKind::Ordinal => (ClaimElement::Figure, true, says(&sub.source)),

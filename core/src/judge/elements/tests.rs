@@ -111,6 +111,42 @@ fn a_figure_given_to_another_subject_is_found() {
 }
 
 #[test]
+fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject() {
+    use crate::model::Verdict::{Refuted, Supported};
+    // "while" and "and" join two statements: each figure is its own subject's.
+    let rents = "Rents rose 8% last year, while wages rose 3%.";
+    let trade = "Exports fell 3% in the first half, while imports rose 6%.";
+    let sales = "Sales grew 12% in March, while profits grew 4%.";
+    let cases = [
+        ("Wages rose 8% last year.", rents, Refuted),
+        ("Wages rose 3% last year.", rents, Supported),
+        ("Rents rose 8% last year.", rents, Supported),
+        (
+            "House prices rose 8% last year.",
+            "Rents in the city rose 8% last year and house prices rose 3%.",
+            Refuted,
+        ),
+        ("Exports fell 3% in the first half.", trade, Supported),
+        ("Imports rose 6% in the first half.", trade, Supported),
+        ("Imports rose 3% in the first half.", trade, Refuted),
+        ("Sales grew 12% in March.", sales, Supported),
+        ("Profits grew 12% in March.", sales, Refuted),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(claim, source, expected)| {
+            let (verdict, _, element) = judged(claim, source);
+            (verdict != *expected).then(|| {
+                format!(
+                    "{claim:?} against {source:?}: {verdict:?} {element:?}, expected {expected:?}"
+                )
+            })
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
 fn units_currencies_and_years() {
     assert_eq!(
         elements(
