@@ -2,12 +2,11 @@
 //! [`crate::http::DecisionBoard`] behind its HTTP endpoint, so any instance can answer for any
 //! article. Its consumer group is unique to the process and stores no offsets.
 
-use super::{PipelineError, Services, stopped};
+use super::{PipelineError, Services, next_or_stop, stopped};
 use crate::events::{Decision, DraftEvent, DraftPosition, content_digest, recover_article_id};
 use crate::kafka;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
-use rdkafka::error::RDKafkaErrorCode;
 use std::sync::Arc;
 use tokio::sync::watch;
 use tracing::warn;
@@ -23,23 +22,10 @@ pub(super) async fn run(
     let stop = stopped(stop);
     tokio::pin!(stop);
     let outcome = loop {
-        let received = tokio::select! {
-            biased;
-            () = &mut stop => break Ok(()),
-            received = consumer.recv() => received,
-        };
-        let message = match received {
-            Ok(message) => message,
-            Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
-                break Err(PipelineError::Task {
-                    task: "the board consumer".to_owned(),
-                    source: err.into(),
-                });
-            }
-            Err(err) => {
-                warn!(error = %err, "board consumer error; reading on");
-                continue;
-            }
+        let message = match next_or_stop(&consumer, &mut stop, "the board consumer").await {
+            Ok(Some(message)) => message,
+            Ok(None) => break Ok(()),
+            Err(err) => break Err(err),
         };
         let payload = message.payload().unwrap_or_default();
         if message.topic() == topics.decisions {

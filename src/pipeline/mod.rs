@@ -661,6 +661,34 @@ pub(crate) async fn stopped(mut stop: watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
 }
 
+/// The next message of a task's consumer, or `None` once `stop` fires. A fatal consumer error
+/// ends the task named `task`; any other is logged and the read goes on.
+pub(crate) async fn next_or_stop<'c>(
+    consumer: &'c crate::kafka::RoleConsumer,
+    stop: &mut std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
+    task: &str,
+) -> Result<Option<rdkafka::message::BorrowedMessage<'c>>, PipelineError> {
+    loop {
+        let received = tokio::select! {
+            biased;
+            () = stop.as_mut() => return Ok(None),
+            received = consumer.recv() => received,
+        };
+        match received {
+            Ok(message) => return Ok(Some(message)),
+            Err(err)
+                if err.rdkafka_error_code() == Some(rdkafka::error::RDKafkaErrorCode::Fatal) =>
+            {
+                return Err(PipelineError::Task {
+                    task: task.to_owned(),
+                    source: err.into(),
+                });
+            }
+            Err(err) => tracing::warn!(error = %err, "{task}: consumer error; reading on"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 //! acknowledged or it is refused; a replayed override whose waiver is already in the decision in
 //! force changes nothing.
 
-use super::{PipelineError, Services, stopped};
+use super::{PipelineError, Services, next_or_stop, stopped};
 use crate::decide::waive::{OverrideRefusal, already_applied, apply_override};
 use crate::events::OverrideEvent;
 use crate::http::RevisionState;
@@ -20,7 +20,6 @@ use crate::kafka::offsets::store_next_offset;
 use crate::metrics::OverrideRefused;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
-use rdkafka::error::RDKafkaErrorCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -45,23 +44,10 @@ pub(super) async fn run(
     let stop = stopped(stop);
     tokio::pin!(stop);
     let outcome = loop {
-        let received = tokio::select! {
-            biased;
-            () = &mut stop => break Ok(()),
-            received = consumer.recv() => received,
-        };
-        let message = match received {
-            Ok(message) => message,
-            Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
-                break Err(PipelineError::Task {
-                    task: "the join's overrides".to_owned(),
-                    source: err.into(),
-                });
-            }
-            Err(err) => {
-                warn!(error = %err, "overrides consumer error; reading on");
-                continue;
-            }
+        let message = match next_or_stop(&consumer, &mut stop, "the join's overrides").await {
+            Ok(Some(message)) => message,
+            Ok(None) => break Ok(()),
+            Err(err) => break Err(err),
         };
         let payload = message.payload().unwrap_or_default();
         match serde_json::from_slice::<OverrideEvent>(payload) {
