@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use crate::support::origin::{demo_source, start_demo};
 use crate::support::pipeline::free_port;
+use crate::support::process::{self, Guarded};
 use crate::support::tansu::tansu_binary;
 use axum::Router;
 use axum::extract::{Path as UrlPath, State};
@@ -25,7 +26,7 @@ use axum::routing::get;
 use factgate::events::{DraftEvent, DraftPosition, content_digest, decision_id_at};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 use tokio::sync::watch;
 use tokio::time::{Instant, sleep, timeout, timeout_at};
 
@@ -48,99 +49,6 @@ const SETTLE_S: u64 = 5;
 const BROKER_START: Duration = Duration::from_secs(30);
 const FACTGATE_START: Duration = Duration::from_secs(60);
 const WHOLE_RUN: Duration = Duration::from_secs(180);
-
-/// A child process killed (SIGKILL) and reaped when the guard is dropped, also when the test
-/// panics; its output goes to log files whose tails are printed when the test fails.
-struct Guarded {
-    name: &'static str,
-    child: Child,
-    logs: Vec<PathBuf>,
-}
-
-impl Guarded {
-    /// Starts `command` with its stdout and stderr in `dir/{name}.stdout` and `.stderr`.
-    fn spawn(name: &'static str, command: &mut Command, dir: &Path) -> Guarded {
-        let stdout = dir.join(format!("{name}.stdout"));
-        command.stdout(std::fs::File::create(&stdout).expect("creating a log file"));
-        let mut guarded = Self::spawn_piped(name, command, dir);
-        guarded.logs.insert(0, stdout);
-        guarded
-    }
-
-    /// Starts `command` with its stdout piped to the test and its stderr in `dir/{name}.stderr`.
-    fn spawn_piped(name: &'static str, command: &mut Command, dir: &Path) -> Guarded {
-        let stderr = dir.join(format!("{name}.stderr"));
-        let child = command
-            .stdin(Stdio::null())
-            .stderr(std::fs::File::create(&stderr).expect("creating a log file"))
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap_or_else(|e| panic!("starting {name}: {e}"));
-        Guarded {
-            name,
-            child,
-            logs: vec![stderr],
-        }
-    }
-
-    /// Fails the test if the process has exited.
-    fn assert_running(&mut self) {
-        if let Ok(Some(status)) = self.child.try_wait() {
-            panic!("{} exited early ({status}); see its logs below", self.name);
-        }
-    }
-
-    /// SIGKILL, then wait for the process to be gone.
-    async fn kill_hard(&mut self) {
-        self.child.start_kill().expect("sending SIGKILL");
-        timeout(Duration::from_secs(10), self.child.wait())
-            .await
-            .expect("the killed process is reaped within 10 s")
-            .expect("waiting for the killed process");
-    }
-
-    /// Waits until the process's stdout holds `needle`.
-    async fn wait_for_stdout(&mut self, needle: &str, limit: Duration) {
-        let until = Instant::now() + limit;
-        loop {
-            let text = std::fs::read_to_string(&self.logs[0]).unwrap_or_default();
-            if text.contains(needle) {
-                return;
-            }
-            self.assert_running();
-            assert!(
-                Instant::now() < until,
-                "{} did not print {needle:?} within {limit:?}",
-                self.name
-            );
-            sleep(Duration::from_millis(100)).await;
-        }
-    }
-}
-
-impl Drop for Guarded {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-        // Reap it, so no process outlives the test; a SIGKILLed child exits at once.
-        for _ in 0..50 {
-            if !matches!(self.child.try_wait(), Ok(None)) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        if std::thread::panicking() {
-            for log in &self.logs {
-                let text = std::fs::read_to_string(log).unwrap_or_default();
-                let lines: Vec<&str> = text.lines().collect();
-                let tail = &lines[lines.len().saturating_sub(40)..];
-                eprintln!("----- {} (last {} lines)", log.display(), tail.len());
-                for line in tail {
-                    eprintln!("{line}");
-                }
-            }
-        }
-    }
-}
 
 /// Fails unless `python3` can import kafka-python.
 fn require_kafka_python() {
@@ -397,21 +305,7 @@ level = "info"
 }
 
 fn start_factgate(name: &'static str, config: &Path, dir: &Path) -> Guarded {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_factgate"));
-    command
-        .args(["run", "--no-http", "--config"])
-        .arg(config)
-        // Only the file configures this run.
-        .env_remove("FACTGATE_CONFIG")
-        .env_remove("RUST_LOG")
-        // Plain logs, to be read when the test fails.
-        .env("NO_COLOR", "1");
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("FACTGATE_") {
-            command.env_remove(key);
-        }
-    }
-    Guarded::spawn(name, &mut command, dir)
+    process::start_factgate(name, &["--no-http"], config, dir)
 }
 
 /// A decision as the CMS printed it.
