@@ -2,8 +2,8 @@
 //! and on a 100 KB article built from it. Target: at least 20 MB/s on one core.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use factgate::extract::extract;
-use factgate::model::BodyFormat;
+use factgate_core::extract::extract;
+use factgate_core::model::BodyFormat;
 use std::hint::black_box;
 
 const ARTICLE: &str = include_str!("../tests/fixtures/articles/bench-1500-words.md");

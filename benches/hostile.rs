@@ -13,8 +13,8 @@
 //! html5ever's tree building is itself superlinear in the nesting depth (each start tag of most
 //! elements looks down the stack of open elements); the nesting limit is what bounds it.
 
-use factgate::extract::{ExtractLimits, extract, extract_within};
-use factgate::model::BodyFormat;
+use factgate_core::extract::{ExtractLimits, extract, extract_within};
+use factgate_core::model::BodyFormat;
 use std::time::{Duration, Instant};
 
 /// A hostile body of size parameter `n`.

@@ -17,9 +17,9 @@
 //! caps). In test mode (`cargo test --benches`) it runs the smallest shape once, so it keeps
 //! compiling and running.
 
-use factgate::extract::{ExtractLimits, extract_titled, extract_titled_within};
-use factgate::judge::{JudgeSettings, PageIndex, Source, judge_page};
-use factgate::model::BodyFormat;
+use factgate_core::extract::{ExtractLimits, extract_titled, extract_titled_within};
+use factgate_core::judge::{JudgeSettings, PageIndex, Source, judge_page};
+use factgate_core::model::BodyFormat;
 use std::time::{Duration, Instant};
 
 /// Figures per claim measured by default: up to the draft that stalled the gate.

@@ -16,13 +16,13 @@ use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use factgate::config::Config;
-use factgate::events::FetchStatus;
-use factgate::extract::extract;
-use factgate::judge::{PageIndex, judge, judge_page};
-use factgate::model::{BodyFormat, Claim};
-use factgate::text::webpage::html_to_text;
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
+use factgate_core::events::FetchStatus;
+use factgate_core::extract::extract;
+use factgate_core::judge::{PageIndex, judge, judge_page};
+use factgate_core::model::{BodyFormat, Claim};
+use factgate_core::text::webpage::html_to_text;
 use futures::StreamExt;
 use std::hint::black_box;
 

@@ -21,10 +21,10 @@
 #[path = "support/wice.rs"]
 mod wice;
 
-use factgate::judge::calibration::{
+use factgate_core::judge::calibration::{
     Calibration, expected_calibration_error, fit_isotonic, fit_platt, platt_points, reliability,
 };
-use factgate::judge::{JudgeSettings, judge};
+use factgate_core::judge::{JudgeSettings, judge};
 use wice::{Rng, cited_claim};
 
 /// Pseudo-examples at the base rate added to each pooled block: enough that a block of a few

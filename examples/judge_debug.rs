@@ -8,9 +8,9 @@
 #[path = "../tests/support/cases.rs"]
 mod cases;
 
-use factgate::extract::extract_titled_within;
-use factgate::judge::{JudgeSettings, Source, judge_source};
-use factgate::text::webpage::html_to_text;
+use factgate_core::extract::extract_titled_within;
+use factgate_core::judge::{JudgeSettings, Source, judge_source};
+use factgate_core::text::webpage::html_to_text;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -34,10 +34,10 @@ mod cases;
 #[path = "support/wice.rs"]
 mod wice;
 
-use factgate::judge::calibration::{Calibration, fit_platt, platt_points};
-use factgate::judge::score::roc_auc;
-use factgate::judge::{JudgeSettings, Judgment, judge};
-use factgate::model::{Severity, Verdict};
+use factgate_core::judge::calibration::{Calibration, fit_platt, platt_points};
+use factgate_core::judge::score::roc_auc;
+use factgate_core::judge::{JudgeSettings, Judgment, judge};
+use factgate_core::model::{Severity, Verdict};
 use wice::{Rng, cited_claim};
 
 const TABLE_PATH: &str = "core/src/judge/calibration.json";
@@ -267,7 +267,7 @@ fn judge_news(set: &str) -> anyhow::Result<Vec<Sample>> {
             continue;
         }
         let body = case.body("http://127.0.0.1:9");
-        let Ok(extraction) = factgate::extract::extract_titled_within(
+        let Ok(extraction) = factgate_core::extract::extract_titled_within(
             &body,
             case.body_format(),
             case.title.as_deref(),
@@ -281,10 +281,10 @@ fn judge_news(set: &str) -> anyhow::Result<Vec<Sample>> {
                 let Some(html) = case.sources.get(path) else {
                     continue;
                 };
-                let page = factgate::text::webpage::html_to_text(html);
-                let j = factgate::judge::judge_source(
+                let page = factgate_core::text::webpage::html_to_text(html);
+                let j = factgate_core::judge::judge_source(
                     claim,
-                    factgate::judge::Source {
+                    factgate_core::judge::Source {
                         text: &page.text,
                         reviews: &page.claim_reviews,
                         furniture: &page.furniture,

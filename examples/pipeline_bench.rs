@@ -36,10 +36,10 @@ use chrono::{DateTime, Utc};
 use factgate::check::{CheckOptions, check_article};
 use factgate::config::Config;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, ensure_topics};
-use factgate::model::BodyFormat;
 use factgate::pipeline::{self, Role};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
+use factgate_core::model::BodyFormat;
 use futures::StreamExt;
 use rdkafka::Message;
 use rdkafka::consumer::{Consumer, StreamConsumer};
@@ -560,7 +560,7 @@ async fn broker_alone(args: &Args, origin: &str, claims: usize) -> serde_json::M
     consumer.assign(&partitions).expect("assign");
     let cpu0 = cpu_seconds();
     let started = Instant::now();
-    let headers = EventHeaders::new(factgate::events::DRAFT_V1, None);
+    let headers = EventHeaders::new(factgate_core::events::DRAFT_V1, None);
     let mut pending = Vec::with_capacity(drafts.len());
     for (id, payload) in &drafts {
         let d = producer
@@ -706,7 +706,7 @@ async fn publish(
     topic: &str,
     drafts: Vec<(String, Value)>,
 ) -> HashMap<String, DateTime<Utc>> {
-    let headers = EventHeaders::new(factgate::events::DRAFT_V1, None);
+    let headers = EventHeaders::new(factgate_core::events::DRAFT_V1, None);
     let mut published = HashMap::new();
     let mut pending = Vec::new();
     for (id, v) in drafts {
@@ -767,7 +767,7 @@ async fn whole_pipeline(
         let mut tick = tokio::time::interval(interval);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
         let mut published = HashMap::new();
-        let headers = EventHeaders::new(factgate::events::DRAFT_V1, None);
+        let headers = EventHeaders::new(factgate_core::events::DRAFT_V1, None);
         let reading = {
             let want: HashMap<String, DateTime<Utc>> = drafts
                 .iter()

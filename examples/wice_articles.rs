@@ -20,12 +20,12 @@ mod wice;
 
 use factgate::check::{CheckOptions, check_article};
 use factgate::config::Config;
-use factgate::decide::Strictness;
-use factgate::events::Outcome;
-use factgate::judge::strip_citation_markers;
-use factgate::model::BodyFormat;
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
+use factgate_core::decide::Strictness;
+use factgate_core::events::Outcome;
+use factgate_core::judge::strip_citation_markers;
+use factgate_core::model::BodyFormat;
 use futures::StreamExt;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -99,7 +99,7 @@ fn main() -> anyhow::Result<()> {
                     .report
                     .issues
                     .iter()
-                    .filter(|i| i.severity >= factgate::model::Severity::Medium)
+                    .filter(|i| i.severity >= factgate_core::model::Severity::Medium)
                     .map(|i| (i.claim.clone(), i.problem.clone()))
                     .collect();
                 (blocked, blamed)

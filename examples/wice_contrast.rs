@@ -27,10 +27,10 @@
 #[path = "support/wice.rs"]
 mod wice;
 
-use factgate::judge::{JudgeSettings, Judgment, judge, strip_citation_markers};
-use factgate::model::{Severity, Unit, Verdict};
-use factgate::text::figures::parse_figures;
-use factgate::text::lexicon;
+use factgate_core::judge::{JudgeSettings, Judgment, judge, strip_citation_markers};
+use factgate_core::model::{Severity, Unit, Verdict};
+use factgate_core::text::figures::parse_figures;
+use factgate_core::text::lexicon;
 use std::collections::BTreeMap;
 use wice::{Rng, cited_claim};
 

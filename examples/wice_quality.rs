@@ -20,11 +20,11 @@
 mod wice;
 
 use factgate::config::Config;
-use factgate::events::{ClaimResult, FetchStatus};
-use factgate::judge::{JudgeSettings, Judgment, judge, score::roc_auc};
-use factgate::model::{Severity, Verdict};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
+use factgate_core::events::{ClaimResult, FetchStatus};
+use factgate_core::judge::{JudgeSettings, Judgment, judge, score::roc_auc};
+use factgate_core::model::{Severity, Verdict};
 use futures::StreamExt;
 use wice::{Example, HTTP_CONFIG, cited_claim, page, serve};
 

@@ -15,13 +15,15 @@ pub mod progress;
 
 pub use batch::{Batch, run};
 
-use crate::decide::{self, ArticleCheck, Strictness};
-use crate::events::{CheckKey, ClaimResult, Decision, DecisionReason, draft_content_digest};
-use crate::extract::{self, ExtractError, ExtractLimits, Extraction};
-use crate::model::BodyFormat;
-use crate::roles::check_keys;
 use crate::verify::Verifier;
 use chrono::{DateTime, Utc};
+use factgate_core::decide::{self, ArticleCheck, Strictness};
+use factgate_core::events::{
+    CheckKey, ClaimResult, Decision, DecisionReason, draft_content_digest,
+};
+use factgate_core::extract::{self, ExtractError, ExtractLimits, Extraction};
+use factgate_core::model::BodyFormat;
+use factgate_core::roles::check_keys;
 use futures::StreamExt;
 use std::io::Read as _;
 use std::time::Duration;
@@ -388,7 +390,10 @@ mod tests {
             ..options
         };
         let checked = check_article("a-1", 1, &body, BodyFormat::Text, &verifier(), &options).await;
-        assert_eq!(checked.decision.outcome, crate::events::Outcome::Pass);
+        assert_eq!(
+            checked.decision.outcome,
+            factgate_core::events::Outcome::Pass
+        );
     }
 
     #[tokio::test]
@@ -458,7 +463,7 @@ mod tests {
         );
         assert!(checked.results.is_empty(), "nothing was fetched");
         // The content is named as the stream processor names it, so the two can be compared.
-        let draft = crate::events::DraftEvent::from_json(
+        let draft = factgate_core::events::DraftEvent::from_json(
             serde_json::json!({
                 "schema_version": "factgate.draft.v1",
                 "article_id": "a-1",

@@ -6,7 +6,6 @@
 //! allowlists. `/slow/…` answers too slowly for the demo's deadline.
 
 use crate::config::Config;
-use crate::events::{Decision, Outcome};
 use crate::kafka::{self, EventHeaders, EventProducer};
 use crate::pipeline::{self, Role};
 use axum::Router;
@@ -14,6 +13,7 @@ use axum::extract::Path;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use factgate_core::events::{Decision, Outcome};
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
 use std::collections::BTreeMap;
@@ -150,7 +150,7 @@ pub async fn run(
             .ok()
             .and_then(|v| v["article_id"].as_str().map(str::to_owned))
             .unwrap_or_else(|| name.to_owned());
-        let headers = EventHeaders::new(crate::events::DRAFT_V1, None);
+        let headers = EventHeaders::new(factgate_core::events::DRAFT_V1, None);
         producer
             .produce(
                 &kafka_config.topics.drafts,

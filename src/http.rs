@@ -30,11 +30,7 @@ mod conn;
 pub mod login;
 mod ui;
 
-use crate::events::{Decision, DecisionReason, DraftEvent, DraftPosition, Outcome};
-use crate::extract::ExtractLimits;
 use crate::kafka::ConsumerHealth;
-use crate::model::BodyFormat;
-use crate::roles::{Known, later_or_unknown, replaces};
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -42,6 +38,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use chrono::{DateTime, Utc};
+use factgate_core::events::{Decision, DecisionReason, DraftEvent, DraftPosition, Outcome};
+use factgate_core::extract::ExtractLimits;
+use factgate_core::model::BodyFormat;
+use factgate_core::roles::{Known, later_or_unknown, replaces};
 use serde::Deserialize;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -271,7 +271,8 @@ impl DecisionBoard {
         let limits = self.with(|b| b.limits);
         // Checked outside the lock: a scan of the whole body.
         let holdable =
-            crate::extract::within_parse_limits(&draft.body, draft.body_format, &limits).is_ok();
+            factgate_core::extract::within_parse_limits(&draft.body, draft.body_format, &limits)
+                .is_ok();
         self.with(|b| {
             let newest = b
                 .articles
@@ -412,7 +413,7 @@ impl DecisionBoard {
     ///   results the first run lacked) never turns a block into a pass;
     /// - a revision pending on new content is not answered by a decision on older content.
     pub fn record(&self, decision: Decision) {
-        let json = Arc::from(crate::events::to_json(&decision));
+        let json = Arc::from(factgate_core::events::to_json(&decision));
         self.hold(decision, json);
     }
 
@@ -745,7 +746,9 @@ pub const GRACEFUL_SHUTDOWN: std::time::Duration = std::time::Duration::from_sec
 /// Where the override form sends an editor's override (the overrides topic): resolves once the
 /// broker has it, or to why not.
 pub type OverrideSink = Arc<
-    dyn Fn(crate::events::OverrideEvent) -> futures::future::BoxFuture<'static, Result<(), String>>
+    dyn Fn(
+            factgate_core::events::OverrideEvent,
+        ) -> futures::future::BoxFuture<'static, Result<(), String>>
         + Send
         + Sync,
 >;
@@ -860,10 +863,10 @@ fn decision_json(board: &DecisionBoard, article_id: &str, revision: Option<u64>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decide::decide_not_checked;
-    use crate::events::{DecisionReason, Outcome};
     use axum::body::Body;
     use axum::http::Request;
+    use factgate_core::decide::decide_not_checked;
+    use factgate_core::events::{DecisionReason, Outcome};
     use tower::ServiceExt;
 
     fn decision(article: &str, revision: u64) -> Decision {
@@ -947,7 +950,7 @@ mod tests {
         assert_eq!(served, read);
         // The same rules as a decision recorded as made: a pass read later leaves the block.
         let mut pass = read.clone();
-        pass.outcome = crate::events::Outcome::Pass;
+        pass.outcome = factgate_core::events::Outcome::Pass;
         board.record_read(
             pass.clone(),
             &serde_json::to_vec(&pass).expect("serializes"),
@@ -1005,27 +1008,27 @@ mod tests {
     #[tokio::test]
     async fn the_override_form_sends_the_logged_in_editor_and_refuses_other_sites() {
         let board = DecisionBoard::new(10);
-        let blocked = crate::decide::decide(
-            &crate::decide::ArticleCheck {
+        let blocked = factgate_core::decide::decide(
+            &factgate_core::decide::ArticleCheck {
                 article_id: "a-1",
                 revision: 1,
                 content_digest: "digest",
                 published_at: chrono::Utc::now(),
-                claims: &crate::extract::extract(
+                claims: &factgate_core::extract::extract(
                     "Our pilot with 500 students showed 73% improvement.",
-                    crate::model::BodyFormat::Markdown,
+                    factgate_core::model::BodyFormat::Markdown,
                 )
                 .expect("extracts")
                 .claims,
                 results: &[],
                 unfinished: &[],
             },
-            crate::decide::Strictness::Normal,
+            factgate_core::decide::Strictness::Normal,
             chrono::Utc::now(),
         );
         let issue = blocked.report.issues[0].clone();
         board.record(blocked.clone());
-        let sent: Arc<Mutex<Vec<crate::events::OverrideEvent>>> = Arc::default();
+        let sent: Arc<Mutex<Vec<factgate_core::events::OverrideEvent>>> = Arc::default();
         let sink: OverrideSink = {
             let sent = Arc::clone(&sent);
             Arc::new(move |over| {
@@ -1093,8 +1096,8 @@ mod tests {
             Some((_, RevisionState::Decided(d))) => Some(d.outcome),
             _ => None,
         };
-        let pass = crate::decide::decide(
-            &crate::decide::ArticleCheck {
+        let pass = factgate_core::decide::decide(
+            &factgate_core::decide::ArticleCheck {
                 article_id: "a-1",
                 revision: 3,
                 content_digest: "digest",
@@ -1103,7 +1106,7 @@ mod tests {
                 results: &[],
                 unfinished: &[],
             },
-            crate::decide::Strictness::Normal,
+            factgate_core::decide::Strictness::Normal,
             chrono::Utc::now(),
         );
         assert_eq!(pass.outcome, Outcome::Pass);
@@ -1140,8 +1143,8 @@ mod tests {
             d.for_publication(at(offset))
         };
         let pass_on = |digest: &str, offset| {
-            crate::decide::decide(
-                &crate::decide::ArticleCheck {
+            factgate_core::decide::decide(
+                &factgate_core::decide::ArticleCheck {
                     article_id: "a-1",
                     revision: 1,
                     content_digest: digest,
@@ -1150,7 +1153,7 @@ mod tests {
                     results: &[],
                     unfinished: &[],
                 },
-                crate::decide::Strictness::Normal,
+                factgate_core::decide::Strictness::Normal,
                 chrono::Utc::now(),
             )
             .for_publication(at(offset))

@@ -28,8 +28,8 @@ use std::collections::VecDeque;
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
-use crate::events::{DraftEvent, RecoveredId, recover_article_id};
-use crate::model::BodyFormat;
+use factgate_core::events::{DraftEvent, RecoveredId, recover_article_id};
+use factgate_core::model::BodyFormat;
 
 /// Extensions of the files read from a directory.
 pub const DIRECTORY_EXTENSIONS: [&str; 9] = [

@@ -12,10 +12,13 @@
 //! ```
 //!
 //! # Layout
-//! The decisions are factgate-core's, re-exported here at the same paths: [`model`], [`text`]
-//! (text analysis for drafts and sources), [`events`] (the contracts), [`fetched`] (what a fetch
-//! gave), [`extract`], [`judge`], [`quorum`] (the LLM quorum's pure parts), [`decide`], [`join`]
-//! and [`roles`] (what each role decides). That crate has no async runtime, Kafka or HTTP
+//! The decisions are the `factgate_core` crate's, always written with its name so a path says
+//! which side of the boundary it is on: [`factgate_core::model`], [`factgate_core::text`]
+//! (text analysis for drafts and sources), [`factgate_core::events`] (the contracts),
+//! [`factgate_core::fetched`] (what a fetch gave), [`factgate_core::extract`],
+//! [`factgate_core::judge`], [`factgate_core::quorum`] (the LLM quorum's pure parts),
+//! [`factgate_core::decide`], [`factgate_core::join`] and [`factgate_core::roles`] (what each
+//! role decides). That crate has no async runtime, Kafka or HTTP
 //! client. This crate does the I/O around it, in layers, lowest first (each uses only those
 //! before it; `tests/it/layering.rs` holds it so):
 //! - [`config`]: configuration from `config/factgate.toml` and `FACTGATE_…` overrides, validated.
@@ -40,10 +43,6 @@
 //!   isolated by its run id, with progress, a summary and a diff against the live decisions.
 //! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
 //! - [`cli`]: the command line's shell completions, man pages and exit statuses.
-
-pub use factgate_core::{
-    decide, events, extract, fetched, join, judge, model, quorum, roles, text,
-};
 
 pub mod check;
 pub mod cli;

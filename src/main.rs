@@ -5,12 +5,12 @@ use clap::{CommandFactory, Parser, Subcommand};
 use factgate::check::progress::Verbosity;
 use factgate::cli::{EXIT_BLOCK, EXIT_ERROR};
 use factgate::config::Config;
-use factgate::decide::Strictness;
-use factgate::events::Outcome;
-use factgate::extract::{self, Extraction};
-use factgate::model::BodyFormat;
 use factgate::pipeline::Role;
 use factgate::render::Format;
+use factgate_core::decide::Strictness;
+use factgate_core::events::Outcome;
+use factgate_core::extract::{self, Extraction};
+use factgate_core::model::BodyFormat;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -347,7 +347,7 @@ fn run_extract(
     format: Option<BodyFormat>,
     compact: bool,
 ) -> anyhow::Result<ExitCode> {
-    let max_bytes = factgate::config::DEFAULT_EXTRACT_MAX_BODY_BYTES;
+    let max_bytes = factgate_core::extract::DEFAULT_EXTRACT_MAX_BODY_BYTES;
     let bytes = read_input(file, max_bytes)?;
     if bytes.len() as u64 > max_bytes {
         anyhow::bail!(
@@ -384,7 +384,7 @@ fn summary_line(extraction: &Extraction) -> String {
         .collect();
     let high = unsourced
         .iter()
-        .filter(|p| p.severity == factgate::model::Severity::High)
+        .filter(|p| p.severity == factgate_core::model::Severity::High)
         .count();
     format!(
         "{} claims from {} sentences in {} paragraphs ({}); {} citations; {} unsourced ({} high severity)",

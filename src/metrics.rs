@@ -44,10 +44,10 @@ use prometheus::{
 
 use strum::IntoEnumIterator;
 
-use crate::events::{DecisionReason, Outcome};
-use crate::fetched::FetchClass;
-use crate::model::{ClaimKind, Verdict};
-use crate::quorum::VoterRole;
+use factgate_core::events::{DecisionReason, Outcome};
+use factgate_core::fetched::FetchClass;
+use factgate_core::model::{ClaimKind, Verdict};
+use factgate_core::quorum::VoterRole;
 
 /// The content type of [`render`]'s output: Prometheus text exposition format 0.0.4.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;
@@ -192,7 +192,7 @@ pub enum FailingRole {
 }
 
 /// The `handling` label of `factgate_republished_drafts_total`: one per
-/// [`crate::join::Republished`] (mapped in [`crate::internal_events`]).
+/// [`factgate_core::join::Republished`] (mapped in [`crate::internal_events`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
 #[strum(serialize_all = "snake_case")]
 pub enum RepublishedHandling {
@@ -211,7 +211,7 @@ pub enum JoinInput {
 }
 
 /// The `vote` label of `factgate_llm_votes_total`: a voter's verdict
-/// ([`crate::verify::llm::VoterVerdict`]), or its abstention.
+/// ([`factgate_core::quorum::votes::VoterVerdict`]), or its abstention.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
 #[strum(serialize_all = "snake_case")]
 pub enum VoteLabel {
@@ -449,7 +449,7 @@ impl Metrics {
             self.republished_drafts
                 .with_label_values(&[label(handling)]);
         }
-        for finding in crate::events::IssueType::ALL {
+        for finding in factgate_core::events::IssueType::ALL {
             self.overrides.with_label_values(&[finding.as_str()]);
         }
         for why in OverrideRefused::iter() {
@@ -928,7 +928,7 @@ mod tests {
 
     #[test]
     fn every_fetch_outcome_class_is_a_known_status() {
-        use crate::verify::fetch::{FetchOutcome, Page, RefusalReason};
+        use factgate_core::fetched::{FetchOutcome, Page, RefusalReason};
         let outcomes = [
             FetchOutcome::Ok(Page {
                 final_url: String::new(),
@@ -942,7 +942,7 @@ mod tests {
             FetchOutcome::NotFound { status: 404 },
             FetchOutcome::NotASource {
                 status: 200,
-                kind: crate::text::webpage::NotASourceKind::ErrorPage,
+                kind: factgate_core::text::webpage::NotASourceKind::ErrorPage,
                 marker: String::new(),
             },
             FetchOutcome::Forbidden { status: 403 },

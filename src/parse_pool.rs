@@ -14,7 +14,7 @@ use std::sync::{Arc, LazyLock};
 
 use tokio::sync::Semaphore;
 
-pub use factgate_core::text::markup::Cancelled;
+use factgate_core::text::markup::Cancelled;
 
 /// Parses running at once in the process: one per core, so parsing never takes every thread of
 /// the blocking pool nor more cores than there are.

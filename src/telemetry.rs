@@ -39,7 +39,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::config::{Config, ConfigError, LogFormat, Validation};
-use crate::events::TraceContext;
+use factgate_core::events::TraceContext;
 
 /// Name of the W3C header holding the trace id, the parent span id and the sampled flag.
 pub const TRACEPARENT_HEADER: &str = "traceparent";

@@ -1,7 +1,7 @@
 //! Waivers for `factgate check`: findings the newsroom has checked and accepts, written in the
 //! draft or in a waivers file, each naming the finding and the reason. A waived finding is listed
 //! as waived in every report format, never dropped, and no longer counts toward the decision
-//! ([`crate::decide::waive::waive_findings`]).
+//! ([`factgate_core::decide::waive::waive_findings`]).
 //!
 //! - **Inline**, an HTML comment in the draft, on the line before the paragraph it is about (or
 //!   at its start): `<!-- factgate-waive figure_mismatch: the archived page shows $4/month -->`.
@@ -18,8 +18,8 @@
 
 use serde::Deserialize;
 
-use crate::events::{FindingRef, IssueType, Waiver, WaiverKind};
-use crate::extract::Extraction;
+use factgate_core::events::{FindingRef, IssueType, Waiver, WaiverKind};
+use factgate_core::extract::Extraction;
 
 /// What starts an inline waiver's comment.
 pub const INLINE_MARKER: &str = "factgate-waive";
@@ -232,7 +232,7 @@ pub fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::BodyFormat;
+    use factgate_core::model::BodyFormat;
 
     #[test]
     fn an_inline_waiver_covers_the_paragraph_after_it() {
@@ -242,7 +242,8 @@ mod tests {
         assert_eq!(inline[0].finding, IssueType::FigureMismatch);
         assert_eq!(inline[0].reason, "archived page shows $4");
         assert_eq!(unknown, vec!["factgate-waive no_such_type: x".to_owned()]);
-        let extraction = crate::extract::extract(body, BodyFormat::Markdown).expect("extracts");
+        let extraction =
+            factgate_core::extract::extract(body, BodyFormat::Markdown).expect("extracts");
         let (waived, unmatched) =
             resolve(&extraction, &inline, &WaiversFile::default(), "a.md", "a");
         assert!(unmatched.is_empty(), "{unmatched:?}");
@@ -262,7 +263,8 @@ mod tests {
         )
         .expect("parses");
         let body = "The plan costs $4/month, says [the page](https://a.example/p).\n";
-        let extraction = crate::extract::extract(body, BodyFormat::Markdown).expect("extracts");
+        let extraction =
+            factgate_core::extract::extract(body, BodyFormat::Markdown).expect("extracts");
         let (waived, _) = resolve(&extraction, &[], &file, "b.md", "b");
         assert_eq!(waived.len(), 1);
         let (other, _) = resolve(&extraction, &[], &file, "c.md", "c");

@@ -28,8 +28,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use factgate::config::Config;
-use factgate::events::DRAFT_V1;
 use factgate::kafka::{EventHeaders, EventProducer, close_consumer, consumer, ensure_topics};
+use factgate_core::events::DRAFT_V1;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
 use support::pipeline::free_port;

@@ -22,11 +22,11 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use factgate::config::Config;
-use factgate::events::DRAFT_V1;
-use factgate::events::TraceContext;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, read_trace_context};
 use factgate::pipeline::Role;
 use factgate::telemetry::SpanContextOf;
+use factgate_core::events::DRAFT_V1;
+use factgate_core::events::TraceContext;
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
@@ -255,16 +255,19 @@ async fn an_articles_spans_reach_the_collector_as_one_trace_and_a_lost_collector
     tokio::task::block_in_place(|| telemetry.flush());
 
     // One check span per (claim, cited source) check of the draft, as extract finds them.
-    let clean = factgate::events::DraftEvent::from_json(&demo_draft(
+    let clean = factgate_core::events::DraftEvent::from_json(&demo_draft(
         include_str!("../examples/demo/drafts/clean.json"),
         "otlp-a",
         &origin,
     ))
     .expect("the demo draft reads");
-    let extraction =
-        factgate::extract::extract_titled(&clean.body, clean.body_format, clean.title.as_deref())
-            .expect("the demo draft extracts");
-    let checks = factgate::roles::check_keys(&extraction).len();
+    let extraction = factgate_core::extract::extract_titled(
+        &clean.body,
+        clean.body_format,
+        clean.title.as_deref(),
+    )
+    .expect("the demo draft extracts");
+    let checks = factgate_core::roles::check_keys(&extraction).len();
     assert!(checks >= 1, "the clean demo draft cites its sources");
 
     for (id, cms_trace) in &cms {

@@ -3,8 +3,8 @@
 
 #![allow(dead_code)]
 
-use factgate::judge::strip_citation_markers;
-use factgate::model::{Citation, CitationRule, CitationStyle, Claim, Location};
+use factgate_core::judge::strip_citation_markers;
+use factgate_core::model::{Citation, CitationRule, CitationStyle, Claim, Location};
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -35,11 +35,11 @@ pub fn load(path: &str) -> anyhow::Result<Vec<(usize, Example)>> {
 /// citing `url`.
 pub fn cited_claim(line: usize, text: &str, url: &str) -> Claim {
     let text = strip_citation_markers(text);
-    let features = factgate::text::cues::analyze(&text);
+    let features = factgate_core::text::cues::analyze(&text);
     Claim {
         id: format!("wice-{line}"),
         kinds: features.kinds,
-        figures: factgate::text::figures::parse_figures(&text),
+        figures: factgate_core::text::figures::parse_figures(&text),
         quotes: features.quotes,
         attributed_to: features.attributed_to,
         location: Location {

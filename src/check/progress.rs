@@ -10,10 +10,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::CheckProgress;
-use crate::events::{ClaimResult, Outcome};
-use crate::extract::Extraction;
-use crate::model::Verdict;
 use crate::render::serde_name;
+use factgate_core::events::{ClaimResult, Outcome};
+use factgate_core::extract::Extraction;
+use factgate_core::model::Verdict;
 
 /// How much is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

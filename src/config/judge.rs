@@ -7,7 +7,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
 use super::error::Validation;
-use crate::judge::{self, CredibilityLists};
+use factgate_core::judge::{self, CredibilityLists};
 
 /// Default support score at or above which a claim counts as supported (tuned on WiCE dev).
 pub const DEFAULT_SUPPORT_THRESHOLD: f64 = judge::DEFAULT_SUPPORT_THRESHOLD;
@@ -26,13 +26,14 @@ pub const DEFAULT_LLM_TIMEOUT_MS: u64 = 30_000;
 pub const DEFAULT_LLM_VOTERS: u32 = 3;
 /// Default number of requests in flight to the LLM endpoint at once, per process.
 pub const DEFAULT_LLM_MAX_CONCURRENT_REQUESTS: u32 =
-    crate::quorum::DEFAULT_MAX_CONCURRENT_REQUESTS as u32;
+    factgate_core::quorum::DEFAULT_MAX_CONCURRENT_REQUESTS as u32;
 /// Default context window of the model, in tokens.
-pub const DEFAULT_LLM_CONTEXT_TOKENS: u32 = crate::quorum::DEFAULT_CONTEXT_TOKENS as u32;
+pub const DEFAULT_LLM_CONTEXT_TOKENS: u32 = factgate_core::quorum::DEFAULT_CONTEXT_TOKENS as u32;
 /// Default cap on the tokens of one LLM reply.
-pub const DEFAULT_LLM_MAX_REPLY_TOKENS: u32 = crate::quorum::DEFAULT_MAX_REPLY_TOKENS as u32;
+pub const DEFAULT_LLM_MAX_REPLY_TOKENS: u32 =
+    factgate_core::quorum::DEFAULT_MAX_REPLY_TOKENS as u32;
 /// Default number of source passages shown to the LLM voters.
-pub const DEFAULT_LLM_MAX_PASSAGES: u32 = crate::quorum::DEFAULT_MAX_PASSAGES as u32;
+pub const DEFAULT_LLM_MAX_PASSAGES: u32 = factgate_core::quorum::DEFAULT_MAX_PASSAGES as u32;
 
 /// Judging a claim against the passages of its source.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -253,7 +254,7 @@ impl LlmConfig {
         );
         validation.nonzero("llm.max_passages", u64::from(self.max_passages));
         validation.nonzero("llm.max_reply_tokens", u64::from(self.max_reply_tokens));
-        let min_context = crate::quorum::min_context_tokens(self.max_reply_tokens as usize);
+        let min_context = factgate_core::quorum::min_context_tokens(self.max_reply_tokens as usize);
         if (self.context_tokens as usize) < min_context {
             validation.fail(
                 "llm.context_tokens",
@@ -285,7 +286,7 @@ fn is_env_var_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-pub use crate::decide::Strictness;
+use factgate_core::decide::Strictness;
 /// An API key, held as a [`SecretString`]: Debug and Display print `[redacted]`, the memory is
 /// zeroed when the last copy is dropped, and only [`ApiKey::expose`] gives the value, which only
 /// the LLM client's Authorization header uses.

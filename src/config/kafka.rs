@@ -51,7 +51,8 @@ const RECORD_OVERHEAD_BYTES: u64 = 512;
 /// The longest key factgate writes (an article id) plus its headers (`traceparent`,
 /// `factgate-schema`, and a `tracestate` of at most its bound), reserved from every payload's
 /// budget.
-const KEY_AND_HEADERS_BYTES: u64 = 512 + 256 + 16 + crate::events::MAX_TRACESTATE_BYTES as u64;
+const KEY_AND_HEADERS_BYTES: u64 =
+    512 + 256 + 16 + factgate_core::events::MAX_TRACESTATE_BYTES as u64;
 
 /// librdkafka properties factgate sets itself: setting them here would either be overwritten or,
 /// for `enable.auto.offset.store`, break "offsets follow outputs".

@@ -198,8 +198,8 @@ mod tests {
 
     #[test]
     fn credibility_lists_reach_the_judge() {
-        use crate::judge::CredibilityLevel;
-        use crate::judge::credibility::credibility;
+        use factgate_core::judge::CredibilityLevel;
+        use factgate_core::judge::credibility::credibility;
         let cred = CredibilityConfig {
             high: vec![".gov".into()],
             reputable: vec!["reuters.com".into()],

@@ -3,7 +3,7 @@
 //! imports no stage.
 
 use super::Config;
-use crate::judge::JudgeSettings;
+use factgate_core::judge::JudgeSettings;
 
 impl Config {
     /// The judge's settings: `[judge]` and `[credibility]`.

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::Validation;
 
-pub use factgate_core::extract::{
+use factgate_core::extract::{
     DEFAULT_EXTRACT_MAX_BODY_BYTES, DEFAULT_EXTRACT_MAX_NESTING_DEPTH,
     DEFAULT_MAX_CHECKS_PER_ARTICLE, DEFAULT_MAX_CLAIMS_PER_ARTICLE, DEFAULT_MAX_FIELD_BYTES,
     DEFAULT_MAX_FIGURES_PER_CLAIM, DEFAULT_MAX_LINKS_PER_ARTICLE, DEFAULT_MAX_WORDS_PER_CLAIM,
@@ -90,9 +90,9 @@ impl Default for ExtractConfig {
 }
 
 impl ExtractConfig {
-    /// The limits extraction enforces, for [`crate::extract::extract_within`].
-    pub fn limits(&self) -> crate::extract::ExtractLimits {
-        crate::extract::ExtractLimits {
+    /// The limits extraction enforces, for [`factgate_core::extract::extract_within`].
+    pub fn limits(&self) -> factgate_core::extract::ExtractLimits {
+        factgate_core::extract::ExtractLimits {
             max_body_bytes: self.max_body_bytes,
             max_claims: self.max_claims_per_article,
             max_links: self.max_links_per_article,

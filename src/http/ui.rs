@@ -12,8 +12,8 @@ use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Deserialize;
 
 use super::{AppState, DecisionBoard, DecisionSummary, RevisionQuery, RevisionState};
-use crate::events::{Decision, DecisionReason, Outcome};
 use crate::render::html::{self, DecisionPage, Desk, DeskEntry};
+use factgate_core::events::{Decision, DecisionReason, Outcome};
 
 /// Decisions listed at most on the desk page; the filters reach the others.
 pub const DESK_ROWS: usize = 200;
@@ -230,7 +230,7 @@ pub(super) async fn post_override(
             "An override must be sent from factgate's own page.".to_owned(),
         );
     }
-    let Ok(issue_type) = serde_json::from_value::<crate::events::IssueType>(
+    let Ok(issue_type) = serde_json::from_value::<factgate_core::events::IssueType>(
         serde_json::Value::String(form.finding_type.clone()),
     ) else {
         return refuse(
@@ -238,11 +238,11 @@ pub(super) async fn post_override(
             format!("Unknown finding type {:?}.", form.finding_type),
         );
     };
-    let finding = crate::events::FindingRef {
+    let finding = factgate_core::events::FindingRef {
         issue_type,
         claim_id: form.claim_id.filter(|c| !c.is_empty()),
     };
-    let over = crate::events::OverrideEvent::new(
+    let over = factgate_core::events::OverrideEvent::new(
         &article_id,
         form.revision,
         &form.decision_id,
@@ -262,9 +262,11 @@ pub(super) async fn post_override(
     };
     // Checked here so the editor hears at once what the join would refuse; the policy's
     // strictness changes the outcome, not whether the override applies.
-    if let Err(refusal) =
-        crate::decide::waive::apply_override(&current, &over, crate::decide::Strictness::Normal)
-    {
+    if let Err(refusal) = factgate_core::decide::waive::apply_override(
+        &current,
+        &over,
+        factgate_core::decide::Strictness::Normal,
+    ) {
         return refuse(StatusCode::CONFLICT, format!("Not sent: {refusal}."));
     }
     match sink(over).await {

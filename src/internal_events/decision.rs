@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use tracing::{error, info};
 
-use crate::events::Decision;
 use crate::metrics::{FailingRole, ShortenedOutput, metrics};
+use factgate_core::events::Decision;
 
 /// A decision's report was shortened to fit the broker's message limit of `budget` bytes.
 pub fn decision_shortened(decision: &Decision, budget: usize) {

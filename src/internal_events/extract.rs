@@ -4,9 +4,9 @@
 use rdkafka::Message;
 use tracing::{error, info, warn};
 
-use crate::events::{ArticleManifest, DraftEvent, Encoded, ExtractionOutcome, fit};
-use crate::extract::LimitExceeded;
 use crate::metrics::{FailingRole, Limit, ShortenedOutput, label, metrics};
+use factgate_core::events::{ArticleManifest, DraftEvent, Encoded, ExtractionOutcome, fit};
+use factgate_core::extract::LimitExceeded;
 
 /// The extract role read a draft (readable or not).
 pub fn draft_consumed() {

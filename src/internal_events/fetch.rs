@@ -8,7 +8,7 @@ use url::Url;
 
 use crate::metrics::label;
 
-use crate::fetched::{FetchClass, FetchOutcome, RefusalReason};
+use factgate_core::fetched::{FetchClass, FetchOutcome, RefusalReason};
 
 /// Host and path of a URL, never its query or fragment.
 fn host_path(url: &Url) -> (&str, &str) {

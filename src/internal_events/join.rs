@@ -2,9 +2,9 @@
 
 use tracing::{info, warn};
 
-use crate::events::DraftPosition;
-use crate::join::Republished;
 use crate::metrics::{FailingRole, JoinInput, RepublishedHandling, metrics};
+use factgate_core::events::DraftPosition;
+use factgate_core::join::Republished;
 
 /// The `handling` label of a republished draft.
 fn handling_label(handling: Republished) -> RepublishedHandling {
@@ -54,7 +54,10 @@ pub fn join_result_unreadable(err: &serde_json::Error, topic: &str, partition: i
 
 /// The join applied an editor's override: a new decision on the revision, with the finding
 /// waived.
-pub fn override_applied(over: &crate::events::OverrideEvent, decision: &crate::events::Decision) {
+pub fn override_applied(
+    over: &factgate_core::events::OverrideEvent,
+    decision: &factgate_core::events::Decision,
+) {
     metrics()
         .overrides
         .with_label_values(&[over.finding.issue_type.as_str()])
@@ -74,7 +77,7 @@ pub fn override_applied(over: &crate::events::OverrideEvent, decision: &crate::e
 
 /// The join did not apply an override, for `why` (`detail` says more).
 pub fn override_refused(
-    over: Option<&crate::events::OverrideEvent>,
+    over: Option<&factgate_core::events::OverrideEvent>,
     why: crate::metrics::OverrideRefused,
     detail: &str,
 ) {

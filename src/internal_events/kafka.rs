@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::events::TopicPartition;
+use factgate_core::events::TopicPartition;
 
 use tracing::{debug, error};
 

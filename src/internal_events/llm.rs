@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::metrics::{VoteLabel, label, metrics};
-use crate::quorum::{VoteOutcome, VoterRole, VoterVerdict};
+use factgate_core::quorum::{VoteOutcome, VoterRole, VoterVerdict};
 
 /// The `vote` label of a voter's outcome.
 fn vote_label(outcome: &VoteOutcome) -> VoteLabel {

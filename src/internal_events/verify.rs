@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use tracing::{debug, error};
 
-use crate::events::ClaimResult;
 use crate::metrics::{FailingRole, ShortenedOutput, metrics};
-use crate::model::Verdict;
+use factgate_core::events::ClaimResult;
+use factgate_core::model::Verdict;
 
 /// A claim was judged against its fetched source (the lexical judge and the LLM quorum, when
 /// configured) in `elapsed`.

@@ -15,7 +15,7 @@ use tracing::{debug, error, info, warn};
 
 use super::KafkaSetupError;
 use crate::config::{KafkaConfig, REDACTED, is_secret_property};
-use crate::events::TopicPartition;
+use factgate_core::events::TopicPartition;
 
 /// How often librdkafka reports statistics (consumer lag among them) to [`RoleContext`].
 pub const STATISTICS_INTERVAL_MS: u32 = 10_000;

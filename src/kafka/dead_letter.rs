@@ -86,7 +86,7 @@ pub fn record_time<M: Message + ?Sized>(message: &M) -> Option<DateTime<Utc>> {
 }
 
 /// The error's type and variant, `DraftError::MissingField` for `MissingField { .. }` of
-/// `factgate::events::DraftError`: read from its `Debug` form, so a variant added later is named
+/// `factgate_core::events::DraftError`: read from its `Debug` form, so a variant added later is named
 /// without this function knowing it.
 fn error_class<E: Debug + ?Sized>(error: &E) -> String {
     let type_name = std::any::type_name::<E>();

@@ -11,8 +11,8 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use rdkafka::Message;
 use rdkafka::message::{Header, Headers, OwnedHeaders};
 
-use crate::events::TraceContext;
 pub use crate::telemetry::{TRACEPARENT_HEADER, TRACESTATE_HEADER};
+use factgate_core::events::TraceContext;
 
 /// Name of the header holding the event's schema version (`factgate.draft.v1`, …).
 pub const SCHEMA_HEADER: &str = "factgate-schema";

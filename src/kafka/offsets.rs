@@ -6,7 +6,7 @@ use rdkafka::error::KafkaResult;
 use rdkafka::{Offset, TopicPartitionList};
 use std::collections::{BTreeSet, HashMap};
 
-use crate::events::TopicPartition;
+use factgate_core::events::TopicPartition;
 
 /// Stores `next`, the offset the partition should be read from after a restart, for the next
 /// commit.

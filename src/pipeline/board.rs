@@ -3,8 +3,10 @@
 //! article. Its consumer group is unique to the process and stores no offsets.
 
 use super::{PipelineError, Services, next_or_stop, stopped};
-use crate::events::{Decision, DraftEvent, DraftPosition, content_digest, recover_article_id};
 use crate::kafka;
+use factgate_core::events::{
+    Decision, DraftEvent, DraftPosition, content_digest, recover_article_id,
+};
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
 use std::sync::Arc;

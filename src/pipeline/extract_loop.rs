@@ -21,21 +21,21 @@
 //! again after the restart.
 
 use super::{Services, stopped};
-use crate::decide::decide_not_checked;
-use crate::events::{
+use crate::internal_events;
+use crate::kafka::{self, EventHeaders, consume_in_flight, is_message_fault, read_trace_context};
+use crate::metrics::FailingRole;
+use crate::telemetry;
+use chrono::{DateTime, Utc};
+use factgate_core::decide::decide_not_checked;
+use factgate_core::events::{
     ArticleManifest, DecisionReason, DraftEvent, DraftPosition, Encoded, ExtractionFailure,
     ExtractionOutcome, MANIFEST_V1, MAX_ARTICLE_ID_BYTES, TraceContext, VERIFY_REQUEST_V1,
     VerifyRequest, content_digest, recover_article_id,
 };
-use crate::extract::{
+use factgate_core::extract::{
     ExtractError, ExtractLimits, Extraction, LimitExceeded, extract_titled_within,
 };
-use crate::internal_events;
-use crate::kafka::{self, EventHeaders, consume_in_flight, is_message_fault, read_trace_context};
-use crate::metrics::FailingRole;
-use crate::roles::{self, Shape};
-use crate::telemetry;
-use chrono::{DateTime, Utc};
+use factgate_core::roles::{self, Shape};
 use futures::future::try_join_all;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;

@@ -1,13 +1,13 @@
 //! What the join reads back from the decisions topic.
 //!
 //! - [`rebuild`]: each article's last decided revisions
-//!   ([`crate::decide::revisions::RevisionHistory`]), at start-up: every partition from its
+//!   ([`factgate_core::decide::revisions::RevisionHistory`]), at start-up: every partition from its
 //!   earliest retained offset (at most [`REBUILD_MAX_PER_PARTITION`] messages back from its end)
 //!   up to its end, within [`REBUILD_TIME_LIMIT`]. A decision that
 //!   cannot be read is skipped; a rebuild that cannot finish leaves what it read, and the reports
 //!   say less about what changed, never anything wrong.
 //! - [`read_back`]: at every assignment, the decisions that may concern what the join is about
-//!   to read again of its new partitions (see [`crate::join::JoinState::on_past_decision`]): those
+//!   to read again of its new partitions (see [`factgate_core::join::JoinState::on_past_decision`]): those
 //!   written since the oldest message it will read again, less [`CLOCK_SKEW`], up to the end of
 //!   the topic. This one must finish: a new owner that decided without it could decide a
 //!   revision a second time.
@@ -23,9 +23,9 @@ use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
 use tracing::{info, warn};
 
 use crate::config::KafkaConfig;
-use crate::decide::revisions::RevisionHistory;
-use crate::events::Decision;
 use crate::kafka::client::ReaderContext;
+use factgate_core::decide::revisions::RevisionHistory;
+use factgate_core::events::Decision;
 
 /// The most decisions read back per partition at start-up.
 pub const REBUILD_MAX_PER_PARTITION: i64 = 200_000;
@@ -56,7 +56,7 @@ pub(super) struct ReadBack {
     pub decisions: Vec<Decision>,
     /// Where the join should start reading each new partition: `rewind` messages before its
     /// committed offset (not before the partition's first).
-    pub starts: Vec<(crate::events::TopicPartition, i64)>,
+    pub starts: Vec<(factgate_core::events::TopicPartition, i64)>,
 }
 
 /// The decisions that may concern the messages of `assigned` (the join's new partitions) the
@@ -71,7 +71,7 @@ pub(super) fn read_back(
     config: &KafkaConfig,
     bootstrap: &str,
     group: &str,
-    assigned: &[crate::events::TopicPartition],
+    assigned: &[factgate_core::events::TopicPartition],
     decisions_topic: &str,
     rewind: i64,
 ) -> Result<ReadBack, ReadBackError> {
@@ -115,12 +115,12 @@ pub(super) fn read_back(
             .or_default()
             .insert(element.partition(), from);
     }
-    let starts: Vec<(crate::events::TopicPartition, i64)> = by_topic
+    let starts: Vec<(factgate_core::events::TopicPartition, i64)> = by_topic
         .iter()
         .flat_map(|(topic, froms)| {
             froms.iter().map(|(&partition, &from)| {
                 (
-                    crate::events::TopicPartition::new(topic.as_str(), partition),
+                    factgate_core::events::TopicPartition::new(topic.as_str(), partition),
                     from,
                 )
             })

@@ -10,7 +10,7 @@
 //! At start-up the deadline tick waits until the consumer has caught up (a read came back empty)
 //! or [`TICK_HOLDOFF`] passed, so an article re-read after a restart gets its results back before
 //! its deadline is judged. Back-pressure pauses the manifests or the results partitions, each
-//! alone, as [`JoinState::backpressure`] asks (see `crate::join`); ticks go on, so deadlines
+//! alone, as [`JoinState::backpressure`] asks (see `factgate_core::join`); ticks go on, so deadlines
 //! make room too. The pause is asserted again on every tick, since a rebalance hands out
 //! partitions unpaused.
 //!
@@ -25,14 +25,16 @@
 
 use super::{PipelineError, Role, Services, StopCause, error_chain, stopped};
 use crate::config::TopicsConfig;
-use crate::decide::revisions::{DEFAULT_HISTORY_BYTES, RevisionHistory};
-use crate::events::{ArticleManifest, ClaimResult, Decision, content_digest, recover_article_id};
-use crate::join::{
-    Backpressure, JoinNote, JoinSettings, JoinState, TopicPartition, TracedDecision,
-};
 use crate::kafka::offsets::store_next_offset;
 use crate::kafka::{self, read_trace_context};
 use chrono::{DateTime, TimeDelta, Utc};
+use factgate_core::decide::revisions::{DEFAULT_HISTORY_BYTES, RevisionHistory};
+use factgate_core::events::{
+    ArticleManifest, ClaimResult, Decision, content_digest, recover_article_id,
+};
+use factgate_core::join::{
+    Backpressure, JoinNote, JoinSettings, JoinState, TopicPartition, TracedDecision,
+};
 use futures::future::BoxFuture;
 use futures::stream::FuturesOrdered;
 use futures::{FutureExt, StreamExt};

@@ -10,7 +10,7 @@
 //!   out; an unreadable draft goes to the dead-letter topic and, when its id can be recovered, is
 //!   blocked at once.
 //! - `verify`: checks requests concurrently; a result per request, never silence.
-//! - `join`: [`crate::join::JoinState`] over manifests and results; decisions as soon as complete,
+//! - `join`: [`factgate_core::join::JoinState`] over manifests and results; decisions as soon as complete,
 //!   or at the event-time deadline.
 //! - `board`: every process reads drafts and decisions to answer the HTTP endpoint.
 //! - `override_loop`: with the join, editors' overrides in, a new decision on their revision out.
@@ -20,7 +20,7 @@
 //! article), so a crash or a shutdown in the middle of work means the work is done again.
 //!
 //! No one message stops a role: what it produces is sized to the broker's message limit
-//! ([`crate::events::fit`]), and a message whose outputs the broker refuses for their own sake
+//! ([`factgate_core::events::fit`]), and a message whose outputs the broker refuses for their own sake
 //! ([`crate::kafka::is_message_fault`]) is answered (a block, a dead letter) and its offset
 //! stored. Only a fault of the broker or the process stops a role, and with it the process.
 
@@ -32,7 +32,6 @@ mod override_loop;
 mod verify_loop;
 
 use crate::config::Config;
-use crate::events::{DECISION_V1, Decision, TraceContext, encode_within, fit_decision, to_json};
 use crate::http::{DecisionBoard, Readiness};
 use crate::internal_events;
 use crate::kafka::{
@@ -43,6 +42,9 @@ use crate::verify::Verifier;
 use crate::verify::fetch::Fetcher;
 use crate::verify::llm::LlmJudge;
 use chrono::{DateTime, Utc};
+use factgate_core::events::{
+    DECISION_V1, Decision, TraceContext, encode_within, fit_decision, to_json,
+};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde::Serialize;
@@ -232,7 +234,7 @@ impl Services {
     }
 
     /// [`Self::enqueue`] for an event already written as JSON (an
-    /// [`crate::events::Encoded`] one, or one written by [`crate::events::encode_within`]).
+    /// [`factgate_core::events::Encoded`] one, or one written by [`factgate_core::events::encode_within`]).
     ///
     /// # Errors
     /// As [`Self::enqueue`].
@@ -354,7 +356,7 @@ impl Services {
 /// Where the pages' override form sends an override: the overrides topic, keyed by article,
 /// once the process is connected to Kafka.
 fn override_sink(services: Arc<std::sync::OnceLock<Arc<Services>>>) -> crate::http::OverrideSink {
-    Arc::new(move |over: crate::events::OverrideEvent| {
+    Arc::new(move |over: factgate_core::events::OverrideEvent| {
         let services = services.get().cloned();
         async move {
             let Some(services) = services else {
@@ -365,7 +367,7 @@ fn override_sink(services: Arc<std::sync::OnceLock<Arc<Services>>>) -> crate::ht
                 .publish(
                     &topic,
                     &over.article_id,
-                    crate::events::OVERRIDE_V1,
+                    factgate_core::events::OVERRIDE_V1,
                     &over,
                     None,
                 )
@@ -379,11 +381,11 @@ fn override_sink(services: Arc<std::sync::OnceLock<Arc<Services>>>) -> crate::ht
 /// The block that replaces a decision the broker cannot take (`internal_error`, saying why):
 /// small, so it always fits, and never a pass.
 fn unpublishable(decision: &Decision, why: &str, published_at: Option<DateTime<Utc>>) -> Decision {
-    crate::decide::decide_not_checked(
+    factgate_core::decide::decide_not_checked(
         &decision.article_id,
         decision.revision,
         decision.content_digest.as_deref().unwrap_or_default(),
-        crate::events::DecisionReason::InternalError,
+        factgate_core::events::DecisionReason::InternalError,
         &format!("the decision could not be published: {why}"),
         published_at,
         Utc::now(),

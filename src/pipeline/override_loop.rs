@@ -1,6 +1,6 @@
 //! The join's overrides: editors' overrides read from `kafka.topics.overrides` (consumer group
 //! `{group_prefix}-join-overrides`, beside the join's own), each answered with a new decision on
-//! its revision ([`crate::decide::waive::apply_override`]) or refused with a log line and a
+//! its revision ([`factgate_core::decide::waive::apply_override`]) or refused with a log line and a
 //! metric. Kept apart from the join's loop over manifests and results: an override answers a
 //! decision already made, which the process's board holds (read from the decisions topic), so it
 //! needs none of the join's state.
@@ -12,12 +12,12 @@
 //! force changes nothing.
 
 use super::{PipelineError, Services, next_or_stop, stopped};
-use crate::decide::waive::{OverrideRefusal, already_applied, apply_override};
-use crate::events::OverrideEvent;
 use crate::http::RevisionState;
 use crate::kafka;
 use crate::kafka::offsets::store_next_offset;
 use crate::metrics::OverrideRefused;
+use factgate_core::decide::waive::{OverrideRefusal, already_applied, apply_override};
+use factgate_core::events::OverrideEvent;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
 use std::sync::Arc;

@@ -9,15 +9,15 @@
 //! flight (see [`crate::kafka::offsets`]).
 
 use super::{PipelineError, Role, Services, StopCause, stopped};
-use crate::events::{
-    CLAIM_RESULT_V1, ClaimResult, TraceContext, VerifyRequest, encode_within, fit_result, to_json,
-};
 use crate::internal_events;
 use crate::kafka::offsets::{InOrderOffsets, store_next_offset};
 use crate::kafka::{self, is_message_fault, read_trace_context};
-use crate::roles;
 use crate::verify::Verifier;
 use chrono::Utc;
+use factgate_core::events::{
+    CLAIM_RESULT_V1, ClaimResult, TraceContext, VerifyRequest, encode_within, fit_result, to_json,
+};
+use factgate_core::roles;
 use futures::FutureExt;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;

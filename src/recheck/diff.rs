@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::events::{ClaimStatus, Decision, DecisionReason, Issue, IssueType, Outcome};
-use crate::model::Severity;
+use factgate_core::events::{ClaimStatus, Decision, DecisionReason, Issue, IssueType, Outcome};
+use factgate_core::model::Severity;
 
 /// What kind of problem a finding is. Finer than the decision's reasons (which say only how
 /// severe) and than the report's issue types (where a dead link and a paywall are both
@@ -389,9 +389,9 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decide::decide_not_checked;
-    use crate::events::{ClaimVerdict, content_digest};
-    use crate::model::Verdict;
+    use factgate_core::decide::decide_not_checked;
+    use factgate_core::events::{ClaimVerdict, content_digest};
+    use factgate_core::model::Verdict;
 
     fn issue(issue_type: IssueType, severity: Severity, problem: &str, claim: &str) -> Issue {
         Issue {

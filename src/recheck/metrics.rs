@@ -16,8 +16,8 @@ use std::sync::LazyLock;
 use prometheus::{HistogramOpts, HistogramVec, IntGaugeVec, Opts};
 
 use super::diff::Summary;
-use crate::events::Outcome;
 use crate::metrics::label;
+use factgate_core::events::Outcome;
 
 pub(super) struct RecheckMetrics {
     pub articles: IntGaugeVec,

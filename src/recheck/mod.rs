@@ -52,8 +52,8 @@ use tokio::sync::watch;
 use tracing::{info, warn};
 
 use crate::config::Config;
-use crate::events::{Decision, Outcome};
 use crate::kafka::{EventHeaders, EventProducer, KafkaSetupError, ensure_named_topics};
+use factgate_core::events::{Decision, Outcome};
 
 /// What to re-check, and how.
 #[derive(Debug, Clone, Default)]

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::events::{DraftEvent, DraftPosition};
+use factgate_core::events::{DraftEvent, DraftPosition};
 
 /// The schema of a run's scope record on the runs topic.
 pub const RECHECK_RUN_V1: &str = "factgate.recheck_run.v1";
@@ -177,7 +177,7 @@ impl Selection {
                 let recovered = err
                     .recovered()
                     .cloned()
-                    .or_else(|| crate::events::recover_article_id(payload));
+                    .or_else(|| factgate_core::events::recover_article_id(payload));
                 let Some(id) = recovered else {
                     self.unidentified += 1;
                     return;

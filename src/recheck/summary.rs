@@ -218,11 +218,11 @@ impl RunReport {
     }
 }
 
-fn outcome(outcome: crate::events::Outcome) -> &'static str {
+fn outcome(outcome: factgate_core::events::Outcome) -> &'static str {
     outcome.into()
 }
 
-fn reasons(reasons: &[crate::events::DecisionReason]) -> String {
+fn reasons(reasons: &[factgate_core::events::DecisionReason]) -> String {
     reasons
         .iter()
         .map(|r| <&str>::from(*r))

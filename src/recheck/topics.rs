@@ -12,8 +12,8 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use super::RecheckError;
 use crate::config::KafkaConfig;
-use crate::events::DraftPosition;
 use crate::kafka::client::{ReaderContext, base_config, redact_config_error};
+use factgate_core::events::DraftPosition;
 
 /// How long metadata and watermark requests may take.
 const ADMIN_WAIT: Duration = Duration::from_secs(30);

@@ -21,14 +21,14 @@ use tracing::{debug, error, info, warn};
 use super::{Decided, RecheckError, Tally, Target, metrics};
 use crate::check::{CheckOptions, NoProgress, check_extracted};
 use crate::config::Config;
-use crate::decide::decide_not_checked;
-use crate::events::{
+use crate::kafka::{EventHeaders, EventProducer, is_message_fault};
+use crate::verify::Verifier;
+use factgate_core::decide::decide_not_checked;
+use factgate_core::events::{
     DECISION_V1, Decision, DecisionReason, DraftEvent, DraftPosition, content_digest, fit_decision,
 };
-use crate::extract::{self, ExtractError};
-use crate::kafka::{EventHeaders, EventProducer, is_message_fault};
-use crate::roles::check_keys;
-use crate::verify::Verifier;
+use factgate_core::extract::{self, ExtractError};
+use factgate_core::roles::check_keys;
 
 /// Checks run at once within one article (as `factgate check`); the fetcher's per-host limits
 /// apply within this.

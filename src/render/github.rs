@@ -15,7 +15,7 @@
 use std::fmt::Write;
 
 use super::{CheckedArticle, claim_region, outcome_word, reason_names, serde_name};
-use crate::model::Severity;
+use factgate_core::model::Severity;
 
 /// The workflow commands of every article, one per line.
 pub fn render(articles: &[CheckedArticle<'_>]) -> String {
@@ -30,7 +30,9 @@ fn article_commands(out: &mut String, article: &CheckedArticle<'_>) {
     let decision = article.decision;
     let file = article.file.map(super::checkout_path);
     for issue in &decision.report.issues {
-        if issue.issue_type == crate::events::IssueType::Error && article.extraction.is_none() {
+        if issue.issue_type == factgate_core::events::IssueType::Error
+            && article.extraction.is_none()
+        {
             // The one issue of an article that could not be read: reported under its reason.
             continue;
         }

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{CheckedArticle, claim_region, serde_name};
-use crate::events::IssueType;
-use crate::model::Severity;
+use factgate_core::events::IssueType;
+use factgate_core::model::Severity;
 
 /// The report over every article, as pretty-printed JSON.
 pub fn render(articles: &[CheckedArticle<'_>]) -> String {

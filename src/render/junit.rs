@@ -9,7 +9,7 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 
 use super::{CheckedArticle, reason_names, text::article_text};
-use crate::events::Outcome;
+use factgate_core::events::Outcome;
 
 /// The JUnit report of every article, as one XML document.
 pub fn render(articles: &[CheckedArticle<'_>], unreadable: &[String]) -> String {

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::{CheckedArticle, claim_place, outcome_word, reason_names, serde_name, severity_word};
-use crate::events::Outcome;
+use factgate_core::events::Outcome;
 
 /// The report of every article, as one Markdown document.
 pub fn render(articles: &[CheckedArticle<'_>], unreadable: &[String]) -> String {
@@ -84,7 +84,7 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
         let _ = writeln!(
             out,
             "**{}**\n",
-            text(&crate::decide::revisions::headline(
+            text(&factgate_core::decide::revisions::headline(
                 a.decision.revision,
                 changes
             ))
@@ -94,7 +94,7 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
     let (blocking, other): (Vec<_>, Vec<_>) = r
         .issues
         .iter()
-        .partition(|i| crate::decide::review::blocks(a.decision, i));
+        .partition(|i| factgate_core::decide::review::blocks(a.decision, i));
     for (heading, issues) in [("Findings that block", blocking), ("Other findings", other)] {
         if issues.is_empty() {
             continue;
@@ -123,7 +123,7 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
         }
         let _ = writeln!(out);
     }
-    let review = crate::decide::review::for_review(a.decision);
+    let review = factgate_core::decide::review::for_review(a.decision);
     if !review.is_empty() {
         let _ = writeln!(out, "### For review (not blocking)\n");
         for item in &review {

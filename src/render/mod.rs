@@ -30,9 +30,9 @@ pub mod text;
 
 use std::path::Path;
 
-use crate::events::{Decision, DecisionReason, Outcome};
-use crate::extract::Extraction;
-use crate::model::Severity;
+use factgate_core::events::{Decision, DecisionReason, Outcome};
+use factgate_core::extract::Extraction;
+use factgate_core::model::Severity;
 
 pub use text::{article_text, decision_text};
 
@@ -202,8 +202,8 @@ pub fn reason_names(reasons: &[DecisionReason]) -> Vec<String> {
 }
 
 /// A finding's type in words, for a person (the events' names are for machines).
-pub fn finding_words(issue_type: crate::events::IssueType) -> &'static str {
-    use crate::events::IssueType;
+pub fn finding_words(issue_type: factgate_core::events::IssueType) -> &'static str {
+    use factgate_core::events::IssueType;
     match issue_type {
         IssueType::Unsourced => "no source given",
         IssueType::VerifiedFalse => "the source says otherwise",
@@ -243,7 +243,7 @@ pub fn accuracy_words(decision: &Decision) -> String {
         .report
         .issues
         .iter()
-        .filter(|i| i.issue_type == crate::events::IssueType::Unsourced)
+        .filter(|i| i.issue_type == factgate_core::events::IssueType::Unsourced)
         .filter_map(|i| i.claim_id.as_deref())
         .collect::<std::collections::BTreeSet<_>>()
         .len() as u32;
@@ -259,8 +259,8 @@ pub fn accuracy_words(decision: &Decision) -> String {
 }
 
 /// Who waived a finding, in words: "overridden by Ana", "waived in the draft".
-pub fn waiver_words(waiver: &crate::events::Waiver) -> String {
-    use crate::events::WaiverKind;
+pub fn waiver_words(waiver: &factgate_core::events::Waiver) -> String {
+    use factgate_core::events::WaiverKind;
     match (waiver.kind, &waiver.editor) {
         (WaiverKind::Override, Some(editor)) => format!("overridden by {editor}"),
         (WaiverKind::Override, None) => "overridden".to_owned(),

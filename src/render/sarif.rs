@@ -10,8 +10,8 @@
 use serde_json::{Value, json};
 
 use super::{CheckedArticle, Region, claim_region, reason_names, serde_name};
-use crate::events::IssueType;
-use crate::model::Severity;
+use factgate_core::events::IssueType;
+use factgate_core::model::Severity;
 
 /// The SARIF version written, and the schema it follows.
 pub const SARIF_VERSION: &str = "2.1.0";
@@ -146,7 +146,7 @@ fn results_of(article: &CheckedArticle<'_>) -> Vec<Value> {
             .as_deref()
             .and_then(|id| claim_region(article, id));
         let kind = match w.waiver.kind {
-            crate::events::WaiverKind::Inline => "inSource",
+            factgate_core::events::WaiverKind::Inline => "inSource",
             _ => "external",
         };
         results.push(json!({
@@ -235,7 +235,7 @@ fn uri_of(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::DecisionReason;
+    use factgate_core::events::DecisionReason;
 
     #[test]
     fn paths_become_uri_references() {

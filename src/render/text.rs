@@ -2,8 +2,8 @@
 //! issue with what to do about it, and the per-claim verdicts.
 
 use super::{CheckedArticle, claim_place, outcome_word, reason_names, serde_name, severity_word};
-use crate::decide::revisions::headline;
-use crate::events::{Decision, IssueChange, RevisionChanges};
+use factgate_core::decide::revisions::headline;
+use factgate_core::events::{Decision, IssueChange, RevisionChanges};
 use std::fmt::Write;
 
 /// Renders a checked article for reading: its decision, with each claim's place in the file.
@@ -65,7 +65,7 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
     let (blocking, other): (Vec<_>, Vec<_>) = r
         .issues
         .iter()
-        .partition(|i| crate::decide::review::blocks(decision, i));
+        .partition(|i| factgate_core::decide::review::blocks(decision, i));
     for (heading, issues) in [("findings that block", blocking), ("other findings", other)] {
         if issues.is_empty() {
             continue;
@@ -93,7 +93,7 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
             let _ = writeln!(out, "      do:       {}", issue.recommendation);
         }
     }
-    let review = crate::decide::review::for_review(decision);
+    let review = factgate_core::decide::review::for_review(decision);
     if !review.is_empty() {
         let _ = writeln!(out, "\nfor review (not blocking):");
         for item in &review {

@@ -1,20 +1,23 @@
 //! One check: a claim against one cited source, from fetch to [`ClaimResult`].
 //!
-//! The fetch outcome decides first. A page is judged ([`crate::judge`], and the LLM quorum when
+//! The fetch outcome decides first. A page is judged ([`factgate_core::judge`], and the LLM quorum when
 //! configured); a dead, forbidden or paywalled citation is an editorial issue with its
 //! severity (docs/severity.md); any other outcome leaves the source unjudged, which blocks at every strictness
 //! (see [`FetchStatus::leaves_source_unjudged`]). A check never ends in silence: every path
 //! returns a result with its reason.
 
-use super::fetch::{FetchOutcome, Fetcher, RefusalReason};
-use super::llm::{Lead, LlmJudge, QuorumOutcome, VoteOutcome};
-use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
-use crate::judge::{
+use super::fetch::Fetcher;
+use super::llm::LlmJudge;
+use chrono::Utc;
+use factgate_core::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
+use factgate_core::fetched::{FetchOutcome, RefusalReason};
+use factgate_core::judge::{
     IssueKind, JudgeSettings, Judgment, PageIndex, Source, calibration, judge_page,
 };
-use crate::model::{Claim, Severity, Span, Verdict};
-use crate::text::webpage::NotASourceKind;
-use chrono::Utc;
+use factgate_core::model::{Claim, Severity, Span, Verdict};
+use factgate_core::quorum::passages::Lead;
+use factgate_core::quorum::votes::{QuorumOutcome, VoteOutcome};
+use factgate_core::text::webpage::NotASourceKind;
 use std::sync::Arc;
 
 /// Checks claims against their sources. Cheap to clone: clones share the fetcher and its cache.
@@ -479,8 +482,8 @@ fn http_status(outcome: &FetchOutcome) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::{Credibility, CredibilityLevel};
-    use crate::model::{CitationRule, Location};
+    use factgate_core::judge::{Credibility, CredibilityLevel};
+    use factgate_core::model::{CitationRule, Location};
 
     fn claim() -> Claim {
         Claim {
@@ -529,7 +532,7 @@ mod tests {
         QuorumOutcome {
             verdict,
             votes: Vec::new(),
-            evidence: crate::verify::llm::EvidenceFit {
+            evidence: factgate_core::quorum::budget::EvidenceFit {
                 budget_tokens: 100,
                 passages_given: 1,
                 tokens_given: 10,

@@ -10,11 +10,11 @@ use axum::response::Response;
 use bytes::Bytes;
 use factgate::check::{CheckOptions, Checked, check_article};
 use factgate::config::Config;
-use factgate::decide::Strictness;
-use factgate::events::{ClaimStatus, DecisionReason, FetchStatus, IssueType, Outcome};
-use factgate::model::{BodyFormat, Severity, Verdict};
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
+use factgate_core::decide::Strictness;
+use factgate_core::events::{ClaimStatus, DecisionReason, FetchStatus, IssueType, Outcome};
+use factgate_core::model::{BodyFormat, Severity, Verdict};
 
 const HTML: (&str, &str) = ("content-type", "text/html; charset=utf-8");
 /// Gzip of 50 MiB of zeros (51 KB on disk).
@@ -131,7 +131,7 @@ fn options(deadline: Duration) -> CheckOptions {
         strictness: Strictness::Normal,
         deadline,
         concurrency: 8,
-        limits: factgate::extract::ExtractLimits::default(),
+        limits: factgate_core::extract::ExtractLimits::default(),
     }
 }
 
@@ -199,7 +199,7 @@ async fn a_wrong_price_is_refuted_with_the_sources_price() {
     let raw = claim.support.expect("a judged claim has a support score");
     assert_eq!(
         claim.confidence,
-        Some(factgate::judge::calibration::confidence(raw))
+        Some(factgate_core::judge::calibration::confidence(raw))
     );
     assert!(
         claim

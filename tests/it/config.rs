@@ -3,9 +3,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use factgate::config::{Config, ConfigError, LogFormat, Strictness};
-use factgate::judge::CredibilityLevel;
-use factgate::judge::credibility::credibility;
+use factgate::config::{Config, ConfigError, LogFormat};
+use factgate_core::decide::Strictness;
+use factgate_core::judge::CredibilityLevel;
+use factgate_core::judge::credibility::credibility;
 
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config/factgate.toml");
 

@@ -23,7 +23,7 @@ use axum::Router;
 use axum::extract::{Path as UrlPath, State};
 use axum::response::Response;
 use axum::routing::get;
-use factgate::events::{DraftEvent, DraftPosition, content_digest, decision_id_at};
+use factgate_core::events::{DraftEvent, DraftPosition, content_digest, decision_id_at};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
@@ -248,7 +248,7 @@ fn drafts(origin: &str) -> Vec<Expected> {
 }
 
 /// The decision id factgate must give the draft `event` published at `position` on the drafts
-/// topic (see `factgate::events::decision`).
+/// topic (see `factgate_core::events::decision`).
 fn expected_decision_id(article_id: &str, event: &str, position: Option<DraftPosition>) -> String {
     match DraftEvent::from_json(event.as_bytes()) {
         Ok(draft) => decision_id_at(

@@ -9,7 +9,8 @@ use crate::support::origin::{Hit, Server, respond};
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
-use factgate::verify::fetch::{FetchOutcome, FetchSettings, Fetcher, RefusalReason};
+use factgate::verify::fetch::{FetchSettings, Fetcher};
+use factgate_core::fetched::{FetchOutcome, RefusalReason};
 
 /// Gzip of 50 MiB of zeros (51 KB on disk).
 const BOMB: &[u8] = include_bytes!("../fixtures/fetch/bomb-50mb-zeros.gz");
@@ -165,7 +166,7 @@ async fn outcome(fetcher: &Fetcher, url: &str) -> FetchOutcome {
     (*fetcher.fetch(url).await.outcome).clone()
 }
 
-fn page(outcome: FetchOutcome) -> factgate::verify::fetch::Page {
+fn page(outcome: FetchOutcome) -> factgate_core::fetched::Page {
     match outcome {
         FetchOutcome::Ok(page) => page,
         other => panic!("expected a page, got {other:?}"),

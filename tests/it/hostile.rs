@@ -25,11 +25,12 @@ use crate::support::origin::{Hit, respond};
 use axum::response::Response;
 use factgate::check::{CheckOptions, Checked, check_article};
 use factgate::config::Config;
-use factgate::decide::Strictness;
-use factgate::events::{DecisionReason, FetchStatus, Outcome};
-use factgate::model::{BodyFormat, Severity, Verdict};
 use factgate::verify::Verifier;
-use factgate::verify::fetch::{FetchOutcome, FetchSettings, Fetcher};
+use factgate::verify::fetch::{FetchSettings, Fetcher};
+use factgate_core::decide::Strictness;
+use factgate_core::events::{DecisionReason, FetchStatus, Outcome};
+use factgate_core::fetched::FetchOutcome;
+use factgate_core::model::{BodyFormat, Severity, Verdict};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::time::timeout;
 
@@ -128,7 +129,7 @@ async fn check(body: &str, allow: &str) -> Checked {
         strictness: Strictness::Normal,
         deadline: Duration::from_secs(30),
         concurrency: 4,
-        limits: factgate::extract::ExtractLimits::default(),
+        limits: factgate_core::extract::ExtractLimits::default(),
     };
     check_article(
         "hostile-1",
@@ -366,7 +367,7 @@ async fn recheck_refuses_an_empty_filter() {
             &config.kafka.topics.drafts,
             "kept-1",
             draft_line("kept-1").trim_end().as_bytes(),
-            &EventHeaders::new(factgate::events::DRAFT_V1, None),
+            &EventHeaders::new(factgate_core::events::DRAFT_V1, None),
         ),
     )
     .await
@@ -431,7 +432,7 @@ async fn a_key_that_is_not_utf8_is_dead_lettered_byte_for_byte() {
     let dead_letters = outside_reader(&config, &config.kafka.topics.dead_letter, "ops");
     let cms = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
     let key: &[u8] = &[0xff, 0xfe, 0x00, b'a', 0xc3, 0x28];
-    let headers = EventHeaders::new(factgate::events::DRAFT_V1, None);
+    let headers = EventHeaders::new(factgate_core::events::DRAFT_V1, None);
     cms.produce(
         &config.kafka.topics.drafts,
         key,

@@ -5,10 +5,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, TimeDelta, Utc};
-use factgate::decide::Strictness;
-use factgate::events::{ArticleManifest, ClaimResult, Decision, DecisionReason, Outcome};
-use factgate::join::{ArticleStatus, JoinSettings, JoinState, TopicPartition};
-use factgate::model::Verdict;
+use factgate_core::decide::Strictness;
+use factgate_core::events::{ArticleManifest, ClaimResult, Decision, DecisionReason, Outcome};
+use factgate_core::join::{ArticleStatus, JoinSettings, JoinState, TopicPartition};
+use factgate_core::model::Verdict;
 use factgate_core::test_support::{DEADLINE_S, at, manifest, result, url};
 use jsonschema::Validator;
 
@@ -417,9 +417,9 @@ mod rebalance {
     use axum::extract::Path as UrlPath;
     use axum::routing::get;
     use factgate::config::Config;
-    use factgate::events::{Decision, DecisionReason, Outcome};
     use factgate::kafka::{EmbeddedBroker, EventProducer};
     use factgate::pipeline::Role;
+    use factgate_core::events::{Decision, DecisionReason, Outcome};
     use rdkafka::Message;
     use rdkafka::consumer::StreamConsumer;
     use tokio::time::{Instant, sleep, timeout_at};

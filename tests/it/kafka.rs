@@ -5,13 +5,13 @@
 use std::time::Duration;
 
 use factgate::config::KafkaConfig;
-use factgate::events::{DRAFT_V1, MANIFEST_V1};
 use factgate::kafka::headers::{read_schema, read_trace_context};
 use factgate::kafka::{
     ConsumeError, EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr,
     RoleConsumer, close_consumer, consume_at_least_once, consume_in_flight, ensure_topics,
 };
 use factgate::telemetry::SpanContextOf;
+use factgate_core::events::{DRAFT_V1, MANIFEST_V1};
 use rdkafka::consumer::{BaseConsumer, Consumer, StreamConsumer};
 use rdkafka::message::BorrowedMessage;
 use rdkafka::producer::{FutureProducer, FutureRecord};

@@ -418,3 +418,31 @@ fn a_planted_circle_between_files_is_found() {
     write("text/lexicon.rs", "pub fn month_number() {}\n");
     assert_eq!(circles(&file_graph(src)), Vec::<BTreeSet<String>>::new());
 }
+
+/// The crate boundary is visible: the service names the core's items by `factgate_core::…`
+/// and re-exports none of them, so a path says on which side its name lives.
+#[test]
+fn the_service_re_exports_nothing_of_the_core() {
+    let src = root().join("src");
+    let found: Vec<String> = rust_files(&src)
+        .into_iter()
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(&file).expect("readable source");
+            let shown = file
+                .strip_prefix(&src)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            code(&text)
+                .lines()
+                .filter(|line| {
+                    let line = line.trim_start();
+                    line.starts_with("pub use factgate_core")
+                        || line.starts_with("pub(crate) use factgate_core")
+                })
+                .map(|line| format!("src/{shown}: {}", line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(found.is_empty(), "re-exports of the core: {found:#?}");
+}

@@ -14,10 +14,10 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use factgate::model::Verdict;
-use factgate::verify::llm::{
-    ApiKey, LlmJudge, LlmSettings, QuorumOutcome, VoteOutcome, VoterRole, VoterVerdict,
-};
+use factgate::verify::llm::{ApiKey, LlmJudge, LlmSettings};
+use factgate_core::model::Verdict;
+use factgate_core::quorum::prompts::VoterRole;
+use factgate_core::quorum::votes::{QuorumOutcome, VoteOutcome, VoterVerdict};
 use serde_json::{Value, json};
 
 const KEY: &str = "sk-test-3f9a1c7e5b";

@@ -36,14 +36,16 @@ use axum::routing::{get, post};
 use chrono::Utc;
 use factgate::check::{CheckOptions, Checked, check_article};
 use factgate::config::Config;
-use factgate::events::{ClaimResult, ClaimStatus, Decision, DecisionReason, FetchStatus, Outcome};
 use factgate::kafka::{EmbeddedBroker, EventProducer};
-use factgate::model::{BodyFormat, Verdict};
 use factgate::pipeline::Role;
 use factgate::verify::Verifier;
 use factgate::verify::fetch::Fetcher;
 use factgate::verify::llm::LlmJudge;
-use factgate::verify::llm::budget::{TEMPLATE_OVERHEAD_TOKENS, estimate_tokens};
+use factgate_core::events::{
+    ClaimResult, ClaimStatus, Decision, DecisionReason, FetchStatus, Outcome,
+};
+use factgate_core::model::{BodyFormat, Verdict};
+use factgate_core::quorum::budget::{TEMPLATE_OVERHEAD_TOKENS, estimate_tokens};
 use rdkafka::Message;
 use rdkafka::consumer::StreamConsumer;
 use serde_json::json;

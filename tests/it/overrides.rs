@@ -11,8 +11,8 @@ use crate::support::pipeline::{
     start,
 };
 use crate::support::schema::{assert_valid, validator};
-use factgate::events::{Decision, FindingRef, IssueType, OVERRIDE_V1, Outcome, OverrideEvent};
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
+use factgate_core::events::{Decision, FindingRef, IssueType, OVERRIDE_V1, Outcome, OverrideEvent};
 use std::time::Duration;
 use tokio::time::{Instant, sleep};
 

@@ -19,10 +19,10 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use chrono::{DateTime, Utc};
 use factgate::config::Config;
-use factgate::events::{DRAFT_V1, Decision, DecisionReason, IssueType, Outcome};
 use factgate::kafka::headers::read_schema;
 use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer, RDKafkaApiKey, RDKafkaRespErr};
 use factgate::pipeline::Role;
+use factgate_core::events::{DRAFT_V1, Decision, DecisionReason, IssueType, Outcome};
 use rdkafka::consumer::StreamConsumer;
 use rdkafka::{ClientConfig, Message};
 use serde_json::Value;
@@ -1062,7 +1062,7 @@ async fn a_revision_published_again_with_other_content_is_decided_on_the_content
     let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
     let producer = producer(&config);
     let digest = |d: &TestDraft| {
-        factgate::events::DraftEvent::from_json(&d.payload)
+        factgate_core::events::DraftEvent::from_json(&d.payload)
             .expect("a readable draft")
             .content_digest()
     };
@@ -1280,14 +1280,14 @@ async fn each_revision_says_what_changed_since_the_previous_one_also_after_a_res
             .fixed
             .iter()
             .any(|i| i.issue_type == IssueType::FigureMismatch
-                && i.resolution == Some(factgate::events::Resolution::ClaimEdited))
+                && i.resolution == Some(factgate_core::events::Resolution::ClaimEdited))
     );
     assert!(
         changes
             .fixed
             .iter()
             .any(|i| i.issue_type == IssueType::Unverifiable
-                && i.resolution == Some(factgate::events::Resolution::ClaimRemoved))
+                && i.resolution == Some(factgate_core::events::Resolution::ClaimRemoved))
     );
     assert!(changes.still_open[0].claim.contains("Our pilot"));
     assert!(changes.new[0].claim.contains("87%"));

@@ -28,7 +28,7 @@ use axum::routing::{get, post};
 use factgate::config::Config;
 use factgate::demo::DRAFTS;
 use factgate::kafka::{EmbeddedBroker, EventProducer};
-use factgate::verify::llm::VoterRole;
+use factgate_core::quorum::prompts::VoterRole;
 use serde_json::Value;
 use tokio::time::{Instant, sleep};
 

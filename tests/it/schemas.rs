@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::support::schema::{errors, read_json, schema, schemas_dir, validator};
 use chrono::{DateTime, TimeZone, Utc};
-use factgate::events::{
+use factgate_core::events::{
     ArticleManifest, ChangeCounts, CheckKey, CitationReplaced, ClaimResult, ClaimResultV1,
     ClaimStatus, ClaimVerdict, Decision, DecisionReason, DecisionV1, DraftError, DraftEvent,
     DraftPosition, Evidence, ExtractionFailure, ExtractionOutcome, FetchStatus, Issue, IssueChange,
@@ -14,7 +14,7 @@ use factgate::events::{
     RevisionChanges, SeverityCounts, Summary, SupportingSource, VerificationDetails,
     VerificationResults, VerifyRequest, content_digest, decision_id, recover_article_id,
 };
-use factgate::model::{
+use factgate_core::model::{
     Citation, CitationRule, CitationStyle, Claim, ClaimElement, ClaimKind, Difference, Figure,
     Location, Severity, Unit, Verdict,
 };
@@ -168,19 +168,24 @@ fn examples_round_trip_through_their_rust_types() {
 
     // The example override names a finding of the example decision, and its id follows the
     // documented derivation.
-    let (over, again) = round_trip::<factgate::events::OverrideEvent>("override.v1");
+    let (over, again) = round_trip::<factgate_core::events::OverrideEvent>("override.v1");
     assert_eq!(again, example("override.v1"));
     assert_eq!(over.decision_id, decision.decision_id);
     assert!(decision.report.issues.iter().any(|i| over.finding.names(i)));
     assert_eq!(
         over.override_id,
-        factgate::events::override_id(&over.decision_id, &over.finding, &over.editor, &over.reason)
+        factgate_core::events::override_id(
+            &over.decision_id,
+            &over.finding,
+            &over.editor,
+            &over.reason
+        )
     );
     // The join's answer to it satisfies the decision schema, audit fields and all.
-    let answered = factgate::decide::waive::apply_override(
+    let answered = factgate_core::decide::waive::apply_override(
         &decision,
         &over,
-        factgate::decide::Strictness::Normal,
+        factgate_core::decide::Strictness::Normal,
     )
     .expect("the override applies");
     assert_eq!(
@@ -501,10 +506,10 @@ fn values_built_in_rust_satisfy_the_schemas() {
                     rechecked: 1,
                 },
             }),
-            waived: vec![factgate::events::WaivedIssue {
+            waived: vec![factgate_core::events::WaivedIssue {
                 issue: market_issue(),
-                waiver: factgate::events::Waiver {
-                    kind: factgate::events::WaiverKind::Override,
+                waiver: factgate_core::events::Waiver {
+                    kind: factgate_core::events::WaiverKind::Override,
                     editor: Some("Ana Editor".into()),
                     reason: "The $30 billion figure is the 2022 estimate; ours is 2024's.".into(),
                     override_id: Some("0123456789abcdef0123456789abcdef".into()),
@@ -515,12 +520,12 @@ fn values_built_in_rust_satisfy_the_schemas() {
         draft_position: None,
         content_digest: Some(manifest.content_digest.clone()),
         run_id: None,
-        override_applied: Some(factgate::events::AppliedOverride {
+        override_applied: Some(factgate_core::events::AppliedOverride {
             override_id: "0123456789abcdef0123456789abcdef".into(),
             overrides: "fedcba9876543210fedcba9876543210".into(),
             editor: "Ana Editor".into(),
             reason: "The $30 billion figure is the 2022 estimate; ours is 2024's.".into(),
-            finding: factgate::events::FindingRef {
+            finding: factgate_core::events::FindingRef {
                 issue_type: IssueType::FigureMismatch,
                 claim_id: Some(claim.id.clone()),
             },

@@ -22,7 +22,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use crate::support::origin::{Hit, respond};
 use axum::response::Response;
 use factgate::verify::fetch::policy::PolicyResolver;
-use factgate::verify::fetch::{FetchOutcome, FetchSettings, Fetcher, RefusalReason, check_address};
+use factgate::verify::fetch::{FetchSettings, Fetcher, check_address};
+use factgate_core::fetched::{FetchOutcome, RefusalReason};
 use ipnet::IpNet;
 use reqwest::dns::Resolve;
 

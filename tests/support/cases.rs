@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use factgate::model::BodyFormat;
+use factgate_core::model::BodyFormat;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,9 +4,9 @@
 
 use chrono::Utc;
 use factgate::config::Config;
-use factgate::events::DRAFT_V1;
 use factgate::kafka::{EventHeaders, EventProducer};
 use factgate::pipeline::{self, PipelineError, Role};
+use factgate_core::events::DRAFT_V1;
 use rdkafka::ClientConfig;
 use rdkafka::consumer::{Consumer, StreamConsumer};
 use serde_json::Value;

@@ -5,8 +5,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{CONTENT_SECURITY_POLICY, CSS, reason_views, render_template};
-use crate::events::{Decision, DecisionReason, Outcome};
 use crate::render::{CheckedArticle, outcome_word, serde_name};
+use factgate_core::events::{Decision, DecisionReason, Outcome};
 
 #[derive(Serialize)]
 struct IndexRow {
@@ -135,15 +135,16 @@ fn first_finding(d: &Decision) -> String {
         .report
         .issues
         .iter()
-        .find(|i| crate::decide::review::blocks(d, i));
+        .find(|i| factgate_core::decide::review::blocks(d, i));
     if let Some(issue) = blocking {
         // A check that did not complete says why: an unreadable draft's error, say.
-        let why =
-            if issue.issue_type == crate::events::IssueType::Error && !issue.evidence.is_empty() {
-                format!(" ({})", issue.evidence)
-            } else {
-                String::new()
-            };
+        let why = if issue.issue_type == factgate_core::events::IssueType::Error
+            && !issue.evidence.is_empty()
+        {
+            format!(" ({})", issue.evidence)
+        } else {
+            String::new()
+        };
         return format!(
             "{}: {}{why}",
             crate::render::finding_words(issue.issue_type),
@@ -189,7 +190,7 @@ pub fn desk_page(desk: &Desk<'_>) -> String {
                 article_id: d.article_id.clone(),
                 first_finding: first_finding(d),
                 overridden_by: d.override_applied.as_ref().map(|o| o.editor.clone()),
-                review: crate::decide::review::for_review(d).len(),
+                review: factgate_core::decide::review::for_review(d).len(),
                 high: s.severity_counts.high,
                 medium: s.severity_counts.medium,
                 low: s.severity_counts.low,

@@ -22,14 +22,14 @@ use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::{CheckedArticle, outcome_word, serde_name};
-use crate::decide::revisions;
-use crate::events::{
+use factgate_core::decide::revisions;
+use factgate_core::events::{
     ClaimStatus, ClaimVerdict, Decision, DecisionReason, Issue, IssueType, Outcome, RevisionChanges,
 };
-use crate::extract::{self, ViewBlock, ViewKind};
-use crate::judge::CredibilityLevel;
-use crate::model::BlockRole;
-use crate::model::{BodyFormat, Severity};
+use factgate_core::extract::{self, ViewBlock, ViewKind};
+use factgate_core::judge::CredibilityLevel;
+use factgate_core::model::BlockRole;
+use factgate_core::model::{BodyFormat, Severity};
 
 /// The page's one style sheet.
 const CSS: &str = include_str!("../templates/style.css");
@@ -500,7 +500,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
         "reasons": reason_views(d.reasons.iter().map(|r| (*r, 1))),
         "summary": report.summary,
         "accuracy": super::accuracy_words(d),
-        "review": crate::decide::review::for_review(d)
+        "review": factgate_core::decide::review::for_review(d)
             .into_iter()
             .map(|r| {
                 let n = report
@@ -552,7 +552,7 @@ fn block_view(
     block: &ViewBlock,
     at: &HashMap<(usize, usize), usize>,
     heading: Option<usize>,
-    report: &crate::events::Report,
+    report: &factgate_core::events::Report,
     marks: &[Mark],
     in_text: &mut HashSet<usize>,
 ) -> BlockView {
@@ -623,11 +623,11 @@ fn issue_view(issue: &Issue) -> IssueView {
         finding_type: serde_name(&issue.issue_type),
         finding_words: super::finding_words(issue.issue_type),
         claim_id: issue.claim_id.clone(),
-        waivable: crate::decide::waive::is_waivable(issue.issue_type),
+        waivable: factgate_core::decide::waive::is_waivable(issue.issue_type),
     }
 }
 
-fn waived_view(waived: &crate::events::WaivedIssue) -> WaivedView {
+fn waived_view(waived: &factgate_core::events::WaivedIssue) -> WaivedView {
     WaivedView {
         issue: issue_view(&waived.issue),
         claim: waived.issue.claim.clone(),

@@ -1,8 +1,8 @@
 use super::*;
-use crate::decide::{self, ArticleCheck, Strictness};
-use crate::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
-use crate::model::{Claim, Verdict};
 use chrono::Utc;
+use factgate_core::decide::{self, ArticleCheck, Strictness};
+use factgate_core::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
+use factgate_core::model::{Claim, Verdict};
 use scraper::{Html, Selector};
 
 /// Markup written raw (which Markdown takes as markup and drops) and written as entities (which
@@ -434,11 +434,11 @@ fn a_shortened_report_and_an_unchecked_article_say_why_claims_are_missing() {
     );
     assert!(!html.html().contains("No check-worthy claim"));
 
-    let unreadable = crate::decide::decide_not_checked(
+    let unreadable = factgate_core::decide::decide_not_checked(
         "a-9",
         Some(1),
-        &crate::events::content_digest(b"x"),
-        crate::events::DecisionReason::ExtractionFailed,
+        &factgate_core::events::content_digest(b"x"),
+        factgate_core::events::DecisionReason::ExtractionFailed,
         "the body is not readable text",
         None,
         Utc::now(),
@@ -499,9 +499,11 @@ fn the_reports_own_changes_section_is_shown_without_the_previous_decision() {
     gone.claim_id = None;
     gone.problem = "Citation returns 404 error".to_owned();
     previous.report.issues.push(gone);
-    let digest = crate::decide::revisions::RevisionDigest::of(&previous).expect("digest");
-    current.report.changes_since_previous =
-        Some(crate::decide::revisions::compare(&digest, &current.report));
+    let digest = factgate_core::decide::revisions::RevisionDigest::of(&previous).expect("digest");
+    current.report.changes_since_previous = Some(factgate_core::decide::revisions::compare(
+        &digest,
+        &current.report,
+    ));
     let html = page(&current, None);
     let section: String = select(&html, "#changes")[0]
         .parent()
@@ -578,7 +580,7 @@ fn a_supported_claim_with_a_blocking_issue_is_not_shown_as_supported() {
 
 #[test]
 fn an_edited_claim_is_listed_once_as_changed_with_before_and_after() {
-    let claim = |text: &str, status| crate::events::ClaimVerdict {
+    let claim = |text: &str, status| factgate_core::events::ClaimVerdict {
         claim_id: format!("id-{}", text.len()),
         text: text.into(),
         location: "paragraph 1".into(),
@@ -595,7 +597,7 @@ fn an_edited_claim_is_listed_once_as_changed_with_before_and_after() {
         supporting_source: None,
     };
     let decided = |revision, claims| {
-        let mut d = crate::decide::decide_not_checked(
+        let mut d = factgate_core::decide::decide_not_checked(
             "a-1",
             Some(revision),
             "d",
@@ -612,11 +614,11 @@ fn an_edited_claim_is_listed_once_as_changed_with_before_and_after() {
         vec![
             claim(
                 "Unemployment in the region reached 17% in 2024, the agency said.",
-                crate::events::ClaimStatus::Refuted,
+                factgate_core::events::ClaimStatus::Refuted,
             ),
             claim(
                 "The council approved a budget of $2.4 billion.",
-                crate::events::ClaimStatus::Supported,
+                factgate_core::events::ClaimStatus::Supported,
             ),
         ],
     );
@@ -625,11 +627,11 @@ fn an_edited_claim_is_listed_once_as_changed_with_before_and_after() {
         vec![
             claim(
                 "Unemployment in the region reached 7% in 2024, the statistics agency said.",
-                crate::events::ClaimStatus::Supported,
+                factgate_core::events::ClaimStatus::Supported,
             ),
             claim(
                 "The council approved a budget of $2.4 billion.",
-                crate::events::ClaimStatus::Supported,
+                factgate_core::events::ClaimStatus::Supported,
             ),
         ],
     );

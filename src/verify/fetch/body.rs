@@ -10,8 +10,8 @@
 
 use std::io::{self, Write};
 
-use super::outcome::FetchOutcome;
 use super::settings::FetchSettings;
+use factgate_core::fetched::FetchOutcome;
 
 /// Content codings the fetcher asks for and can decode.
 pub const ACCEPT_ENCODING: &str = "gzip, deflate, br";

@@ -16,10 +16,10 @@ use moka::Expiry;
 use moka::notification::RemovalCause;
 
 use super::classify;
-use super::outcome::FetchOutcome;
 use super::settings::FetchSettings;
 use crate::internal_events;
-use crate::judge::{PageIndex, Source};
+use factgate_core::fetched::FetchOutcome;
+use factgate_core::judge::{PageIndex, Source};
 
 /// Weight of an entry without page text: its URL and enum, roughly.
 const SMALL_ENTRY_BYTES: usize = 64;
@@ -180,7 +180,7 @@ impl ResultCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::fetch::Page;
+    use factgate_core::fetched::Page;
 
     fn page(text: &str) -> FetchOutcome {
         FetchOutcome::Ok(Page {

@@ -7,8 +7,8 @@ use std::error::Error as StdError;
 use std::hash::BuildHasher;
 use std::time::Duration;
 
-use super::outcome::{FetchOutcome, RefusalReason};
 use super::settings::FetchSettings;
+use factgate_core::fetched::{FetchOutcome, RefusalReason};
 
 /// The outcome an HTTP status means by itself, or `None` for a success whose body must be read.
 pub fn outcome_for_status(status: u16, retry_after: Option<Duration>) -> Option<FetchOutcome> {

@@ -10,10 +10,10 @@ use url::Url;
 use super::FetchError;
 use super::body;
 use super::classify;
-use super::outcome::{FetchOutcome, Page};
 use super::policy::PolicyResolver;
 use super::settings::FetchSettings;
-use crate::text::webpage::{self as content, TextKind};
+use factgate_core::fetched::{FetchOutcome, Page};
+use factgate_core::text::webpage::{self, TextKind};
 
 /// Builds the HTTP client: honest User-Agent, no automatic redirects (the fetcher follows them
 /// and checks each hop), no proxy (a proxy would connect on our behalf to addresses the policy
@@ -80,9 +80,9 @@ pub async fn read_response(
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .map(content::parse_content_type)
+        .map(webpage::parse_content_type)
         .unwrap_or_default();
-    let Some(kind) = content::text_kind(&media_type) else {
+    let Some(kind) = webpage::text_kind(&media_type) else {
         return FetchOutcome::UnsupportedContent {
             content_type: if media_type.is_empty() {
                 "(none)".to_owned()
@@ -134,13 +134,13 @@ fn to_outcome(
     limits: PageLimits,
     cancel: &AtomicBool,
 ) -> FetchOutcome {
-    use crate::text::markup::{self, Stopped, TooLarge};
+    use factgate_core::text::markup::{self, Stopped, TooLarge};
     let refused = |what: String| FetchOutcome::UnsupportedContent {
         content_type: format!("{content_type} {what}"),
     };
     // The body's bytes become the text's when they are UTF-8 already (most pages): one copy of
     // the page in memory, not two.
-    let decoded = content::decode_owned(bytes, charset.as_deref(), kind);
+    let decoded = webpage::decode_owned(bytes, charset.as_deref(), kind);
     let (title, text, paywall_markup, claim_reviews, furniture) = match kind {
         TextKind::Html => {
             // A tree costs time that grows with its depth and memory that grows with its nodes:
@@ -164,7 +164,7 @@ fn to_outcome(
             }
             // The markup's paywall marker is looked for now, so the markup can go as soon as
             // the tree holds the page: it is not kept beside the tree and the text.
-            let paywall_markup = content::paywall_marker(Some(&decoded), "");
+            let paywall_markup = webpage::paywall_marker(Some(&decoded), "");
             let parsed = markup::parse_html_bounded(&decoded, cancel, limits.max_nodes);
             drop(decoded);
             let document = match parsed {
@@ -182,13 +182,13 @@ fn to_outcome(
             // read than `fetch.max_text_bytes` is not judged (its source is unjudged), and the
             // reading stops as soon as it is sure to be longer.
             let max_text = usize::try_from(limits.max_text_bytes).unwrap_or(usize::MAX);
-            let Ok(page) = content::document_to_text_within(&document, max_text) else {
+            let Ok(page) = webpage::document_to_text_within(&document, max_text) else {
                 return refused(format!(
                     "with more text than fetch.max_text_bytes ({} bytes)",
                     limits.max_text_bytes
                 ));
             };
-            if let Some(found) = content::not_a_source(&document, &page, &final_url) {
+            if let Some(found) = webpage::not_a_source(&document, &page, &final_url) {
                 return FetchOutcome::NotASource {
                     status,
                     kind: found.kind,
@@ -217,7 +217,7 @@ fn to_outcome(
             limits.max_text_bytes
         ));
     }
-    if let Some(marker) = paywall_markup.or_else(|| content::paywall_marker(None, &text)) {
+    if let Some(marker) = paywall_markup.or_else(|| webpage::paywall_marker(None, &text)) {
         return FetchOutcome::Paywalled { marker };
     }
     // A page with no visible text (a script-rendered shell, an empty body) cannot be judged. As

@@ -1,4 +1,4 @@
-//! Faults in setting up the fetcher; what a fetch ends in is data ([`crate::fetched`]).
+//! Faults in setting up the fetcher; what a fetch ends in is data ([`factgate_core::fetched`]).
 
 /// Faults in setting up the fetcher (not outcomes of a fetch).
 #[derive(Debug, thiserror::Error)]

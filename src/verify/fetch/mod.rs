@@ -19,9 +19,8 @@ pub mod body;
 pub mod cache;
 pub mod classify;
 pub mod client;
-pub mod limiter;
-pub use factgate_core::fetched as outcome;
 mod error;
+pub mod limiter;
 pub mod policy;
 pub mod settings;
 
@@ -34,12 +33,12 @@ use tokio::time::Instant;
 use url::Url;
 
 pub use error::FetchError;
-pub use outcome::{FetchClass, FetchOutcome, Page, RefusalReason};
+use factgate_core::fetched::{FetchOutcome, RefusalReason};
 pub use policy::check_address;
 pub use settings::FetchSettings;
 
 use crate::internal_events;
-use crate::judge::PageIndex;
+use factgate_core::judge::PageIndex;
 
 /// What [`Fetcher::fetch`] returns.
 #[derive(Debug, Clone)]

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
 
-use super::outcome::RefusalReason;
 use super::settings::FetchSettings;
 use crate::internal_events;
+use factgate_core::fetched::RefusalReason;
 
 /// Range name given to cloud metadata endpoints; refused even when private addresses are allowed.
 pub const METADATA: &str = "cloud metadata";

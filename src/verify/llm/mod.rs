@@ -17,17 +17,11 @@
 //!
 //! - [`client`]: the chat-completions HTTP client.
 //! - [`passages`]: which passages of the source the voters see.
-//! - [`budget`]: the token estimate and the evidence cut to fit the context window.
+//! - [`budget`](factgate_core::quorum::budget): the token estimate and the evidence cut to fit the context window.
 //! - [`prompts`]: the voters' system prompts and the user message.
 //! - [`quorum`]: reply parsing, votes and the quorum rule.
 
 pub mod client;
-
-pub use factgate_core::quorum::{
-    DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_PASSAGES,
-    DEFAULT_MAX_REPLY_TOKENS, DEFAULT_TIMEOUT, DEFAULT_VOTERS, budget, min_context_tokens,
-    passages, prompts, votes as quorum,
-};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,11 +30,15 @@ pub use crate::config::ApiKey;
 use futures::future::join_all;
 use tokio::sync::Semaphore;
 
-pub use budget::EvidenceFit;
 pub use client::{ChatClient, CompletionError};
-pub use passages::Lead;
-pub use prompts::VoterRole;
-pub use quorum::{QuorumOutcome, Vote, VoteOutcome, VoterVerdict};
+use factgate_core::quorum::budget;
+use factgate_core::quorum::passages::{self, Lead};
+use factgate_core::quorum::prompts::{self, VoterRole};
+use factgate_core::quorum::votes::{self, QuorumOutcome, Vote, VoteOutcome};
+use factgate_core::quorum::{
+    DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_PASSAGES,
+    DEFAULT_MAX_REPLY_TOKENS, DEFAULT_TIMEOUT, DEFAULT_VOTERS, min_context_tokens,
+};
 
 /// How to reach the endpoint and how to run the panel.
 #[derive(Debug, Clone)]
@@ -158,7 +156,7 @@ impl LlmJudge {
         if settings.model.trim().is_empty() {
             return Err(LlmError::EmptyModel);
         }
-        if !(quorum::VOTES_REQUIRED..=VoterRole::ALL.len()).contains(&settings.voters) {
+        if !(votes::VOTES_REQUIRED..=VoterRole::ALL.len()).contains(&settings.voters) {
             return Err(LlmError::InvalidVoters(settings.voters));
         }
         if settings.timeout.is_zero() {
@@ -202,7 +200,7 @@ impl LlmJudge {
         &self,
         claim: &str,
         source_url: &str,
-        page: &crate::judge::PageIndex,
+        page: &factgate_core::judge::PageIndex,
         lead: Option<Lead<'_>>,
     ) -> QuorumOutcome {
         let evidence = passages::best_passages(
@@ -266,7 +264,7 @@ impl LlmJudge {
         let elapsed = started.elapsed();
         crate::internal_events::panel_decided(elapsed);
         QuorumOutcome {
-            verdict: quorum::decide(&votes),
+            verdict: votes::decide(&votes),
             votes,
             evidence: fit,
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
@@ -277,7 +275,7 @@ impl LlmJudge {
         let result = match self.slots.acquire().await {
             // The permit is held until the reply is read.
             Ok(_permit) => match self.client.complete(&voter.system_prompt(), user).await {
-                Ok(content) => quorum::parse_reply(&content, evidence).map_err(|e| error_chain(&e)),
+                Ok(content) => votes::parse_reply(&content, evidence).map_err(|e| error_chain(&e)),
                 Err(e) => Err(error_chain(&e)),
             },
             // The semaphore is never closed; were it, the vote would abstain, not wait.
