@@ -87,34 +87,7 @@ pub(super) fn read_back(
         .set("auto.offset.reset", "earliest");
     let consumer: BaseConsumer<ReaderContext> = client.create_with_context(ReaderContext)?;
 
-    // Where the join will start reading each new partition, and so the oldest message it will
-    // read again.
-    let mut asked = TopicPartitionList::new();
-    let unique: std::collections::BTreeSet<(&str, i32)> = assigned
-        .iter()
-        .map(|tp| (tp.topic.as_str(), tp.partition))
-        .collect();
-    for (topic, partition) in unique {
-        asked.add_partition(topic, partition);
-    }
-    let committed = consumer.committed_offsets(asked, REQUEST_TIMEOUT)?;
-    // Every partition, even one whose reported end is at its committed offset: the end can be
-    // reported short (see `read_to_end`). One topic at a time: librdkafka's end-of-partition
-    // event names the partition, not its topic.
-    let mut by_topic: HashMap<String, HashMap<i32, i64>> = HashMap::new();
-    for element in committed.elements() {
-        let (low, _) =
-            consumer.fetch_watermarks(element.topic(), element.partition(), REQUEST_TIMEOUT)?;
-        let from = match element.offset() {
-            Offset::Offset(at) => at.saturating_sub(rewind).max(low),
-            // Nothing committed: the join starts at the earliest offset.
-            _ => low,
-        };
-        by_topic
-            .entry(element.topic().to_owned())
-            .or_default()
-            .insert(element.partition(), from);
-    }
+    let by_topic = join_starts(&consumer, assigned, rewind)?;
     let starts: Vec<(factgate_core::events::TopicPartition, i64)> = by_topic
         .iter()
         .flat_map(|(topic, froms)| {
@@ -142,49 +115,7 @@ pub(super) fn read_back(
     };
     let since = oldest - i64::try_from(CLOCK_SKEW.as_millis()).unwrap_or(i64::MAX);
 
-    // The decisions written since then, up to the end the topic has now.
-    let metadata = consumer.fetch_metadata(Some(decisions_topic), REQUEST_TIMEOUT)?;
-    let mut wanted = TopicPartitionList::new();
-    for partition in metadata
-        .topics()
-        .iter()
-        .filter(|t| t.name() == decisions_topic)
-        .flat_map(|t| t.partitions())
-    {
-        wanted.add_partition_offset(decisions_topic, partition.id(), Offset::Offset(since))?;
-    }
-    let found = consumer.offsets_for_times(wanted, REQUEST_TIMEOUT)?;
-    // Where each partition's read starts, as the broker says, with its lowest offset and end.
-    let mut ranges: HashMap<i32, (i64, i64, i64)> = HashMap::new();
-    for element in found.elements() {
-        let (low, high) =
-            consumer.fetch_watermarks(decisions_topic, element.partition(), REQUEST_TIMEOUT)?;
-        let from = match element.offset() {
-            Offset::Offset(at) => at.clamp(low, high.max(low)),
-            // No decision written since then, as far as the broker says: read from its reported
-            // end, which may be short.
-            _ => high,
-        };
-        ranges.insert(element.partition(), (from, low, high));
-    }
-    // The broker's answer is checked: the decision just before each start must be older than
-    // `since`. librdkafka's mock cluster (the embedded broker) answers every time with the end.
-    // Where it is not, or cannot be told, the partition is read from its lowest offset.
-    let probes: HashMap<i32, i64> = ranges
-        .iter()
-        .filter(|(_, (from, low, _))| from > low)
-        .map(|(&partition, (from, _, _))| (partition, from - 1))
-        .collect();
-    let before = timestamps_at(&consumer, decisions_topic, &probes, true, started)?;
-    let mut ends: HashMap<i32, i64> = HashMap::new();
-    let mut assignment = TopicPartitionList::new();
-    for (&partition, &(from, low, high)) in &ranges {
-        let trusted = !probes.contains_key(&partition)
-            || before.get(&partition).is_some_and(|&at| at < since);
-        let from = if trusted { from } else { low };
-        assignment.add_partition_offset(decisions_topic, partition, Offset::Offset(from))?;
-        ends.insert(partition, from.min(high));
-    }
+    let (assignment, ends) = decision_reads(&consumer, decisions_topic, since, started)?;
     tracing::debug!(
         since_ms = since,
         ranges = ?assignment
@@ -269,6 +200,97 @@ fn read_to_end(
     }
     consumer.unassign()?;
     Ok(ends.into_keys().collect())
+}
+
+/// Where the join will start reading each of its new partitions `assigned` (its committed
+/// offset less `rewind`, not before the partition's lowest), by topic: so the oldest message it
+/// will read again.
+fn join_starts(
+    consumer: &BaseConsumer<ReaderContext>,
+    assigned: &[factgate_core::events::TopicPartition],
+    rewind: i64,
+) -> Result<HashMap<String, HashMap<i32, i64>>, ReadBackError> {
+    let mut asked = TopicPartitionList::new();
+    let unique: std::collections::BTreeSet<(&str, i32)> = assigned
+        .iter()
+        .map(|tp| (tp.topic.as_str(), tp.partition))
+        .collect();
+    for (topic, partition) in unique {
+        asked.add_partition(topic, partition);
+    }
+    let committed = consumer.committed_offsets(asked, REQUEST_TIMEOUT)?;
+    // Every partition, even one whose reported end is at its committed offset: the end can be
+    // reported short (see `read_to_end`). One topic at a time: librdkafka's end-of-partition
+    // event names the partition, not its topic.
+    let mut by_topic: HashMap<String, HashMap<i32, i64>> = HashMap::new();
+    for element in committed.elements() {
+        let (low, _) =
+            consumer.fetch_watermarks(element.topic(), element.partition(), REQUEST_TIMEOUT)?;
+        let from = match element.offset() {
+            Offset::Offset(at) => at.saturating_sub(rewind).max(low),
+            // Nothing committed: the join starts at the earliest offset.
+            _ => low,
+        };
+        by_topic
+            .entry(element.topic().to_owned())
+            .or_default()
+            .insert(element.partition(), from);
+    }
+    Ok(by_topic)
+}
+
+/// The partitions of `decisions_topic` to read from the first decision written at or after
+/// `since` (as the broker says, checked), with the end each read goes to.
+fn decision_reads(
+    consumer: &BaseConsumer<ReaderContext>,
+    decisions_topic: &str,
+    since: i64,
+    started: Instant,
+) -> Result<(TopicPartitionList, HashMap<i32, i64>), ReadBackError> {
+    // Every partition of the topic, asked for its first decision at or after `since`.
+    let metadata = consumer.fetch_metadata(Some(decisions_topic), REQUEST_TIMEOUT)?;
+    let mut wanted = TopicPartitionList::new();
+    for partition in metadata
+        .topics()
+        .iter()
+        .filter(|t| t.name() == decisions_topic)
+        .flat_map(|t| t.partitions())
+    {
+        wanted.add_partition_offset(decisions_topic, partition.id(), Offset::Offset(since))?;
+    }
+    let found = consumer.offsets_for_times(wanted, REQUEST_TIMEOUT)?;
+    // Where each partition's read starts, as the broker says, with its lowest offset and end.
+    let mut ranges: HashMap<i32, (i64, i64, i64)> = HashMap::new();
+    for element in found.elements() {
+        let (low, high) =
+            consumer.fetch_watermarks(decisions_topic, element.partition(), REQUEST_TIMEOUT)?;
+        let from = match element.offset() {
+            Offset::Offset(at) => at.clamp(low, high.max(low)),
+            // No decision written since then, as far as the broker says: read from its reported
+            // end, which may be short.
+            _ => high,
+        };
+        ranges.insert(element.partition(), (from, low, high));
+    }
+    // The broker's answer is checked: the decision just before each start must be older than
+    // `since`. librdkafka's mock cluster (the embedded broker) answers every time with the end.
+    // Where it is not, or cannot be told, the partition is read from its lowest offset.
+    let probes: HashMap<i32, i64> = ranges
+        .iter()
+        .filter(|(_, (from, low, _))| from > low)
+        .map(|(&partition, (from, _, _))| (partition, from - 1))
+        .collect();
+    let before = timestamps_at(consumer, decisions_topic, &probes, true, started)?;
+    let mut ends: HashMap<i32, i64> = HashMap::new();
+    let mut assignment = TopicPartitionList::new();
+    for (&partition, &(from, low, high)) in &ranges {
+        let trusted = !probes.contains_key(&partition)
+            || before.get(&partition).is_some_and(|&at| at < since);
+        let from = if trusted { from } else { low };
+        assignment.add_partition_offset(decisions_topic, partition, Offset::Offset(from))?;
+        ends.insert(partition, from.min(high));
+    }
+    Ok((assignment, ends))
 }
 
 /// The timestamp (in milliseconds) of the first message read from each partition's offset in

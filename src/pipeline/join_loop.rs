@@ -74,6 +74,64 @@ const READ_BACK_ATTEMPTS: u32 = 3;
 /// replays.
 pub const REWIND_ON_ASSIGN: i64 = 1_000;
 
+/// What the join decides on one message read at `offset` of `tp`: a manifest or a claim result.
+/// An unreadable manifest that names its article blocks that revision (fail closed: its draft
+/// would otherwise never be decided); an unreadable result is counted and skipped.
+fn on_message(
+    state: &mut JoinState,
+    topics: &TopicsConfig,
+    tp: &TopicPartition,
+    offset: i64,
+    message: &rdkafka::message::BorrowedMessage<'_>,
+) -> Vec<TracedDecision> {
+    let payload = message.payload().unwrap_or_default();
+    // The article's trace, set at extract: the join keeps it with the article.
+    let trace = read_trace_context(message);
+    let now = Utc::now();
+    if tp.topic == topics.manifests {
+        match serde_json::from_slice::<ArticleManifest>(payload) {
+            Ok(manifest) => {
+                tracing::debug!(article_id = %manifest.article_id, revision = manifest.revision, partition = tp.partition, offset, "manifest read");
+                state.on_manifest_traced(tp, offset, manifest, trace, now)
+            }
+            Err(err) => match recover_article_id(payload) {
+                // Fail closed: its draft would otherwise never be decided.
+                Some(id) => {
+                    warn!(error = %err, article_id = %id.article_id, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable; its revision is blocked");
+                    state.on_unreadable_manifest_traced(
+                        &id.article_id,
+                        id.revision,
+                        &content_digest(payload),
+                        &err.to_string(),
+                        trace,
+                        now,
+                    )
+                }
+                None => {
+                    warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable and names no article; skipped");
+                    Vec::new()
+                }
+            },
+        }
+    } else {
+        match serde_json::from_slice::<ClaimResult>(payload) {
+            Ok(result) => {
+                tracing::debug!(article_id = %result.article_id, revision = result.revision, partition = tp.partition, offset, "result read");
+                state.on_result_traced(tp, offset, result, trace, now)
+            }
+            Err(err) => {
+                crate::internal_events::join_result_unreadable(
+                    &err,
+                    &tp.topic,
+                    tp.partition,
+                    offset,
+                );
+                Vec::new()
+            }
+        }
+    }
+}
+
 /// Decisions queued for the broker: resolves to the offsets they make safe to store.
 type Acknowledged<'a> =
     BoxFuture<'a, Result<Vec<(TopicPartition, i64)>, rdkafka::error::KafkaError>>;
@@ -190,40 +248,7 @@ pub(super) async fn run(
                         Err(err) => warn!(error = %err, topic = %tp.topic, partition = tp.partition, "cannot rewind the partition; it is read from its committed offset"),
                     }
                 }
-                let payload = message.payload().unwrap_or_default();
-                // The article's trace, set at extract: the join keeps it with the article.
-                let trace = read_trace_context(&message);
-                let now = Utc::now();
-                let decisions = if tp.topic == topics.manifests {
-                    match serde_json::from_slice::<ArticleManifest>(payload) {
-                        Ok(manifest) => {
-                            tracing::debug!(article_id = %manifest.article_id, revision = manifest.revision, partition = tp.partition, offset, "manifest read");
-                            state.on_manifest_traced(&tp, offset, manifest, trace, now)
-                        }
-                        Err(err) => match recover_article_id(payload) {
-                            // Fail closed: its draft would otherwise never be decided.
-                            Some(id) => {
-                                warn!(error = %err, article_id = %id.article_id, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable; its revision is blocked");
-                                state.on_unreadable_manifest_traced(&id.article_id, id.revision, &content_digest(payload), &err.to_string(), trace, now)
-                            }
-                            None => {
-                                warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable and names no article; skipped");
-                                Vec::new()
-                            }
-                        },
-                    }
-                } else {
-                    match serde_json::from_slice::<ClaimResult>(payload) {
-                        Ok(result) => {
-                            tracing::debug!(article_id = %result.article_id, revision = result.revision, partition = tp.partition, offset, "result read");
-                            state.on_result_traced(&tp, offset, result, trace, now)
-                        }
-                        Err(err) => {
-                            crate::internal_events::join_result_unreadable(&err, &tp.topic, tp.partition, offset);
-                            Vec::new()
-                        }
-                    }
-                };
+                let decisions = on_message(&mut state, topics, &tp, offset, &message);
                 consumed.insert(tp, offset);
                 log_notes(&mut state);
                 note_in_flight(&state);

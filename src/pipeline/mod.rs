@@ -31,7 +31,7 @@ mod join_loop;
 mod override_loop;
 mod verify_loop;
 
-use crate::config::Config;
+use crate::config::{Config, KafkaConfig};
 use crate::http::{DecisionBoard, Readiness};
 use crate::internal_events;
 use crate::kafka::{
@@ -421,6 +421,137 @@ pub async fn connect(config: &Config) -> Result<(String, Option<EmbeddedBroker>)
     Ok((bootstrap, embedded))
 }
 
+/// The tasks of a pipeline: each ends with its name and how it ended.
+type Tasks = tokio::task::JoinSet<(String, Result<(), PipelineError>)>;
+
+/// Binds the API (`http.listen`, behind the login) and admin (`http.admin_listen`) listeners and
+/// serves them in `tasks` until `stop`.
+async fn serve(
+    config: &Config,
+    board: &DecisionBoard,
+    readiness: &Arc<Readiness>,
+    connected_services: &Arc<std::sync::OnceLock<Arc<Services>>>,
+    stop_rx: &watch::Receiver<bool>,
+    tasks: &mut Tasks,
+) -> Result<(), PipelineError> {
+    let http = config.http.clone();
+    let login = crate::http::login::Login::from_config(&http.auth).map_err(PipelineError::Login)?;
+    if !login.is_configured() {
+        tracing::warn!(
+            "no login is configured ([http.auth]): the API and the pages on http.listen refuse every request"
+        );
+    }
+    let api = tokio::net::TcpListener::bind(http.listen)
+        .await
+        .map_err(PipelineError::Http)?;
+    let admin = tokio::net::TcpListener::bind(http.admin_listen)
+        .await
+        .map_err(PipelineError::Http)?;
+    info!(listen = %http.listen, admin_listen = %http.admin_listen, "HTTP endpoints listening");
+    let routers = [
+        (
+            "http",
+            api,
+            crate::http::router(
+                board.clone(),
+                login,
+                Some(override_sink(Arc::clone(connected_services))),
+            ),
+        ),
+        (
+            "http-admin",
+            admin,
+            crate::http::admin_router(Arc::clone(readiness)),
+        ),
+    ];
+    for (name, listener, router) in routers {
+        let mut stop = stop_rx.clone();
+        let http = http.clone();
+        tasks.spawn(async move {
+            let served = crate::http::serve(listener, router, &http, async move {
+                let _ = stop.wait_for(|s| *s).await;
+            })
+            .await;
+            (name.to_owned(), served.map_err(PipelineError::Http))
+        });
+    }
+    Ok(())
+}
+
+/// Sets the consumers' properties the embedded broker needs in `config` and returns the
+/// producer's Kafka settings, with its own (explicit settings win).
+fn tune_for_embedded(config: &mut Config) -> KafkaConfig {
+    let mut producer_kafka = config.kafka.clone();
+    // The embedded broker keeps every topic in this process's memory: records compressed by
+    // the producer stay compressed there (its log of 10,000 held articles: 18 MB with LZ4,
+    // 47 MB without). A producer property only, so the consumers warn of nothing.
+    producer_kafka
+        .properties
+        .entry("compression.type".to_owned())
+        .or_insert_with(|| EMBEDDED_COMPRESSION.to_owned());
+    // The embedded broker answers a fetch that finds nothing only after the whole
+    // `fetch.wait.max.ms` (librdkafka's default 500 ms), even when records arrive meanwhile,
+    // unlike a real broker; each of the three hops would add that to a decision. It is
+    // in-process, so asking more often costs little. A consumer property only, set past the
+    // producer's copy so it warns of nothing.
+    config
+        .kafka
+        .properties
+        .entry("fetch.wait.max.ms".to_owned())
+        .or_insert_with(|| EMBEDDED_FETCH_WAIT_MS.to_string());
+    // The embedded broker holds a group rebalancing for the session timeout less a second
+    // whenever a member joins or leaves (a real broker waits only for the members to
+    // rejoin): a short one keeps partitions owned.
+    config
+        .kafka
+        .properties
+        .entry("session.timeout.ms".to_owned())
+        .or_insert_with(|| EMBEDDED_SESSION_TIMEOUT_MS.to_string());
+    producer_kafka
+}
+
+/// Spawns in `tasks` each of `roles`, the board's feeder and, with the join, its overrides.
+fn spawn_roles(
+    roles: &BTreeSet<Role>,
+    services: &Arc<Services>,
+    verifier: Option<Verifier>,
+    stop_rx: &watch::Receiver<bool>,
+    tasks: &mut Tasks,
+) {
+    for role in roles {
+        let services = Arc::clone(services);
+        let stop = stop_rx.clone();
+        let verifier = verifier.clone();
+        let role = *role;
+        tasks.spawn(async move {
+            let outcome = match role {
+                Role::Extract => extract_loop::run(services, stop).await,
+                Role::Verify => match verifier {
+                    Some(v) => verify_loop::run(services, v, stop).await,
+                    None => Ok(()),
+                },
+                Role::Join => join_loop::run(services, stop).await,
+            };
+            (role.to_string(), outcome)
+        });
+    }
+    {
+        let services = Arc::clone(services);
+        let stop = stop_rx.clone();
+        tasks.spawn(async move { ("board".to_owned(), board::run(services, stop).await) });
+    }
+    if roles.contains(&Role::Join) {
+        let services = Arc::clone(services);
+        let stop = stop_rx.clone();
+        tasks.spawn(async move {
+            (
+                "overrides".to_owned(),
+                override_loop::run(services, stop).await,
+            )
+        });
+    }
+}
+
 /// Runs `roles` (and the board that answers HTTP) until `shutdown` resolves or a role fails.
 /// The HTTP endpoint is served when `serve_http` is set, from the start: while the brokers are
 /// being reached `/healthz` answers and `/readyz` says what is missing.
@@ -445,53 +576,20 @@ pub async fn run(
         .with_decision_budget(config.http.decision_bytes)
         .with_extract_limits(config.extract.limits());
     let (stop_tx, stop_rx) = watch::channel(false);
-    let mut tasks = tokio::task::JoinSet::new();
+    let mut tasks = Tasks::new();
     // The override form's sink reaches the producer once Kafka is connected; until then a post
     // is answered "try again".
     let connected_services: Arc<std::sync::OnceLock<Arc<Services>>> = Arc::default();
     if serve_http {
-        let http = config.http.clone();
-        let login =
-            crate::http::login::Login::from_config(&http.auth).map_err(PipelineError::Login)?;
-        if !login.is_configured() {
-            tracing::warn!(
-                "no login is configured ([http.auth]): the API and the pages on http.listen refuse every request"
-            );
-        }
-        let api = tokio::net::TcpListener::bind(http.listen)
-            .await
-            .map_err(PipelineError::Http)?;
-        let admin = tokio::net::TcpListener::bind(http.admin_listen)
-            .await
-            .map_err(PipelineError::Http)?;
-        info!(listen = %http.listen, admin_listen = %http.admin_listen, "HTTP endpoints listening");
-        let routers = [
-            (
-                "http",
-                api,
-                crate::http::router(
-                    board.clone(),
-                    login,
-                    Some(override_sink(Arc::clone(&connected_services))),
-                ),
-            ),
-            (
-                "http-admin",
-                admin,
-                crate::http::admin_router(Arc::clone(&readiness)),
-            ),
-        ];
-        for (name, listener, router) in routers {
-            let mut stop = stop_rx.clone();
-            let http = http.clone();
-            tasks.spawn(async move {
-                let served = crate::http::serve(listener, router, &http, async move {
-                    let _ = stop.wait_for(|s| *s).await;
-                })
-                .await;
-                (name.to_owned(), served.map_err(PipelineError::Http))
-            });
-        }
+        serve(
+            &config,
+            &board,
+            &readiness,
+            &connected_services,
+            &stop_rx,
+            &mut tasks,
+        )
+        .await?;
     }
 
     match &config.kafka.bootstrap_servers {
@@ -520,34 +618,11 @@ pub async fn run(
             return Ok(());
         }
     };
-    let mut producer_kafka = config.kafka.clone();
-    if embedded.is_some() {
-        // The embedded broker keeps every topic in this process's memory: records compressed by
-        // the producer stay compressed there (its log of 10,000 held articles: 18 MB with LZ4,
-        // 47 MB without). A producer property only, so the consumers warn of nothing.
-        producer_kafka
-            .properties
-            .entry("compression.type".to_owned())
-            .or_insert_with(|| EMBEDDED_COMPRESSION.to_owned());
-        // The embedded broker answers a fetch that finds nothing only after the whole
-        // `fetch.wait.max.ms` (librdkafka's default 500 ms), even when records arrive meanwhile,
-        // unlike a real broker; each of the three hops would add that to a decision. It is
-        // in-process, so asking more often costs little. A consumer property only, set past the
-        // producer's copy so it warns of nothing.
-        config
-            .kafka
-            .properties
-            .entry("fetch.wait.max.ms".to_owned())
-            .or_insert_with(|| EMBEDDED_FETCH_WAIT_MS.to_string());
-        // The embedded broker holds a group rebalancing for the session timeout less a second
-        // whenever a member joins or leaves (a real broker waits only for the members to
-        // rejoin): a short one keeps partitions owned.
-        config
-            .kafka
-            .properties
-            .entry("session.timeout.ms".to_owned())
-            .or_insert_with(|| EMBEDDED_SESSION_TIMEOUT_MS.to_string());
-    }
+    let producer_kafka = if embedded.is_some() {
+        tune_for_embedded(&mut config)
+    } else {
+        config.kafka.clone()
+    };
     let producer = EventProducer::new(&producer_kafka, &bootstrap)?;
     readiness.set_broker_reachable(true);
     let services = Arc::new(Services {
@@ -571,38 +646,7 @@ pub async fn run(
     };
     on_started(&running);
 
-    for role in &roles {
-        let services = Arc::clone(&services);
-        let stop = stop_rx.clone();
-        let verifier = verifier.clone();
-        let role = *role;
-        tasks.spawn(async move {
-            let outcome = match role {
-                Role::Extract => extract_loop::run(services, stop).await,
-                Role::Verify => match verifier {
-                    Some(v) => verify_loop::run(services, v, stop).await,
-                    None => Ok(()),
-                },
-                Role::Join => join_loop::run(services, stop).await,
-            };
-            (role.to_string(), outcome)
-        });
-    }
-    {
-        let services = Arc::clone(&services);
-        let stop = stop_rx.clone();
-        tasks.spawn(async move { ("board".to_owned(), board::run(services, stop).await) });
-    }
-    if roles.contains(&Role::Join) {
-        let services = Arc::clone(&services);
-        let stop = stop_rx.clone();
-        tasks.spawn(async move {
-            (
-                "overrides".to_owned(),
-                override_loop::run(services, stop).await,
-            )
-        });
-    }
+    spawn_roles(&roles, &services, verifier, &stop_rx, &mut tasks);
 
     let mut first_error = None;
     tokio::select! {

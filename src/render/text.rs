@@ -22,10 +22,31 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
 fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::new();
     let r = &decision.report;
+    summary_text(&mut out, title, decision);
+    findings_text(&mut out, decision, place);
+    review_text(&mut out, decision, place);
+    waived_text(&mut out, decision);
+    if let Some(changes) = &r.changes_since_previous {
+        changes_text(&mut out, changes);
+    }
+    if !r.top_priorities.is_empty() {
+        let _ = writeln!(out, "\ntop priorities:");
+        for p in &r.top_priorities {
+            let _ = writeln!(out, "  {p}");
+        }
+    }
+    verdicts_text(&mut out, decision);
+    out
+}
+
+// Writing to a String cannot fail: the results of `writeln!` below are ignored.
+
+/// The outcome, why, what changed since the previous revision, and the counts.
+fn summary_text(out: &mut String, title: &str, decision: &Decision) {
+    let r = &decision.report;
     let s = &r.summary;
     let outcome = outcome_word(decision.outcome);
     let reasons = reason_names(&decision.reasons);
-    // Writing to a String cannot fail.
     if let Some(changes) = &r.changes_since_previous {
         let _ = writeln!(out, "{}", headline(decision.revision, changes));
     }
@@ -62,6 +83,11 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
         s.severity_counts.medium,
         s.severity_counts.low
     );
+}
+
+/// The findings that block, then the others, each with its claim, evidence and what to do.
+fn findings_text(out: &mut String, decision: &Decision, place: &dyn Fn(&str) -> Option<String>) {
+    let r = &decision.report;
     let (blocking, other): (Vec<_>, Vec<_>) = r
         .issues
         .iter()
@@ -93,6 +119,10 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
             let _ = writeln!(out, "      do:       {}", issue.recommendation);
         }
     }
+}
+
+/// The claims listed for review, which do not block.
+fn review_text(out: &mut String, decision: &Decision, place: &dyn Fn(&str) -> Option<String>) {
     let review = factgate_core::decide::review::for_review(decision);
     if !review.is_empty() {
         let _ = writeln!(out, "\nfor review (not blocking):");
@@ -107,6 +137,11 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
             );
         }
     }
+}
+
+/// The findings waived, with the waiver and its reason.
+fn waived_text(out: &mut String, decision: &Decision) {
+    let r = &decision.report;
     if !r.waived.is_empty() {
         let _ = writeln!(out, "\nwaived:");
         for w in &r.waived {
@@ -122,15 +157,11 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
             );
         }
     }
-    if let Some(changes) = &r.changes_since_previous {
-        changes_text(&mut out, changes);
-    }
-    if !r.top_priorities.is_empty() {
-        let _ = writeln!(out, "\ntop priorities:");
-        for p in &r.top_priorities {
-            let _ = writeln!(out, "  {p}");
-        }
-    }
+}
+
+/// Each judged claim's verdict, score and correction.
+fn verdicts_text(out: &mut String, decision: &Decision) {
+    let r = &decision.report;
     let judged: Vec<_> = r.claims.iter().filter(|c| c.verdict.is_some()).collect();
     if !judged.is_empty() {
         let _ = writeln!(out, "\nverdicts:");
@@ -152,7 +183,6 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
             let _ = writeln!(out);
         }
     }
-    out
 }
 
 /// `text` on one line: each run of whitespace that holds a line break (a quoted page's paragraphs)
