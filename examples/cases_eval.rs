@@ -42,6 +42,41 @@ struct Outcome1 {
     issues: Vec<String>,
 }
 
+/// What `factgate check` decided of `case`: blocked, and whether a finding of medium or higher
+/// names the claim the case is about (or any finding lists it).
+fn outcome_of(case: &Case, decision: &factgate_core::events::Decision) -> Outcome1 {
+    let report = &decision.report;
+    let about = case.claim_contains.as_deref().map(str::to_lowercase);
+    let about_claim = about.as_ref().is_some_and(|about| {
+        report
+            .issues
+            .iter()
+            .any(|i| i.severity >= Severity::Medium && i.claim.to_lowercase().contains(about))
+    });
+    let listed = about.as_ref().is_some_and(|about| {
+        report
+            .issues
+            .iter()
+            .any(|i| i.claim.to_lowercase().contains(about))
+    });
+    let issues = report
+        .issues
+        .iter()
+        .map(|i| {
+            format!(
+                "[{:?} {:?} {:?}] {} | {} | {}",
+                i.severity, i.issue_type, i.element, i.claim, i.problem, i.evidence
+            )
+        })
+        .collect();
+    Outcome1 {
+        blocked: decision.outcome == Outcome::Block,
+        about_claim,
+        listed,
+        issues,
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let verbose = std::env::args().any(|a| a == "--verbose");
     let strictness: Strictness = arg("--strictness")
@@ -104,35 +139,7 @@ fn main() -> anyhow::Result<()> {
                     &NoProgress,
                 )
                 .await;
-                let report = &checked.decision.report;
-                let about = case.claim_contains.as_deref().map(str::to_lowercase);
-                let about_claim = about.as_ref().is_some_and(|about| {
-                    report.issues.iter().any(|i| {
-                        i.severity >= Severity::Medium && i.claim.to_lowercase().contains(about)
-                    })
-                });
-                let listed = about.as_ref().is_some_and(|about| {
-                    report
-                        .issues
-                        .iter()
-                        .any(|i| i.claim.to_lowercase().contains(about))
-                });
-                let issues = report
-                    .issues
-                    .iter()
-                    .map(|i| {
-                        format!(
-                            "[{:?} {:?} {:?}] {} | {} | {}",
-                            i.severity, i.issue_type, i.element, i.claim, i.problem, i.evidence
-                        )
-                    })
-                    .collect();
-                Outcome1 {
-                    blocked: checked.decision.outcome == Outcome::Block,
-                    about_claim,
-                    listed,
-                    issues,
-                }
+                outcome_of(case, &checked.decision)
             }
         });
         let out: Vec<Outcome1> = futures::stream::iter(runs).buffered(8).collect().await;

@@ -176,15 +176,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send,
     mut progress: impl FnMut(Tally) + Send,
 ) -> Result<RunReport, RecheckError> {
-    validate_run_id(&options.run_id).map_err(RecheckError::InvalidOptions)?;
-    validate_filters(&options).map_err(RecheckError::InvalidOptions)?;
-    if let (Some(since), Some(until)) = (options.since, options.until)
-        && since >= until
-    {
-        return Err(RecheckError::InvalidOptions(format!(
-            "--since ({since}) must be before --until ({until})"
-        )));
-    }
+    validate_options(&options)?;
     let bootstrap = config
         .kafka
         .bootstrap_servers
@@ -263,67 +255,25 @@ pub async fn run(
                 .unwrap_or_else(|| default_max_in_flight_checks(config))
                 .max(1),
         };
-        let mut caught_up = caught_up_rx.clone();
-        let stop = stop_rx.clone();
-        let mut all_done = tally_rx.clone();
-        tasks.spawn(async move {
-            // Decisions already made by the run are read first, so none is checked again.
-            if caught_up.wait_for(|c| *c).await.is_err() {
-                return Ok(());
-            }
-            if all_done.borrow_and_update().decided >= total {
-                return Ok(());
-            }
-            worker::run(work, stop, all_done).await
-        });
+        spawn_worker(
+            &mut tasks,
+            work,
+            caught_up_rx.clone(),
+            stop_rx.clone(),
+            tally_rx.clone(),
+        );
     }
 
-    let mut shutdown = std::pin::pin!(shutdown);
-    let mut outcome: Result<(), RecheckError> = Ok(());
-    progress(*tally_rx.borrow_and_update());
-    loop {
-        let tally = *tally_rx.borrow_and_update();
-        progress(tally);
-        metrics::metrics().progress(
-            &run_id,
-            tally.total,
-            tally.decided - tally.blocked,
-            tally.blocked,
-        );
-        if tally.decided >= total && *caught_up_rx.borrow() {
-            break;
-        }
-        tokio::select! {
-            () = &mut shutdown => {
-                outcome = Err(RecheckError::Interrupted {
-                    run_id: run_id.clone(),
-                    decided: tally.decided,
-                    total,
-                });
-                break;
-            }
-            changed = tally_rx.changed() => {
-                if changed.is_err() {
-                    break;
-                }
-            }
-            Some(joined) = tasks.join_next() => {
-                match joined {
-                    Ok(Ok(())) => {}
-                    Ok(Err(err)) => { outcome = Err(err); break; }
-                    Err(err) => { outcome = Err(RecheckError::Task(err)); break; }
-                }
-            }
-        }
-    }
-    let _ = stop_tx.send(true);
-    while let Some(joined) = tasks.join_next().await {
-        if let Ok(Err(err)) = joined
-            && outcome.is_ok()
-        {
-            outcome = Err(err);
-        }
-    }
+    let outcome = until_decided(
+        shutdown,
+        &mut tasks,
+        &mut tally_rx,
+        &caught_up_rx,
+        &stop_tx,
+        &run_id,
+        &mut progress,
+    )
+    .await;
     let _ = producer.flush(Duration::from_secs(10)).await;
     outcome?;
 
@@ -340,17 +290,7 @@ pub async fn run(
             total,
         });
     }
-    let mut articles: Vec<ArticleDiff> = targets
-        .values()
-        .filter_map(|target| {
-            let now = decided.get(&target.article_id)?;
-            let mut diff = compare(live.get(&target.article_id), now);
-            diff.section = target.section.clone();
-            diff.title = target.title.clone();
-            Some(diff)
-        })
-        .collect();
-    articles.sort_by(|a, b| (a.change, &a.article_id).cmp(&(b.change, &b.article_id)));
+    let articles = diffs(&targets, &decided, &live);
     let summary = Summary::of(total, &articles);
     metrics::metrics().finished(&run_id, &summary);
     Ok(RunReport {
@@ -541,6 +481,121 @@ fn check_same_filters(recorded: &RunScope, options: &RecheckOptions) -> Result<(
         });
     }
     Ok(())
+}
+/// Spawns the run's worker in `tasks`. The decisions the run already made are read first
+/// (`caught_up`), so none is checked again; the worker then checks the targets not yet decided.
+fn spawn_worker(
+    tasks: &mut tokio::task::JoinSet<Result<(), RecheckError>>,
+    work: worker::Work,
+    mut caught_up: watch::Receiver<bool>,
+    stop: watch::Receiver<bool>,
+    mut all_done: watch::Receiver<Tally>,
+) {
+    tasks.spawn(async move {
+        if caught_up.wait_for(|c| *c).await.is_err() {
+            return Ok(());
+        }
+        let tally = *all_done.borrow_and_update();
+        if tally.decided >= tally.total {
+            return Ok(());
+        }
+        worker::run(work, stop, all_done).await
+    });
+}
+
+/// Reports progress until every target is decided and the run's own decisions are read, the
+/// `shutdown` future resolves (the run is interrupted) or a task fails; then stops the tasks and
+/// waits for them. The first error wins.
+async fn until_decided(
+    shutdown: impl Future<Output = ()> + Send,
+    tasks: &mut tokio::task::JoinSet<Result<(), RecheckError>>,
+    tally_rx: &mut watch::Receiver<Tally>,
+    caught_up_rx: &watch::Receiver<bool>,
+    stop_tx: &watch::Sender<bool>,
+    run_id: &str,
+    progress: &mut (impl FnMut(Tally) + Send),
+) -> Result<(), RecheckError> {
+    let mut shutdown = std::pin::pin!(shutdown);
+    let mut outcome: Result<(), RecheckError> = Ok(());
+    progress(*tally_rx.borrow_and_update());
+    loop {
+        let tally = *tally_rx.borrow_and_update();
+        progress(tally);
+        metrics::metrics().progress(
+            run_id,
+            tally.total,
+            tally.decided - tally.blocked,
+            tally.blocked,
+        );
+        if tally.decided >= tally.total && *caught_up_rx.borrow() {
+            break;
+        }
+        tokio::select! {
+            () = &mut shutdown => {
+                outcome = Err(RecheckError::Interrupted {
+                    run_id: run_id.to_owned(),
+                    decided: tally.decided,
+                    total: tally.total,
+                });
+                break;
+            }
+            changed = tally_rx.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+            }
+            Some(joined) = tasks.join_next() => {
+                match joined {
+                    Ok(Ok(())) => {}
+                    Ok(Err(err)) => { outcome = Err(err); break; }
+                    Err(err) => { outcome = Err(RecheckError::Task(err)); break; }
+                }
+            }
+        }
+    }
+    let _ = stop_tx.send(true);
+    while let Some(joined) = tasks.join_next().await {
+        if let Ok(Err(err)) = joined
+            && outcome.is_ok()
+        {
+            outcome = Err(err);
+        }
+    }
+    outcome
+}
+
+/// The options' own errors, before anything is read: the run id, the filters, the time range.
+fn validate_options(options: &RecheckOptions) -> Result<(), RecheckError> {
+    validate_run_id(&options.run_id).map_err(RecheckError::InvalidOptions)?;
+    validate_filters(options).map_err(RecheckError::InvalidOptions)?;
+    if let (Some(since), Some(until)) = (options.since, options.until)
+        && since >= until
+    {
+        return Err(RecheckError::InvalidOptions(format!(
+            "--since ({since}) must be before --until ({until})"
+        )));
+    }
+    Ok(())
+}
+
+/// Each target's decision in the run against its live one, most changed first, then by article.
+fn diffs(
+    targets: &BTreeMap<String, Target>,
+    decided: &HashMap<String, Decision>,
+    live: &HashMap<String, Decision>,
+) -> Vec<ArticleDiff> {
+    let mut articles: Vec<ArticleDiff> = targets
+        .values()
+        .filter_map(|target| {
+            let now = decided.get(&target.article_id)?;
+            let mut diff = compare(live.get(&target.article_id), now);
+            diff.section = target.section.clone();
+            diff.title = target.title.clone();
+            Some(diff)
+        })
+        .collect();
+    articles.sort_by(|a, b| (a.change, &a.article_id).cmp(&(b.change, &b.article_id)));
+    articles
 }
 
 /// The latest live decision of each target article on the live decisions topic, as it is now:

@@ -24,6 +24,141 @@ pub(super) struct Built {
     pub unjudged_sources: usize,
 }
 
+/// The issues of a claim's results `own`: as they are, but where a source contradicts it and
+/// another supports it (`deciding`, `supporting`) one issue says the sources disagree; and what
+/// one source does not state, where another the claim cites states it, is for review.
+fn result_issues(
+    own: &[&ClaimResult],
+    deciding: Option<&ClaimResult>,
+    supporting: Option<&ClaimResult>,
+    claim: &Claim,
+    issues: &mut Vec<Issue>,
+) {
+    match (deciding, supporting) {
+        (Some(refuting), Some(supporting)) => {
+            // One issue says the sources disagree, quoting both; it stands for the
+            // refutations, whose own issues would judge the claim by one source alone.
+            issues.extend(
+                own.iter()
+                    .filter(|r| r.verdict != Verdict::Refuted)
+                    .filter_map(|r| r.issue.clone()),
+            );
+            let refuting_issues: Vec<&Issue> = own
+                .iter()
+                .filter(|r| r.verdict == Verdict::Refuted)
+                .filter_map(|r| r.issue.as_ref())
+                .collect();
+            issues.push(contested_issue(
+                claim,
+                refuting,
+                supporting,
+                &refuting_issues,
+            ));
+        }
+        _ => {
+            // A claim that cites several sources, each for part of it ("… 310,000 visits [1],
+            // and it has since been extended [2]"), is stated when one states it: what another
+            // does not state is for review, not a block. A source that could not be read
+            // keeps its own issue.
+            let stated_elsewhere = own.iter().any(|r| r.verdict == Verdict::Supported);
+            for r in own {
+                let Some(mut issue) = r.issue.clone() else {
+                    continue;
+                };
+                if stated_elsewhere
+                    && r.verdict == Verdict::Unconfirmed
+                    && r.fetch_status.is_ok()
+                    && issue.severity > Severity::Low
+                {
+                    issue.severity = Severity::Low;
+                    issue.problem = format!(
+                        "{} (another source the claim cites states it)",
+                        issue.problem
+                    );
+                }
+                issues.push(issue);
+            }
+        }
+    }
+}
+
+/// Fails closed on results the claims cannot account for: each gets an issue; returns how many.
+fn unaccounted(
+    check: &ArticleCheck<'_>,
+    results: &[&ClaimResult],
+    issues: &mut Vec<Issue>,
+) -> usize {
+    let mut missing = 0;
+    // Fail closed on results the claims above cannot account for. A result of another revision
+    // would count for this one; a result about no claim of the article (an inconsistent
+    // manifest) would lose its issue; a result that is not a clean support but carries no issue
+    // (the field is optional on the wire) would count as nothing wrong. Sources left unjudged
+    // block already, under their own reason.
+    for result in results {
+        let about_a_claim = check.claims.iter().any(|c| c.id == result.claim_id);
+        let clean = result.verdict == Verdict::Supported && result.fetch_status.is_ok();
+        if result.article_id != check.article_id || result.revision != check.revision {
+            missing += 1;
+            let other = format!(
+                "it answers {} revision {}",
+                result.article_id, result.revision
+            );
+            issues.push(unaccounted_issue(result, &other));
+        } else if !about_a_claim {
+            missing += 1;
+            issues.extend(result.issue.clone());
+            issues.push(unaccounted_issue(
+                result,
+                "it is about no claim of the article",
+            ));
+        } else if result.issue.is_none() && !clean && !unjudged(result) {
+            missing += 1;
+            issues.push(unaccounted_issue(
+                result,
+                "it is not a clean support but raises no issue",
+            ));
+        }
+    }
+    missing
+}
+
+/// The report's line for `claim`: its status, and the result that decided it (and the one that
+/// supports it, when the sources disagree).
+fn claim_verdict(
+    claim: &Claim,
+    status: Option<ClaimStatus>,
+    deciding: Option<&ClaimResult>,
+    supporting: Option<&ClaimResult>,
+    severity: Option<Severity>,
+) -> ClaimVerdict {
+    ClaimVerdict {
+        claim_id: claim.id.clone(),
+        text: claim.text.clone(),
+        location: claim.location.to_string(),
+        verdict: status,
+        support: deciding.map(|r| r.support),
+        confidence: deciding.and_then(|r| r.confidence),
+        source_url: deciding.map(|r| r.source_url.clone()),
+        evidence_quote: deciding.and_then(|r| r.evidence.as_ref().map(|e| e.quote.clone())),
+        correction: deciding.and_then(|r| r.correction.clone()),
+        severity,
+        // A check that never judged its source (not fetched, refused) carries 0: no class.
+        source_credibility: deciding.map(|r| r.source_credibility).filter(|s| *s > 0.0),
+        // A read source with no HTTP attempt came from the cache.
+        from_cache: deciding
+            .filter(|r| r.fetch_status.is_ok())
+            .map(|r| r.fetch_attempts == 0),
+        contested: supporting.is_some(),
+        supporting_source: supporting.map(|r| SupportingSource {
+            source_url: r.source_url.clone(),
+            evidence_quote: r.evidence.as_ref().map(|e| e.quote.clone()),
+            support: r.support,
+            confidence: r.confidence,
+            source_credibility: r.source_credibility,
+        }),
+    }
+}
+
 pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> Built {
     let results = distinct_results(check.results);
     let mut issues = Vec::new();
@@ -48,52 +183,7 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
         let supporting = (status == Some(ClaimStatus::Contested))
             .then(|| most_credible(&own, Verdict::Supported))
             .flatten();
-        match (deciding, supporting) {
-            (Some(refuting), Some(supporting)) => {
-                // One issue says the sources disagree, quoting both; it stands for the
-                // refutations, whose own issues would judge the claim by one source alone.
-                issues.extend(
-                    own.iter()
-                        .filter(|r| r.verdict != Verdict::Refuted)
-                        .filter_map(|r| r.issue.clone()),
-                );
-                let refuting_issues: Vec<&Issue> = own
-                    .iter()
-                    .filter(|r| r.verdict == Verdict::Refuted)
-                    .filter_map(|r| r.issue.as_ref())
-                    .collect();
-                issues.push(contested_issue(
-                    claim,
-                    refuting,
-                    supporting,
-                    &refuting_issues,
-                ));
-            }
-            _ => {
-                // A claim that cites several sources, each for part of it ("… 310,000 visits [1],
-                // and it has since been extended [2]"), is stated when one states it: what another
-                // does not state is for review, not a block. A source that could not be read
-                // keeps its own issue.
-                let stated_elsewhere = own.iter().any(|r| r.verdict == Verdict::Supported);
-                for r in &own {
-                    let Some(mut issue) = r.issue.clone() else {
-                        continue;
-                    };
-                    if stated_elsewhere
-                        && r.verdict == Verdict::Unconfirmed
-                        && r.fetch_status.is_ok()
-                        && issue.severity > Severity::Low
-                    {
-                        issue.severity = Severity::Low;
-                        issue.problem = format!(
-                            "{} (another source the claim cites states it)",
-                            issue.problem
-                        );
-                    }
-                    issues.push(issue);
-                }
-            }
-        }
+        result_issues(&own, deciding, supporting, claim, &mut issues);
         for key in check.unfinished.iter().filter(|k| k.claim_id == claim.id) {
             issues.push(unfinished_issue(claim, &key.source_url));
         }
@@ -121,63 +211,9 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             }
         }
         let severity = issues[first_issue..].iter().map(|i| i.severity).max();
-        claims.push(ClaimVerdict {
-            claim_id: claim.id.clone(),
-            text: claim.text.clone(),
-            location: claim.location.to_string(),
-            verdict: status,
-            support: deciding.map(|r| r.support),
-            confidence: deciding.and_then(|r| r.confidence),
-            source_url: deciding.map(|r| r.source_url.clone()),
-            evidence_quote: deciding.and_then(|r| r.evidence.as_ref().map(|e| e.quote.clone())),
-            correction: deciding.and_then(|r| r.correction.clone()),
-            severity,
-            // A check that never judged its source (not fetched, refused) carries 0: no class.
-            source_credibility: deciding.map(|r| r.source_credibility).filter(|s| *s > 0.0),
-            // A read source with no HTTP attempt came from the cache.
-            from_cache: deciding
-                .filter(|r| r.fetch_status.is_ok())
-                .map(|r| r.fetch_attempts == 0),
-            contested: supporting.is_some(),
-            supporting_source: supporting.map(|r| SupportingSource {
-                source_url: r.source_url.clone(),
-                evidence_quote: r.evidence.as_ref().map(|e| e.quote.clone()),
-                support: r.support,
-                confidence: r.confidence,
-                source_credibility: r.source_credibility,
-            }),
-        });
+        claims.push(claim_verdict(claim, status, deciding, supporting, severity));
     }
-    // Fail closed on results the claims above cannot account for. A result of another revision
-    // would count for this one; a result about no claim of the article (an inconsistent
-    // manifest) would lose its issue; a result that is not a clean support but carries no issue
-    // (the field is optional on the wire) would count as nothing wrong. Sources left unjudged
-    // block already, under their own reason.
-    for result in &results {
-        let about_a_claim = check.claims.iter().any(|c| c.id == result.claim_id);
-        let clean = result.verdict == Verdict::Supported && result.fetch_status.is_ok();
-        if result.article_id != check.article_id || result.revision != check.revision {
-            missing_checks += 1;
-            let other = format!(
-                "it answers {} revision {}",
-                result.article_id, result.revision
-            );
-            issues.push(unaccounted_issue(result, &other));
-        } else if !about_a_claim {
-            missing_checks += 1;
-            issues.extend(result.issue.clone());
-            issues.push(unaccounted_issue(
-                result,
-                "it is about no claim of the article",
-            ));
-        } else if result.issue.is_none() && !clean && !unjudged(result) {
-            missing_checks += 1;
-            issues.push(unaccounted_issue(
-                result,
-                "it is not a clean support but raises no issue",
-            ));
-        }
-    }
+    missing_checks += unaccounted(check, &results, &mut issues);
     // Stable: within a severity, issues stay in reading order.
     issues.sort_by_key(|issue| std::cmp::Reverse(issue.severity));
 

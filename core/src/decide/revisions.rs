@@ -268,10 +268,9 @@ fn pair_claims(previous: &[ClaimDigest], current: &[Current<'_>]) -> HashMap<usi
     pairs
 }
 
-/// What changed from `previous` to `current` (the report of a later revision, or a re-decision
-/// of the same content).
-pub fn compare(previous: &RevisionDigest, current: &Report) -> RevisionChanges {
-    let now: Vec<Current<'_>> = current
+/// Each claim of `current` with the sources it cites or has an issue about, sorted.
+fn current_claims(current: &Report) -> Vec<Current<'_>> {
+    current
         .claims
         .iter()
         .map(|c| {
@@ -297,7 +296,69 @@ pub fn compare(previous: &RevisionDigest, current: &Report) -> RevisionChanges {
                 from_cache: c.from_cache,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// For each pair of claims (previous, now): the sources with an issue before that the claim no
+/// longer cites, with what replaced them; and the unchanged claims checked again.
+fn sources_changed(
+    previous: &RevisionDigest,
+    now: &[Current<'_>],
+    current: &Report,
+    pairs: &HashMap<usize, usize>,
+) -> (Vec<CitationReplaced>, Vec<Rechecked>) {
+    // Sources with an issue before that the paired claim no longer cites.
+    let mut citations_replaced = Vec::new();
+    let mut rechecked = Vec::new();
+    let mut ordered: Vec<(usize, usize)> = pairs.iter().map(|(p, c)| (*p, *c)).collect();
+    ordered.sort_unstable();
+    for (p, c) in ordered {
+        let before = &previous.claims[p];
+        let after = &now[c];
+        let added: Vec<String> = after
+            .sources
+            .iter()
+            .filter(|s| !before.sources.iter().any(|b| b == *s))
+            .map(|s| (*s).to_owned())
+            .collect();
+        for url in before
+            .sources
+            .iter()
+            .filter(|s| !after.sources.contains(&s.as_str()))
+        {
+            let problem = previous.issues.iter().find(|i| {
+                i.claim_id.as_deref() == Some(before.claim_id.as_str())
+                    && i.source_url.as_deref() == Some(url.as_str())
+            });
+            if let Some(problem) = problem {
+                citations_replaced.push(CitationReplaced {
+                    claim: after.text.to_owned(),
+                    previous_url: url.clone(),
+                    previous_problem: problem.problem.clone(),
+                    replacements: added.clone(),
+                });
+            }
+        }
+        let unchanged = normalized(&before.text) == normalized(after.text);
+        if let (true, Some(from_cache), Some(url)) = (
+            unchanged,
+            after.from_cache,
+            current.claims[c].source_url.as_ref(),
+        ) {
+            rechecked.push(Rechecked {
+                claim: after.text.to_owned(),
+                source_url: url.clone(),
+                from_cache,
+            });
+        }
+    }
+    (citations_replaced, rechecked)
+}
+
+/// What changed from `previous` to `current` (the report of a later revision, or a re-decision
+/// of the same content).
+pub fn compare(previous: &RevisionDigest, current: &Report) -> RevisionChanges {
+    let now = current_claims(current);
     let pairs = pair_claims(&previous.claims, &now);
     let previous_index: HashMap<&str, usize> = previous
         .claims
@@ -379,51 +440,7 @@ pub fn compare(previous: &RevisionDigest, current: &Report) -> RevisionChanges {
         })
         .collect();
 
-    // Sources with an issue before that the paired claim no longer cites.
-    let mut citations_replaced = Vec::new();
-    let mut rechecked = Vec::new();
-    let mut ordered: Vec<(usize, usize)> = pairs.iter().map(|(p, c)| (*p, *c)).collect();
-    ordered.sort_unstable();
-    for (p, c) in ordered {
-        let before = &previous.claims[p];
-        let after = &now[c];
-        let added: Vec<String> = after
-            .sources
-            .iter()
-            .filter(|s| !before.sources.iter().any(|b| b == *s))
-            .map(|s| (*s).to_owned())
-            .collect();
-        for url in before
-            .sources
-            .iter()
-            .filter(|s| !after.sources.contains(&s.as_str()))
-        {
-            let problem = previous.issues.iter().find(|i| {
-                i.claim_id.as_deref() == Some(before.claim_id.as_str())
-                    && i.source_url.as_deref() == Some(url.as_str())
-            });
-            if let Some(problem) = problem {
-                citations_replaced.push(CitationReplaced {
-                    claim: after.text.to_owned(),
-                    previous_url: url.clone(),
-                    previous_problem: problem.problem.clone(),
-                    replacements: added.clone(),
-                });
-            }
-        }
-        let unchanged = normalized(&before.text) == normalized(after.text);
-        if let (true, Some(from_cache), Some(url)) = (
-            unchanged,
-            after.from_cache,
-            current.claims[c].source_url.as_ref(),
-        ) {
-            rechecked.push(Rechecked {
-                claim: after.text.to_owned(),
-                source_url: url.clone(),
-                from_cache,
-            });
-        }
-    }
+    let (citations_replaced, rechecked) = sources_changed(previous, &now, current, &pairs);
 
     let counts = ChangeCounts {
         fixed: fixed.len() as u32,

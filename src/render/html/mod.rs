@@ -316,25 +316,14 @@ struct Changes {
     edited: Vec<EditedClaim>,
 }
 
-/// The page of one decision.
-pub fn decision_page(page: &DecisionPage<'_>) -> String {
-    let d = page.decision;
-    let report = &d.report;
-    let issues_of = |id: &str| -> Vec<&Issue> {
-        report
-            .issues
-            .iter()
-            .filter(|i| i.claim_id.as_deref() == Some(id))
-            .collect()
-    };
-    let marks: Vec<Mark> = report
-        .claims
-        .iter()
-        .map(|c| Mark::of(c, &issues_of(&c.claim_id)))
-        .collect();
-
-    // Where each claim is in the article: extraction is deterministic, so extracting the body
-    // again gives the same claim ids, each with its (paragraph, sentence).
+/// The article's blocks with each claim marked where it is, the claims marked in them, and
+/// what the page says when the text is not there to mark. Extraction is deterministic, so
+/// extracting the body again gives the same claim ids, each with its (paragraph, sentence).
+fn article_blocks(
+    page: &DecisionPage<'_>,
+    marks: &[Mark],
+) -> (Vec<BlockView>, HashSet<usize>, &'static str) {
+    let report = &page.decision.report;
     let mut blocks: Vec<BlockView> = Vec::new();
     let mut in_text: HashSet<usize> = HashSet::new();
     let mut no_text = "The article's text is not held here: its claims are listed alone.";
@@ -388,83 +377,88 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                                     .map(|h| h.1)
                             }
                         };
-                        block_view(b, &at, heading, report, &marks, &mut in_text)
+                        block_view(b, &at, heading, report, marks, &mut in_text)
                     })
                     .collect();
             }
             _ => no_text = "The article's text could not be read, so no claim is marked in it.",
         }
     }
+    (blocks, in_text, no_text)
+}
 
-    let claims: Vec<ClaimView> = report
-        .claims
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let mark = marks[i];
-            let source_href = c.source_url.as_deref().and_then(web_link);
-            let own = issues_of(&c.claim_id);
-            let difference = difference_of(c, &own);
-            let disagrees = matches!(mark, Mark::Refuted | Mark::Contested);
-            ClaimView {
-                n: i + 1,
-                id: c.claim_id.clone(),
-                text: c.text.clone(),
-                location: c.location.clone(),
-                class: mark.class(),
-                label: mark.label(),
-                icon: mark.icon(),
-                severity: c.severity.map(severity_name),
-                contested: mark == Mark::Contested,
-                claim_runs: match &difference {
-                    Some((claimed, _)) => marked_runs(&c.text, claimed),
-                    None => vec![plain_run(&c.text)],
-                },
-                difference: difference.as_ref().map(|(claimed, stated)| {
-                    format!("The source says {stated} where the claim says {claimed}.")
-                }),
-                supporting: c.supporting_source.as_ref().map(|s| SupportingView {
-                    source_url: s.source_url.clone(),
-                    source_href: web_link(&s.source_url),
-                    evidence: s
-                        .evidence_quote
-                        .as_deref()
-                        .map(|q| shared_words(q, &c.text))
-                        .unwrap_or_default(),
-                    credibility: credibility_label(Some(s.source_credibility)),
-                    support: super::text::score_text(s.confidence, Some(s.support)),
-                }),
-                evidence: c
-                    .evidence_quote
-                    .as_deref()
-                    .map(|q| match &difference {
-                        // The passage of a source that disagrees: the element that differs is
-                        // marked, not the words it shares with the claim, which would read as
-                        // agreement.
-                        Some((_, stated)) => marked_runs(q, stated),
-                        None if disagrees => vec![plain_run(q)],
-                        None => shared_words(q, &c.text),
-                    })
-                    .unwrap_or_default(),
-                source_url: c.source_url.clone(),
-                source_href,
-                credibility: credibility_label(c.source_credibility),
-                support: (c.support.is_some() || c.confidence.is_some())
-                    .then(|| super::text::score_text(c.confidence, c.support)),
-                correction: c.correction.clone(),
-                issues: issues_of(&c.claim_id).into_iter().map(issue_view).collect(),
-                in_text: in_text.contains(&i),
-                prev: (i > 0).then_some(i),
-                next: (i + 1 < report.claims.len()).then_some(i + 2),
-            }
-        })
-        .collect();
+/// The panel of claim `i` (of `claims`), marked `mark`, with its own issues `own`.
+fn claim_view(
+    i: usize,
+    c: &ClaimVerdict,
+    mark: Mark,
+    own: &[&Issue],
+    in_text: &HashSet<usize>,
+    claims: usize,
+) -> ClaimView {
+    let source_href = c.source_url.as_deref().and_then(web_link);
+    let difference = difference_of(c, own);
+    let disagrees = matches!(mark, Mark::Refuted | Mark::Contested);
+    ClaimView {
+        n: i + 1,
+        id: c.claim_id.clone(),
+        text: c.text.clone(),
+        location: c.location.clone(),
+        class: mark.class(),
+        label: mark.label(),
+        icon: mark.icon(),
+        severity: c.severity.map(severity_name),
+        contested: mark == Mark::Contested,
+        claim_runs: match &difference {
+            Some((claimed, _)) => marked_runs(&c.text, claimed),
+            None => vec![plain_run(&c.text)],
+        },
+        difference: difference.as_ref().map(|(claimed, stated)| {
+            format!("The source says {stated} where the claim says {claimed}.")
+        }),
+        supporting: c.supporting_source.as_ref().map(|s| SupportingView {
+            source_url: s.source_url.clone(),
+            source_href: web_link(&s.source_url),
+            evidence: s
+                .evidence_quote
+                .as_deref()
+                .map(|q| shared_words(q, &c.text))
+                .unwrap_or_default(),
+            credibility: credibility_label(Some(s.source_credibility)),
+            support: super::text::score_text(s.confidence, Some(s.support)),
+        }),
+        evidence: c
+            .evidence_quote
+            .as_deref()
+            .map(|q| match &difference {
+                // The passage of a source that disagrees: the element that differs is
+                // marked, not the words it shares with the claim, which would read as
+                // agreement.
+                Some((_, stated)) => marked_runs(q, stated),
+                None if disagrees => vec![plain_run(q)],
+                None => shared_words(q, &c.text),
+            })
+            .unwrap_or_default(),
+        source_url: c.source_url.clone(),
+        source_href,
+        credibility: credibility_label(c.source_credibility),
+        support: (c.support.is_some() || c.confidence.is_some())
+            .then(|| super::text::score_text(c.confidence, c.support)),
+        correction: c.correction.clone(),
+        issues: own.iter().copied().map(issue_view).collect(),
+        in_text: in_text.contains(&i),
+        prev: (i > 0).then_some(i),
+        next: (i + 1 < claims).then_some(i + 2),
+    }
+}
 
+/// How many claims carry each mark, for the legend.
+fn legend_of(marks: &[Mark]) -> Vec<LegendEntry> {
     let mut legend: BTreeMap<Mark, usize> = BTreeMap::new();
-    for mark in &marks {
+    for mark in marks {
         *legend.entry(*mark).or_default() += 1;
     }
-    let legend: Vec<LegendEntry> = legend
+    legend
         .into_iter()
         .map(|(mark, count)| LegendEntry {
             class: mark.class(),
@@ -472,7 +466,45 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
             icon: mark.icon(),
             count,
         })
+        .collect()
+}
+
+/// The page of one decision.
+pub fn decision_page(page: &DecisionPage<'_>) -> String {
+    let d = page.decision;
+    let report = &d.report;
+    let issues_of = |id: &str| -> Vec<&Issue> {
+        report
+            .issues
+            .iter()
+            .filter(|i| i.claim_id.as_deref() == Some(id))
+            .collect()
+    };
+    let marks: Vec<Mark> = report
+        .claims
+        .iter()
+        .map(|c| Mark::of(c, &issues_of(&c.claim_id)))
         .collect();
+
+    let (blocks, in_text, no_text) = article_blocks(page, &marks);
+
+    let claims: Vec<ClaimView> = report
+        .claims
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            claim_view(
+                i,
+                c,
+                marks[i],
+                &issues_of(&c.claim_id),
+                &in_text,
+                report.claims.len(),
+            )
+        })
+        .collect();
+
+    let legend = legend_of(&marks);
     let article_issues: Vec<IssueView> = report
         .issues
         .iter()
