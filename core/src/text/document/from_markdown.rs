@@ -26,6 +26,8 @@ struct MdBuilder {
     pending_alts: Vec<String>,
     /// The front matter being read.
     metadata: Option<String>,
+    /// The number the next item of each open list gets (none for a bulleted list).
+    item_numbers: Vec<Option<u64>>,
     /// The front matter's `title:`.
     title: Option<String>,
 }
@@ -79,6 +81,158 @@ impl MdBuilder {
     }
 }
 
+impl MdBuilder {
+    /// Whether `event` is taken by what is being read apart: front matter, an image's
+    /// alternative text, or content that is not prose.
+    fn inside(&mut self, event: &Event<'_>) -> bool {
+        if let Some(meta) = self.metadata.as_mut() {
+            match event {
+                Event::Text(t) => meta.push_str(t),
+                Event::End(TagEnd::MetadataBlock(_)) => {
+                    let meta = self.metadata.take().unwrap_or_default();
+                    self.title = front_matter_title(&meta);
+                }
+                _ => {}
+            }
+            return true;
+        }
+        if let Some(alt) = self.alt.as_mut() {
+            match event {
+                Event::Text(t) | Event::Code(t) => alt.push_str(t),
+                Event::SoftBreak | Event::HardBreak => alt.push(' '),
+                Event::End(TagEnd::Image) => {
+                    let alt = self.alt.take().unwrap_or_default();
+                    self.pending_alts.push(alt);
+                }
+                _ => {}
+            }
+            return true;
+        }
+        if self.skip > 0 {
+            match event {
+                Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock) => self.skip += 1,
+                Event::End(TagEnd::CodeBlock | TagEnd::HtmlBlock) => self.skip -= 1,
+                _ => {}
+            }
+            return true;
+        }
+        false
+    }
+
+    /// A tag opens: a block, a context (list, item, cell, quote, footnote), a link, or
+    /// something read apart.
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Paragraph => self.open(None),
+            Tag::Heading { .. } => self.open(Some(BlockKind::Heading)),
+            Tag::List(start) => {
+                self.flush();
+                self.context.push(MdContext::List);
+                self.item_numbers.push(start);
+            }
+            Tag::Item => {
+                let number = self.item_numbers.last_mut().and_then(|n| {
+                    let current = *n;
+                    *n = n.map(|v| v.saturating_add(1));
+                    current
+                });
+                self.context.push(MdContext::Item(number));
+                self.open(Some(BlockKind::ListItem));
+            }
+            Tag::TableCell => {
+                self.context.push(MdContext::Cell);
+                self.open(Some(BlockKind::TableCell));
+            }
+            Tag::BlockQuote(_) => {
+                self.flush();
+                self.context.push(MdContext::Quote);
+            }
+            Tag::FootnoteDefinition(label) => {
+                self.context.push(MdContext::Footnote(label.to_string()));
+                self.open(Some(BlockKind::FootnoteDefinition(label.to_string())));
+            }
+            Tag::CodeBlock(_) | Tag::HtmlBlock => self.skip += 1,
+            Tag::Image { .. } => self.alt = Some(String::new()),
+            Tag::MetadataBlock(_) => self.metadata = Some(String::new()),
+            Tag::Table(_) | Tag::TableHead | Tag::TableRow => self.flush(),
+            Tag::Link {
+                link_type,
+                dest_url,
+                id,
+                ..
+            } => {
+                let start = self.block().text.len();
+                self.links
+                    .push((start, link_target(link_type, &dest_url, &id)));
+            }
+            _ => {}
+        }
+    }
+
+    /// A tag closes: its block ends, its context is popped, a link's text is marked.
+    fn end(&mut self, end: TagEnd) {
+        match end {
+            TagEnd::Paragraph | TagEnd::Heading(_) => self.flush(),
+            TagEnd::Item | TagEnd::TableCell => {
+                self.flush();
+                self.context.pop();
+            }
+            TagEnd::List(_) => {
+                self.flush();
+                self.context.pop();
+                self.item_numbers.pop();
+            }
+            TagEnd::BlockQuote(_) | TagEnd::FootnoteDefinition => {
+                self.flush();
+                self.context.pop();
+            }
+            TagEnd::Link => {
+                if let Some((start, Some(target))) = self.links.pop() {
+                    let block = self.block();
+                    let end = block.text.len();
+                    block.markers.push(Marker {
+                        range: start..end,
+                        target,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Where a Markdown link points, as a citation: `[2]` with a `[2]: url` definition is a
+/// numbered reference, `#…` an anchor in the draft; other link kinds (e-mail) are none.
+fn link_target(link_type: LinkType, dest_url: &str, id: &str) -> Option<Target> {
+    let style = match link_type {
+        LinkType::Inline => Some(CitationStyle::InlineLink),
+        LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut => {
+            Some(CitationStyle::ReferenceLink)
+        }
+        LinkType::Autolink => Some(CitationStyle::BareUrl),
+        _ => None,
+    };
+    style.map(|style| {
+        let label = (!id.is_empty()).then(|| id.to_string());
+        if style == CitationStyle::ReferenceLink && id.trim().parse::<u32>().is_ok() {
+            // `[2]` with a `[2]: url` definition: a numbered reference.
+            Target::Url {
+                href: dest_url.to_string(),
+                style: CitationStyle::NumberedReference,
+                label: Some(id.trim().to_owned()),
+            }
+        } else if let Some(anchor) = dest_url.strip_prefix('#') {
+            Target::Anchor(anchor.to_owned())
+        } else {
+            Target::Url {
+                href: dest_url.to_string(),
+                style,
+                label,
+            }
+        }
+    })
+}
+
 /// Markdown blocks, the numbered reference definitions (`[2]: https://…`) and the front
 /// matter's title.
 pub(super) fn markdown(body: &str) -> (Vec<Block>, HashMap<u32, String>, Option<String>) {
@@ -105,141 +259,16 @@ pub(super) fn markdown(body: &str) -> (Vec<Block>, HashMap<u32, String>, Option<
         alt: None,
         pending_alts: Vec::new(),
         metadata: None,
+        item_numbers: Vec::new(),
         title: None,
     };
-    let mut item_numbers: Vec<Option<u64>> = Vec::new();
     for (event, range) in parser.into_offset_iter() {
-        if let Some(meta) = b.metadata.as_mut() {
-            match event {
-                Event::Text(t) => meta.push_str(&t),
-                Event::End(TagEnd::MetadataBlock(_)) => {
-                    let meta = b.metadata.take().unwrap_or_default();
-                    b.title = front_matter_title(&meta);
-                }
-                _ => {}
-            }
-            continue;
-        }
-        if let Some(alt) = b.alt.as_mut() {
-            match event {
-                Event::Text(t) | Event::Code(t) => alt.push_str(&t),
-                Event::SoftBreak | Event::HardBreak => alt.push(' '),
-                Event::End(TagEnd::Image) => {
-                    let alt = b.alt.take().unwrap_or_default();
-                    b.pending_alts.push(alt);
-                }
-                _ => {}
-            }
-            continue;
-        }
-        if b.skip > 0 {
-            match event {
-                Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock) => b.skip += 1,
-                Event::End(TagEnd::CodeBlock | TagEnd::HtmlBlock) => b.skip -= 1,
-                _ => {}
-            }
+        if b.inside(&event) {
             continue;
         }
         match event {
-            Event::Start(tag) => match tag {
-                Tag::Paragraph => b.open(None),
-                Tag::Heading { .. } => b.open(Some(BlockKind::Heading)),
-                Tag::List(start) => {
-                    b.flush();
-                    b.context.push(MdContext::List);
-                    item_numbers.push(start);
-                }
-                Tag::Item => {
-                    let number = item_numbers.last_mut().and_then(|n| {
-                        let current = *n;
-                        *n = n.map(|v| v.saturating_add(1));
-                        current
-                    });
-                    b.context.push(MdContext::Item(number));
-                    b.open(Some(BlockKind::ListItem));
-                }
-                Tag::TableCell => {
-                    b.context.push(MdContext::Cell);
-                    b.open(Some(BlockKind::TableCell));
-                }
-                Tag::BlockQuote(_) => {
-                    b.flush();
-                    b.context.push(MdContext::Quote);
-                }
-                Tag::FootnoteDefinition(label) => {
-                    b.context.push(MdContext::Footnote(label.to_string()));
-                    b.open(Some(BlockKind::FootnoteDefinition(label.to_string())));
-                }
-                Tag::CodeBlock(_) | Tag::HtmlBlock => b.skip += 1,
-                Tag::Image { .. } => b.alt = Some(String::new()),
-                Tag::MetadataBlock(_) => b.metadata = Some(String::new()),
-                Tag::Table(_) | Tag::TableHead | Tag::TableRow => b.flush(),
-                Tag::Link {
-                    link_type,
-                    dest_url,
-                    id,
-                    ..
-                } => {
-                    let start = b.block().text.len();
-                    let style = match link_type {
-                        LinkType::Inline => Some(CitationStyle::InlineLink),
-                        LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut => {
-                            Some(CitationStyle::ReferenceLink)
-                        }
-                        LinkType::Autolink => Some(CitationStyle::BareUrl),
-                        _ => None,
-                    };
-                    let target = style.map(|style| {
-                        let label = (!id.is_empty()).then(|| id.to_string());
-                        if style == CitationStyle::ReferenceLink && id.trim().parse::<u32>().is_ok()
-                        {
-                            // `[2]` with a `[2]: url` definition: a numbered reference.
-                            Target::Url {
-                                href: dest_url.to_string(),
-                                style: CitationStyle::NumberedReference,
-                                label: Some(id.trim().to_owned()),
-                            }
-                        } else if let Some(anchor) = dest_url.strip_prefix('#') {
-                            Target::Anchor(anchor.to_owned())
-                        } else {
-                            Target::Url {
-                                href: dest_url.to_string(),
-                                style,
-                                label,
-                            }
-                        }
-                    });
-                    b.links.push((start, target));
-                }
-                _ => {}
-            },
-            Event::End(end) => match end {
-                TagEnd::Paragraph | TagEnd::Heading(_) => b.flush(),
-                TagEnd::Item | TagEnd::TableCell => {
-                    b.flush();
-                    b.context.pop();
-                }
-                TagEnd::List(_) => {
-                    b.flush();
-                    b.context.pop();
-                    item_numbers.pop();
-                }
-                TagEnd::BlockQuote(_) | TagEnd::FootnoteDefinition => {
-                    b.flush();
-                    b.context.pop();
-                }
-                TagEnd::Link => {
-                    if let Some((start, Some(target))) = b.links.pop() {
-                        let block = b.block();
-                        let end = block.text.len();
-                        block.markers.push(Marker {
-                            range: start..end,
-                            target,
-                        });
-                    }
-                }
-                _ => {}
-            },
+            Event::Start(tag) => b.start(tag),
+            Event::End(end) => b.end(end),
             Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
                 b.block().push(&t, Some(range));
             }
