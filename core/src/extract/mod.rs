@@ -246,322 +246,453 @@ fn extract_limited(
             reason: format!("no visible text in the {format} body once markup is removed"),
         });
     }
-    let chars = CharIndex::new(body);
-    let mut html_cursor = 0;
-    let mut out = Extraction {
-        format,
-        claims: Vec::new(),
-        citations: Vec::new(),
-        paragraphs: 0,
-        sentences: 0,
-        unresolved: Vec::new(),
-    };
-    let mut listed: HashSet<String> = HashSet::new();
-    let mut cited: Vec<CitedSentence> = Vec::new();
-    let mut restating: Vec<Restating> = Vec::new();
-    let mut paragraph = 0;
-    let mut section = 0;
-    let mut heading: Option<String> = None;
-    // A "Source: …" line lends its citations to the block before it.
-    let source_lines = source_line_citations(&doc);
-
+    let mut reader = Reader::new(body, format, analyze, &doc);
     // The title first: the draft's, else the body's own.
-    let title = title
+    reader.restating.extend(title_restating(title, &doc));
+    for (block_index, block) in doc.blocks.iter().enumerate() {
+        reader.block(block_index, block, &mut budget)?;
+    }
+    reader.finish(&mut budget)
+}
+
+/// The draft's title (else the body's own) as a block that may restate the article.
+fn title_restating(title: Option<&str>, doc: &document::Document) -> Option<Restating> {
+    let text = title
         .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
         .filter(|t| !t.is_empty())
-        .or_else(|| doc.title.clone());
-    if let Some(text) = title {
-        restating.push(Restating {
-            at: 0,
-            own: Vec::new(),
-            scope: Scope::Article,
+        .or_else(|| doc.title.clone())?;
+    Some(Restating {
+        at: 0,
+        own: Vec::new(),
+        scope: Scope::Article,
+        location: Location {
+            section: None,
+            paragraph: 0,
+            sentence: 0,
+            span: None,
+            block: Some(BlockRole::Title),
+        },
+        repeats: doc
+            .blocks
+            .iter()
+            .any(|b| b.kind == BlockKind::Heading && same_words(&b.text, &text)),
+        text,
+    })
+}
+
+/// The reading of a draft's blocks in order: the claims and citations found so far, and where
+/// the reading is (paragraph, section, heading).
+struct Reader<'a> {
+    body: &'a str,
+    format: BodyFormat,
+    analyze: &'a dyn Fn(&str) -> SentenceFeatures,
+    doc: &'a document::Document,
+    chars: CharIndex<'a>,
+    html_cursor: usize,
+    out: Extraction,
+    listed: HashSet<String>,
+    cited: Vec<CitedSentence>,
+    restating: Vec<Restating>,
+    paragraph: usize,
+    section: usize,
+    heading: Option<String>,
+    /// A "Source: …" line lends its citations to the block before it.
+    source_lines: SourceLines,
+}
+
+/// One sentence of a prose block, with the citations that may source it.
+struct SentenceAt<'b> {
+    block: &'b document::Block,
+    block_index: usize,
+    /// The paragraph's index.
+    index: usize,
+    /// The sentence's index in its paragraph.
+    i: usize,
+    /// Its text in the block, markers masked.
+    text: &'b str,
+    range: std::ops::Range<usize>,
+    own: &'b [Citation],
+    dangling: &'b [String],
+    /// The nearest citing sentences after and before it in its block.
+    next: Option<&'b Vec<Citation>>,
+    prev: Option<&'b Vec<Citation>>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(
+        body: &'a str,
+        format: BodyFormat,
+        analyze: &'a dyn Fn(&str) -> SentenceFeatures,
+        doc: &'a document::Document,
+    ) -> Reader<'a> {
+        Reader {
+            body,
+            format,
+            analyze,
+            doc,
+            chars: CharIndex::new(body),
+            html_cursor: 0,
+            out: Extraction {
+                format,
+                claims: Vec::new(),
+                citations: Vec::new(),
+                paragraphs: 0,
+                sentences: 0,
+                unresolved: Vec::new(),
+            },
+            listed: HashSet::new(),
+            cited: Vec::new(),
+            restating: Vec::new(),
+            paragraph: 0,
+            section: 0,
+            heading: None,
+            source_lines: source_line_citations(doc),
+        }
+    }
+
+    /// Lists `citations` among the article's, each URL once.
+    fn list(&mut self, citations: impl IntoIterator<Item = Citation>) {
+        for c in citations {
+            if self.listed.insert(c.url.clone()) {
+                self.out.citations.push(c);
+            }
+        }
+    }
+
+    fn block(
+        &mut self,
+        block_index: usize,
+        block: &'a document::Block,
+        budget: &mut limits::Budget,
+    ) -> Result<(), ExtractError> {
+        if block.kind == BlockKind::Heading {
+            self.heading_block(block);
+            return Ok(());
+        }
+        let index = self.paragraph;
+        self.paragraph += 1;
+        if block.kind == BlockKind::AltText {
+            self.alt_text(block_index, block, index);
+            return Ok(());
+        }
+        if block.is_prose() {
+            self.prose(block_index, block, index, budget)?;
+        }
+        Ok(())
+    }
+
+    /// A heading opens a section, and may restate it.
+    fn heading_block(&mut self, block: &document::Block) {
+        self.section += 1;
+        let text = collapse_whitespace(&mask_markers(block));
+        let own = block_citations(block, &self.doc.references);
+        self.restating.push(Restating {
+            at: self.out.claims.len(),
+            text,
+            own,
+            scope: Scope::Section(self.section),
             location: Location {
-                section: None,
-                paragraph: 0,
+                section: self.heading.clone(),
+                paragraph: self.paragraph,
                 sentence: 0,
                 span: None,
-                block: Some(BlockRole::Title),
+                block: Some(BlockRole::Heading),
             },
-            repeats: doc
-                .blocks
+            repeats: false,
+        });
+        self.heading = Some(block.text.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+
+    /// An image's alternative text restates its caption (the block after it) when it is in a
+    /// figure, else the paragraph it is in (the block before it).
+    fn alt_text(&mut self, block_index: usize, block: &document::Block, index: usize) {
+        let doc = self.doc;
+        let text = collapse_whitespace(&block.text);
+        let next_is_caption = doc
+            .blocks
+            .get(block_index + 1)
+            .is_some_and(|b| b.kind == BlockKind::Caption);
+        let neighbour = if next_is_caption {
+            Some(block_index + 1)
+        } else {
+            block_index.checked_sub(1)
+        };
+        let repeats = neighbour.is_some_and(|n| {
+            let nb = &doc.blocks[n];
+            segment::sentences(&nb.text)
                 .iter()
-                .any(|b| b.kind == BlockKind::Heading && same_words(&b.text, &text)),
+                .any(|s| same_words(&nb.text[s.text.clone()], &text))
+        });
+        self.restating.push(Restating {
+            at: self.out.claims.len(),
             text,
+            own: Vec::new(),
+            scope: Scope::Blocks(neighbour.into_iter().collect()),
+            location: Location {
+                section: block.section.clone(),
+                paragraph: index,
+                sentence: 0,
+                span: None,
+                block: Some(BlockRole::AltText),
+            },
+            repeats,
         });
     }
 
-    for (block_index, block) in doc.blocks.iter().enumerate() {
-        if block.kind == BlockKind::Heading {
-            section += 1;
-            let text = collapse_whitespace(&mask_markers(block));
-            let own = block_citations(block, &doc.references);
-            restating.push(Restating {
-                at: out.claims.len(),
-                text,
-                own,
-                scope: Scope::Section(section),
-                location: Location {
-                    section: heading.clone(),
-                    paragraph,
-                    sentence: 0,
-                    span: None,
-                    block: Some(BlockRole::Heading),
-                },
-                repeats: false,
-            });
-            heading = Some(block.text.split_whitespace().collect::<Vec<_>>().join(" "));
-            continue;
-        }
-        let index = paragraph;
-        paragraph += 1;
-        if block.kind == BlockKind::AltText {
-            let text = collapse_whitespace(&block.text);
-            // The alt text of an image in a figure restates its caption (the block after it);
-            // of an image in a paragraph, that paragraph (the block before it).
-            let next_is_caption = doc
-                .blocks
-                .get(block_index + 1)
-                .is_some_and(|b| b.kind == BlockKind::Caption);
-            let neighbour = if next_is_caption {
-                Some(block_index + 1)
-            } else {
-                block_index.checked_sub(1)
-            };
-            let repeats = neighbour.is_some_and(|n| {
-                let nb = &doc.blocks[n];
-                segment::sentences(&nb.text)
-                    .iter()
-                    .any(|s| same_words(&nb.text[s.text.clone()], &text))
-            });
-            restating.push(Restating {
-                at: out.claims.len(),
-                text,
-                own: Vec::new(),
-                scope: Scope::Blocks(neighbour.into_iter().collect()),
-                location: Location {
-                    section: block.section.clone(),
-                    paragraph: index,
-                    sentence: 0,
-                    span: None,
-                    block: Some(BlockRole::AltText),
-                },
-                repeats,
-            });
-            continue;
-        }
-        if !block.is_prose() {
-            continue;
-        }
+    /// A prose block: its sentences, what each cites, and the claims among them.
+    fn prose(
+        &mut self,
+        block_index: usize,
+        block: &'a document::Block,
+        index: usize,
+        budget: &mut limits::Budget,
+    ) -> Result<(), ExtractError> {
         let masked = mask_markers(block);
         let sentences = segment::sentences(&masked);
         if sentences.is_empty() {
-            continue;
+            return Ok(());
         }
-        out.sentences += sentences.len();
-        if source_lines.lines.contains(&block_index) {
+        self.out.sentences += sentences.len();
+        if self.source_lines.lines.contains(&block_index) {
             // "Source: [link]": not a statement; its citations went to the block before.
-            for c in block_citations(block, &doc.references) {
-                if listed.insert(c.url.clone()) {
-                    out.citations.push(c);
-                }
-            }
-            continue;
+            self.list(block_citations(block, &self.doc.references));
+            return Ok(());
         }
-
-        let mut cites: Vec<Vec<Citation>> = vec![Vec::new(); sentences.len()];
-        let mut dangling: Vec<Vec<String>> = vec![Vec::new(); sentences.len()];
-        // The URLs each sentence cites so far: a set, so a sentence with thousands of links
-        // stays linear.
-        let mut cited_urls: Vec<HashSet<String>> = vec![HashSet::new(); sentences.len()];
-        for marker in &block.markers {
-            let owner = sentences
-                .partition_point(|s| s.owned.end <= marker.range.start)
-                .min(sentences.len() - 1);
-            match citations::resolve(marker, &block.text, &doc.references) {
-                citations::Resolved::Cites(found) => {
-                    for c in found {
-                        if cited_urls[owner].insert(c.url.clone()) {
-                            cites[owner].push(c);
-                        }
-                    }
-                }
-                citations::Resolved::Dangling(written) => dangling[owner].push(written),
-                citations::Resolved::Ignored => {}
-            }
-        }
-        for c in cites.iter().flatten() {
-            if listed.insert(c.url.clone()) {
-                out.citations.push(c.clone());
-            }
-        }
+        let (cites, dangling) = sentence_citations(block, &sentences, &self.doc.references);
+        self.list(cites.iter().flatten().cloned());
         // For the paragraph rule: the nearest citing sentence after and before each sentence. A
         // source line after the block cites after its last sentence.
-        let n = sentences.len();
-        let trailing = source_lines.lent.get(&block_index);
-        let mut next_citing: Vec<Option<&Vec<Citation>>> = vec![None; n];
-        let mut prev_citing: Vec<Option<&Vec<Citation>>> = vec![None; n];
-        let mut last = trailing;
-        for i in (0..n).rev() {
-            next_citing[i] = last;
-            if !cites[i].is_empty() {
-                last = Some(&cites[i]);
-            }
-        }
-        last = None;
-        for i in 0..n {
-            prev_citing[i] = last;
-            if !cites[i].is_empty() {
-                last = Some(&cites[i]);
-            }
-        }
+        let trailing = self.source_lines.lent.get(&block_index).cloned();
+        let (next_citing, prev_citing) = nearest_citing(&cites, trailing.as_ref());
         // Asides and footers: only what they cite is judged; their other sentences are the
         // page's furniture, not the article's claims.
-        let peripheral = block.peripheral;
         let block_cites = cites.iter().any(|c| !c.is_empty()) || trailing.is_some();
-        if peripheral.is_some() && !block_cites {
-            continue;
+        if block.peripheral.is_some() && !block_cites {
+            return Ok(());
         }
-
         for (i, sentence) in sentences.iter().enumerate() {
-            let location = |span| Location {
-                section: block.section.clone(),
-                paragraph: index,
-                sentence: i,
-                span,
-                block: block_role(block),
+            let at = SentenceAt {
+                block,
+                block_index,
+                index,
+                i,
+                text: &masked[sentence.text.clone()],
+                range: sentence.text.clone(),
+                own: &cites[i],
+                dangling: &dangling[i],
+                next: next_citing[i],
+                prev: prev_citing[i],
             };
-            for written in &dangling[i] {
-                out.unresolved.push(UnresolvedMarker {
-                    marker: written.clone(),
-                    location: location(None),
-                });
-            }
-            let text = collapse_whitespace(&masked[sentence.text.clone()]);
-            let features = analyze(&text);
-            let worthy = features.is_check_worthy();
-            // Only a sentence a citation could cover needs reading as a statement.
-            let statement = !worthy
-                && (!cites[i].is_empty() || next_citing[i].is_some())
-                && is_statement(&text);
-            // Every statement a citation covers is a claim: one in its own sentence, or later in
-            // the run of sentences it ends. A check-worthy sentence is a claim wherever it is,
-            // sourced by the nearest citation of its block, or by none.
-            let (citations, rule) = if !cites[i].is_empty() {
-                (cites[i].clone(), CitationRule::SameSentence)
-            } else if !dangling[i].is_empty() {
-                (Vec::new(), CitationRule::None)
-            } else if let Some(c) = next_citing[i].filter(|_| worthy || statement) {
-                (c.clone(), CitationRule::Paragraph)
-            } else if let Some(c) = prev_citing[i].filter(|_| worthy) {
-                (c.clone(), CitationRule::Paragraph)
-            } else {
-                (Vec::new(), CitationRule::None)
-            };
-            let is_claim = match rule {
-                CitationRule::SameSentence => worthy || statement,
-                CitationRule::Paragraph => true,
-                CitationRule::None => worthy && peripheral.is_none(),
-            };
-            if !is_claim {
-                continue;
-            }
-            let prejudgment = (rule == CitationRule::None).then(|| {
-                let mut judged = detect::prejudge(&features);
-                if !dangling[i].is_empty() {
-                    judged.problem = format!(
-                        "{} (cites {}, which the article does not define)",
-                        judged.problem,
-                        dangling[i].join(", ")
-                    );
-                }
-                judged
-            });
-            let span = match format {
-                BodyFormat::Html => html_span(
-                    body,
-                    &block.text[sentence.text.clone()],
-                    &mut html_cursor,
-                    &chars,
-                ),
-                BodyFormat::Markdown | BodyFormat::Text => {
-                    let start = block.source_offset(sentence.text.start, false);
-                    let end = block.source_offset(sentence.text.end, true);
-                    match (start, end) {
-                        (Some(s), Some(e)) if s < e => chars.span(s, e),
-                        _ => None,
-                    }
-                }
-            };
-            if !citations.is_empty() {
-                cited.push(CitedSentence {
-                    section,
-                    block: block_index,
-                    text: text.clone(),
-                    stems: std::cell::OnceCell::new(),
-                    citations: citations.clone(),
-                });
-            }
-            budget.sentence(index, &text)?;
-            budget.figures(index, features.figures.len())?;
-            budget.claim(out.claims.len() + 1, citations.len())?;
-            out.claims.push(Claim {
-                id: claim_id(&text, index, i),
-                text,
-                kinds: features.kinds.clone(),
-                figures: features.figures.clone(),
-                quotes: features.quotes.clone(),
-                attributed_to: features.attributed_to.clone(),
-                location: location(span),
-                citations,
-                citation_rule: rule,
-                prejudgment,
-            });
+            self.sentence(&at, budget)?;
         }
+        Ok(())
     }
-    out.paragraphs = paragraph;
 
-    // Titles, headings and alt text, in reading order: judged against what they restate.
-    let mut claims = std::mem::take(&mut out.claims).into_iter();
-    let mut merged = Vec::new();
-    let mut taken = 0;
-    let body_claims = claims.len();
-    let mut restated = 0;
-    for r in restating {
-        while taken < r.at {
-            if let Some(c) = claims.next() {
-                merged.push(c);
-            }
-            taken += 1;
+    /// A sentence: a claim when it is check-worthy, or a statement a citation covers, with the
+    /// citations that source it (its own, else the nearest in its block) and the rule that chose
+    /// them.
+    fn sentence(
+        &mut self,
+        at: &SentenceAt<'_>,
+        budget: &mut limits::Budget,
+    ) -> Result<(), ExtractError> {
+        let location = |span| Location {
+            section: at.block.section.clone(),
+            paragraph: at.index,
+            sentence: at.i,
+            span,
+            block: block_role(at.block),
+        };
+        for written in at.dangling {
+            self.out.unresolved.push(UnresolvedMarker {
+                marker: written.clone(),
+                location: location(None),
+            });
         }
-        if let Some(claim) = restated_claim(&r, &cited, analyze) {
-            restated += 1;
-            // A title, heading or alt text that makes a claim was read as a sentence too.
-            out.sentences += 1;
-            budget.sentence(claim.location.paragraph, &claim.text)?;
-            budget.figures(claim.location.paragraph, claim.figures.len())?;
-            budget.claim(body_claims + restated, claim.citations.len())?;
-            for c in &claim.citations {
-                if listed.insert(c.url.clone()) {
-                    out.citations.push(c.clone());
+        let text = collapse_whitespace(at.text);
+        let features = (self.analyze)(&text);
+        let worthy = features.is_check_worthy();
+        // Only a sentence a citation could cover needs reading as a statement.
+        let statement = !worthy && (!at.own.is_empty() || at.next.is_some()) && is_statement(&text);
+        // Every statement a citation covers is a claim: one in its own sentence, or later in
+        // the run of sentences it ends. A check-worthy sentence is a claim wherever it is,
+        // sourced by the nearest citation of its block, or by none.
+        let (citations, rule) = if !at.own.is_empty() {
+            (at.own.to_vec(), CitationRule::SameSentence)
+        } else if !at.dangling.is_empty() {
+            (Vec::new(), CitationRule::None)
+        } else if let Some(c) = at.next.filter(|_| worthy || statement) {
+            (c.clone(), CitationRule::Paragraph)
+        } else if let Some(c) = at.prev.filter(|_| worthy) {
+            (c.clone(), CitationRule::Paragraph)
+        } else {
+            (Vec::new(), CitationRule::None)
+        };
+        let is_claim = match rule {
+            CitationRule::SameSentence => worthy || statement,
+            CitationRule::Paragraph => true,
+            CitationRule::None => worthy && at.block.peripheral.is_none(),
+        };
+        if !is_claim {
+            return Ok(());
+        }
+        let prejudgment = (rule == CitationRule::None).then(|| {
+            let mut judged = detect::prejudge(&features);
+            if !at.dangling.is_empty() {
+                judged.problem = format!(
+                    "{} (cites {}, which the article does not define)",
+                    judged.problem,
+                    at.dangling.join(", ")
+                );
+            }
+            judged
+        });
+        let span = self.span(at.block, at.range.clone());
+        if !citations.is_empty() {
+            self.cited.push(CitedSentence {
+                section: self.section,
+                block: at.block_index,
+                text: text.clone(),
+                stems: std::cell::OnceCell::new(),
+                citations: citations.clone(),
+            });
+        }
+        budget.sentence(at.index, &text)?;
+        budget.figures(at.index, features.figures.len())?;
+        budget.claim(self.out.claims.len() + 1, citations.len())?;
+        self.out.claims.push(Claim {
+            id: claim_id(&text, at.index, at.i),
+            text,
+            kinds: features.kinds.clone(),
+            figures: features.figures.clone(),
+            quotes: features.quotes.clone(),
+            attributed_to: features.attributed_to.clone(),
+            location: location(span),
+            citations,
+            citation_rule: rule,
+            prejudgment,
+        });
+        Ok(())
+    }
+
+    /// Where the sentence at `range` of `block` is in the draft's own text, in characters.
+    fn span(&mut self, block: &document::Block, range: std::ops::Range<usize>) -> Option<Span> {
+        match self.format {
+            BodyFormat::Html => html_span(
+                self.body,
+                &block.text[range],
+                &mut self.html_cursor,
+                &self.chars,
+            ),
+            BodyFormat::Markdown | BodyFormat::Text => {
+                let start = block.source_offset(range.start, false);
+                let end = block.source_offset(range.end, true);
+                match (start, end) {
+                    (Some(s), Some(e)) if s < e => self.chars.span(s, e),
+                    _ => None,
                 }
             }
-            merged.push(claim);
         }
     }
-    merged.extend(claims);
-    // A heading after the last paragraph stands before none: it is placed at the last.
-    for claim in &mut merged {
-        claim.location.paragraph = claim.location.paragraph.min(paragraph.saturating_sub(1));
+
+    /// Titles, headings and alt text, in reading order among the body's claims: each judged
+    /// against what it restates.
+    fn finish(mut self, budget: &mut limits::Budget) -> Result<Extraction, ExtractError> {
+        let paragraph = self.paragraph;
+        self.out.paragraphs = paragraph;
+        let mut claims = std::mem::take(&mut self.out.claims).into_iter();
+        let mut merged = Vec::new();
+        let mut taken = 0;
+        let body_claims = claims.len();
+        let mut restated = 0;
+        for r in std::mem::take(&mut self.restating) {
+            while taken < r.at {
+                if let Some(c) = claims.next() {
+                    merged.push(c);
+                }
+                taken += 1;
+            }
+            if let Some(claim) = restated_claim(&r, &self.cited, self.analyze) {
+                restated += 1;
+                // A title, heading or alt text that makes a claim was read as a sentence too.
+                self.out.sentences += 1;
+                budget.sentence(claim.location.paragraph, &claim.text)?;
+                budget.figures(claim.location.paragraph, claim.figures.len())?;
+                budget.claim(body_claims + restated, claim.citations.len())?;
+                self.list(claim.citations.iter().cloned());
+                merged.push(claim);
+            }
+        }
+        merged.extend(claims);
+        // A heading after the last paragraph stands before none: it is placed at the last.
+        for claim in &mut merged {
+            claim.location.paragraph = claim.location.paragraph.min(paragraph.saturating_sub(1));
+        }
+        self.out.claims = merged;
+        Ok(self.out)
     }
-    out.claims = merged;
-    Ok(out)
 }
 
-/// The claim a title, heading or alt text makes, if any: with its own citations; else with the
-/// citations of the cited sentence in its scope it restates (sharing at least
-/// [`MIN_SHARED_WORDS`] content words, and at least half of its own); else, when it is
-/// check-worthy, a claim that cites nothing (a title or heading; an alt text describes an
-/// image and is not prejudged).
+/// The citations of each of a block's `sentences`, each URL once per sentence, and the
+/// citation markers it writes that the article does not define.
+fn sentence_citations(
+    block: &document::Block,
+    sentences: &[segment::Sentence],
+    references: &citations::References,
+) -> (Vec<Vec<Citation>>, Vec<Vec<String>>) {
+    let mut cites: Vec<Vec<Citation>> = vec![Vec::new(); sentences.len()];
+    let mut dangling: Vec<Vec<String>> = vec![Vec::new(); sentences.len()];
+    // The URLs each sentence cites so far: a set, so a sentence with thousands of links
+    // stays linear.
+    let mut cited_urls: Vec<HashSet<String>> = vec![HashSet::new(); sentences.len()];
+    for marker in &block.markers {
+        let owner = sentences
+            .partition_point(|s| s.owned.end <= marker.range.start)
+            .min(sentences.len() - 1);
+        match citations::resolve(marker, &block.text, references) {
+            citations::Resolved::Cites(found) => {
+                for c in found {
+                    if cited_urls[owner].insert(c.url.clone()) {
+                        cites[owner].push(c);
+                    }
+                }
+            }
+            citations::Resolved::Dangling(written) => dangling[owner].push(written),
+            citations::Resolved::Ignored => {}
+        }
+    }
+    (cites, dangling)
+}
+
+/// Per sentence of a block, the citations of a citing sentence near it.
+type Nearest<'c> = Vec<Option<&'c Vec<Citation>>>;
+
+/// Citations of the nearest citing sentence after each sentence (`trailing`, a source line's,
+/// after the last), and before it.
+fn nearest_citing<'c>(
+    cites: &'c [Vec<Citation>],
+    trailing: Option<&'c Vec<Citation>>,
+) -> (Nearest<'c>, Nearest<'c>) {
+    let n = cites.len();
+    let mut next_citing: Nearest<'c> = vec![None; n];
+    let mut prev_citing: Nearest<'c> = vec![None; n];
+    let mut last = trailing;
+    for i in (0..n).rev() {
+        next_citing[i] = last;
+        if !cites[i].is_empty() {
+            last = Some(&cites[i]);
+        }
+    }
+    last = None;
+    for i in 0..n {
+        prev_citing[i] = last;
+        if !cites[i].is_empty() {
+            last = Some(&cites[i]);
+        }
+    }
+    (next_citing, prev_citing)
+}
+
 /// Whether a headline says what happened or what holds, with a word that has an opposite or a
 /// direction ("Council scraps weekly bin collections", "Ferry service suspended for the
 /// winter"), a ruling ("Judge dismisses …") or a negation: a statement, not a label.
@@ -580,6 +711,11 @@ fn says_what_happened(text: &str) -> bool {
     })
 }
 
+/// The claim a title, heading or alt text makes, if any: with its own citations; else with the
+/// citations of the cited sentence in its scope it restates (sharing at least
+/// [`MIN_SHARED_WORDS`] content words, and at least half of its own); else, when it is
+/// check-worthy, a claim that cites nothing (a title or heading; an alt text describes an
+/// image and is not prejudged).
 fn restated_claim(
     r: &Restating,
     cited: &[CitedSentence],
