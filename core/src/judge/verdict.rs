@@ -333,9 +333,39 @@ impl<'a> Reading<'a> {
     pub(crate) fn decide(mut self) -> Judgment {
         let lexical = self.j.support;
         let settings = self.settings;
+        let (rated_true, ruled) = self.rating_rule(lexical);
+        let worst = self.worst_figure();
+        let ruled = ruled
+            .or_else(|| self.contradiction_rule(lexical, worst.as_ref(), rated_true))
+            .or_else(|| self.figure_rules(lexical, worst.as_ref(), rated_true))
+            .or_else(|| self.detail_rules(lexical));
+        if let Some((verdict, severity, kind, problem)) = ruled {
+            return self.j.with_issue(verdict, severity, kind, problem);
+        }
 
-        // Rule 2: a fact-check's rating, or a rebuttal in prose.
-        let mut rated_true = false;
+        // Rule 8: supported.
+        if lexical >= settings.support_threshold || rated_true {
+            self.j.verdict = Verdict::Supported;
+            if let Some((c, fact, e)) = worst.as_ref().filter(|w| w.2 > 0.0) {
+                self.j.element = Some(ClaimElement::Figure);
+                self.j.correction = Some(format!("source says {}", describe(&fact.figure)));
+                return self.j.with_issue(
+                    Verdict::Supported,
+                    Severity::Low,
+                    IssueKind::FigureDiscrepancy,
+                    figure_problem(c, &fact.figure, *e),
+                );
+            }
+            return self.j;
+        }
+
+        self.unconfirmed(lexical)
+    }
+
+    /// Rule 2: a fact-check's rating, or a rebuttal in prose; and whether it rates the claim
+    /// true.
+    fn rating_rule(&mut self, lexical: f64) -> (bool, Option<Ruled>) {
+        let settings = self.settings;
         if let Some(applied) = self.rated.take() {
             let rating_text = applied.review.rating_text();
             self.j.reasons.push(format!(
@@ -368,28 +398,26 @@ impl<'a> Reading<'a> {
                     } else {
                         (Verdict::Unconfirmed, Severity::Medium)
                     };
-                    return self.j.with_issue(
-                        verdict,
-                        severity,
-                        IssueKind::RatedByFactCheck,
-                        format!("The cited fact-check rates this claim {rating_text}"),
+                    return (
+                        false,
+                        Some((
+                            verdict,
+                            severity,
+                            IssueKind::RatedByFactCheck,
+                            format!("The cited fact-check rates this claim {rating_text}"),
+                        )),
                     );
                 }
-                rating::Rating::True => rated_true = true,
+                rating::Rating::True => return (true, None),
             }
         }
 
-        // Rule 3: the source states the same fact otherwise.
-        let figure_problem = |c: &Figure, s: &Figure, e: f64| {
-            format!(
-                "The claim says {} where the source says {} ({})",
-                c.text,
-                describe(s),
-                elements::figure::difference_in_words(c, s, e)
-            )
-        };
-        let worst = self
-            .figures
+        (false, None)
+    }
+
+    /// The claim's figure furthest from the page's for the same fact (years apart).
+    fn worst_figure(&self) -> Option<(Figure, SameFact, f64)> {
+        self.figures
             .iter()
             .filter_map(|f| match f {
                 FigureReading::Differs { claim, fact, error } if claim.unit != Unit::Year => {
@@ -398,10 +426,21 @@ impl<'a> Reading<'a> {
                 _ => None,
             })
             .max_by(|a, b| a.2.total_cmp(&b.2))
-            .map(|(c, f, e)| (c.clone(), f.clone(), e));
-        if let Some((c, fact, _)) = self.figures.iter().find_map(|f| match f {
+            .map(|(c, f, e)| (c.clone(), f.clone(), e))
+    }
+
+    /// Rule 3: the source states the same fact otherwise: a year, a figure given to another
+    /// subject, a figure far off, or an element contradicted.
+    fn contradiction_rule(
+        &mut self,
+        lexical: f64,
+        worst: Option<&(Figure, SameFact, f64)>,
+        rated_true: bool,
+    ) -> Option<Ruled> {
+        let settings = self.settings;
+        if let Some((c, fact)) = self.figures.iter().find_map(|f| match f {
             FigureReading::Differs { claim, fact, .. } if claim.unit == Unit::Year => {
-                Some((claim.clone(), fact.clone(), 0.0))
+                Some((claim.clone(), fact.clone()))
             }
             _ => None,
         }) {
@@ -410,7 +449,7 @@ impl<'a> Reading<'a> {
             self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
             self.j.element = Some(ClaimElement::Date);
             self.j.difference = Some(difference(&c.text, &fact.figure.text));
-            return self.j.with_issue(
+            return Some((
                 Verdict::Refuted,
                 Severity::High,
                 IssueKind::Contradicted,
@@ -418,7 +457,7 @@ impl<'a> Reading<'a> {
                     "The claim says {} where the source says {}",
                     c.text, fact.figure.text
                 ),
-            );
+            ));
         }
         if let Some((c, swap)) = self.figures.iter().find_map(|f| match f {
             FigureReading::Swapped { claim, swap } => Some((claim.clone(), swap.clone())),
@@ -433,7 +472,7 @@ impl<'a> Reading<'a> {
             self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
             self.j.element = Some(ClaimElement::Subject);
             self.j.difference = Some(difference(&c.text, &swap.theirs.text));
-            return self.j.with_issue(
+            return Some((
                 Verdict::Refuted,
                 Severity::High,
                 IssueKind::Contradicted,
@@ -444,9 +483,9 @@ impl<'a> Reading<'a> {
                     c.text,
                     swap.other
                 ),
-            );
+            ));
         }
-        if let Some((c, fact, e)) = &worst {
+        if let Some((c, fact, e)) = worst {
             self.j.figure_error = Some(*e);
             if *e > settings.figure_high_tolerance {
                 self.j.evidence = sentence_evidence(self.page, fact.sentence);
@@ -454,12 +493,12 @@ impl<'a> Reading<'a> {
                 self.j.support = (lexical * 0.2).min(settings.support_threshold / 2.0);
                 self.j.element = Some(ClaimElement::Figure);
                 self.j.difference = Some(difference(&c.text, &fact.figure.text));
-                return self.j.with_issue(
+                return Some((
                     Verdict::Refuted,
                     Severity::High,
                     IssueKind::ContradictedFigure,
                     figure_problem(c, &fact.figure, *e),
-                );
+                ));
             }
         }
         if rated_true {
@@ -480,11 +519,20 @@ impl<'a> Reading<'a> {
                 ClaimElement::Speaker => IssueKind::Misattributed,
                 _ => IssueKind::Contradicted,
             };
-            return self
-                .j
-                .with_issue(Verdict::Refuted, Severity::High, kind, f.problem);
+            return Some((Verdict::Refuted, Severity::High, kind, f.problem));
         }
 
+        None
+    }
+
+    /// Rules 4 and 5: a statistic the page never gives; a figure 10–20% off the page's.
+    fn figure_rules(
+        &mut self,
+        lexical: f64,
+        worst: Option<&(Figure, SameFact, f64)>,
+        rated_true: bool,
+    ) -> Option<Ruled> {
+        let settings = self.settings;
         // Rule 4: a statistic the page never gives.
         let absent = self.figures.iter().find_map(|f| match f {
             FigureReading::Absent { claim } => Some(claim.clone()),
@@ -502,7 +550,7 @@ impl<'a> Reading<'a> {
                 (ClaimElement::Figure, Severity::High, "the figure")
             };
             self.j.element = Some(element);
-            return self.j.with_issue(
+            return Some((
                 Verdict::Unconfirmed,
                 severity,
                 IssueKind::NotInSource,
@@ -510,27 +558,31 @@ impl<'a> Reading<'a> {
                     "The source never gives {what} {}: it does not come from this source",
                     c.text
                 ),
-            );
+            ));
         }
 
         // Rule 5: a figure 10–20% off the page's figure for the same thing.
-        if let Some((c, fact, e)) = worst
-            .as_ref()
-            .filter(|w| w.2 > settings.figure_medium_tolerance)
-        {
+        if let Some((c, fact, e)) = worst.filter(|w| w.2 > settings.figure_medium_tolerance) {
             self.j.evidence = sentence_evidence(self.page, fact.sentence);
             self.j.correction = Some(format!("source says {}", describe(&fact.figure)));
             self.j.support = lexical * 0.5;
             self.j.element = Some(ClaimElement::Figure);
             self.j.difference = Some(difference(&c.text, &fact.figure.text));
-            return self.j.with_issue(
+            return Some((
                 Verdict::Unconfirmed,
                 Severity::Medium,
                 IssueKind::FigureDiscrepancy,
                 figure_problem(c, &fact.figure, *e),
-            );
+            ));
         }
 
+        None
+    }
+
+    /// Rules 6 and 7, and figures left uncompared: a quotation the page does not hold, a
+    /// specific the claim adds.
+    fn detail_rules(&mut self, lexical: f64) -> Option<Ruled> {
+        let settings = self.settings;
         // Rule 6: a quotation the page does not hold.
         if let Some((q, _)) = self.misquote.take() {
             let severity = if elements::quote::words_on_page(&q, self.page) {
@@ -540,12 +592,12 @@ impl<'a> Reading<'a> {
             };
             self.j.support = lexical / 3.0;
             self.j.element = Some(ClaimElement::Quote);
-            return self.j.with_issue(
+            return Some((
                 Verdict::Unconfirmed,
                 severity,
                 IssueKind::QuoteNotFound,
                 format!("The quote \u{201C}{q}\u{201D} is not in the source"),
-            );
+            ));
         }
 
         // Rule 7: a specific the claim adds to what the source states.
@@ -569,16 +621,14 @@ impl<'a> Reading<'a> {
             } else {
                 Severity::Low
             };
-            return self
-                .j
-                .with_issue(Verdict::Unconfirmed, severity, kind, f.problem);
+            return Some((Verdict::Unconfirmed, severity, kind, f.problem));
         }
 
         // Figures left uncompared: never supported on the others alone (fails closed).
         if self.uncompared_figures > 0 {
             self.j.support = lexical.min(settings.support_threshold / 2.0);
             let given = MAX_COMPARED_FIGURES + self.uncompared_figures;
-            return self.j.with_issue(
+            return Some((
                 Verdict::Unconfirmed,
                 Severity::Medium,
                 IssueKind::UnclearSupport,
@@ -586,26 +636,15 @@ impl<'a> Reading<'a> {
                     "The claim gives {given} figures; the first {MAX_COMPARED_FIGURES} were compared with the source, the other {} were not: check them by hand",
                     self.uncompared_figures
                 ),
-            );
+            ));
         }
 
-        // Rule 8: supported.
-        if lexical >= settings.support_threshold || rated_true {
-            self.j.verdict = Verdict::Supported;
-            if let Some((c, fact, e)) = worst.as_ref().filter(|w| w.2 > 0.0) {
-                self.j.element = Some(ClaimElement::Figure);
-                self.j.correction = Some(format!("source says {}", describe(&fact.figure)));
-                return self.j.with_issue(
-                    Verdict::Supported,
-                    Severity::Low,
-                    IssueKind::FigureDiscrepancy,
-                    figure_problem(c, &fact.figure, *e),
-                );
-            }
-            return self.j;
-        }
+        None
+    }
 
-        // Rule 9: unconfirmed; medium only where the calibrated probability is low.
+    /// Rule 9: unconfirmed; medium only where the calibrated probability is low.
+    fn unconfirmed(self, lexical: f64) -> Judgment {
+        let settings = self.settings;
         let probability = calibration::confidence(lexical);
         let severity = if probability < settings.unconfirmed_medium_below {
             Severity::Medium
@@ -636,6 +675,19 @@ impl<'a> Reading<'a> {
         )
     }
 }
+
+/// "The claim says 17% where the source says 7% (10 points higher)".
+fn figure_problem(c: &Figure, s: &Figure, e: f64) -> String {
+    format!(
+        "The claim says {} where the source says {} ({})",
+        c.text,
+        describe(s),
+        elements::figure::difference_in_words(c, s, e)
+    )
+}
+
+/// A rule's verdict: what the judgment becomes, its severity, the issue's kind and problem.
+type Ruled = (Verdict, Severity, IssueKind, String);
 
 fn difference(claim: &str, source: &str) -> Difference {
     Difference {
