@@ -77,11 +77,8 @@ fn outcome_of(case: &Case, decision: &factgate_core::events::Decision) -> Outcom
     }
 }
 
-fn main() -> anyhow::Result<()> {
-    let verbose = std::env::args().any(|a| a == "--verbose");
-    let strictness: Strictness = arg("--strictness")
-        .map_or(Ok(Strictness::Normal), |s| s.parse())
-        .map_err(|e: String| anyhow::anyhow!(e))?;
+/// The sets named on the command line: its arguments that are neither options nor their values.
+fn sets_named() -> Vec<String> {
     let mut sets: Vec<String> = Vec::new();
     let mut skip = false;
     for a in std::env::args().skip(1) {
@@ -97,6 +94,15 @@ fn main() -> anyhow::Result<()> {
             sets.push(a);
         }
     }
+    sets
+}
+
+fn main() -> anyhow::Result<()> {
+    let verbose = std::env::args().any(|a| a == "--verbose");
+    let strictness: Strictness = arg("--strictness")
+        .map_or(Ok(Strictness::Normal), |s| s.parse())
+        .map_err(|e: String| anyhow::anyhow!(e))?;
+    let sets = sets_named();
     anyhow::ensure!(!sets.is_empty(), "usage: cases_eval SET [SET…] [--verbose]");
     let mut all: Vec<Case> = Vec::new();
     for set in &sets {

@@ -44,6 +44,8 @@
 //! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
 //! - [`cli`]: the command line's shell completions, man pages and exit statuses.
 
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
+
 pub mod check;
 pub mod cli;
 pub mod config;

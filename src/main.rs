@@ -1,5 +1,7 @@
 //! The `factgate` command: parses the command line and calls into the library.
 
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
+
 use anyhow::Context;
 use clap::{CommandFactory, Parser, Subcommand};
 use factgate::check::progress::Verbosity;

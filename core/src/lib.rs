@@ -24,6 +24,8 @@
 //! Each module uses only the ones listed above it. [`test_support`] (tests only: the core's own,
 //! and the service's through the `test-support` feature) holds the builders both share.
 
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
+
 pub mod decide;
 pub mod events;
 pub mod extract;

@@ -14,6 +14,7 @@
 //! - `decision`: decisions shortened, refused and published.
 //! - `join`: the join's in-flight articles, paused inputs and republished drafts.
 //! - `kafka`: consumer lag from librdkafka's statistics.
+//! - `recheck`: a re-check run's scope and targets.
 
 mod decision;
 mod extract;
@@ -22,6 +23,7 @@ mod http;
 mod join;
 mod kafka;
 mod llm;
+mod recheck;
 mod verify;
 
 pub use decision::*;
@@ -31,6 +33,7 @@ pub use http::*;
 pub use join::*;
 pub use kafka::*;
 pub use llm::*;
+pub use recheck::*;
 pub use verify::*;
 
 /// Milliseconds of a duration, for log fields (saturating).

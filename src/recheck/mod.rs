@@ -194,20 +194,15 @@ pub async fn run(
     let run_id = options.run_id.clone();
 
     let (scope, selection) = establish_scope(config, &bootstrap, &producer, &options).await?;
-    info!(
-        run_id = %run_id,
-        started_at = %scope.started_at,
-        partitions = scope.end_offsets.len(),
-        "re-check scope"
-    );
     let targets = Arc::new(selection.targets.clone());
     let total = targets.len();
-    info!(
-        run_id = %run_id,
-        articles = total,
-        drafts_read = selection.records_read,
-        unidentified = selection.unidentified,
-        "re-check targets chosen: the latest revision of each article"
+    crate::internal_events::recheck_targets_chosen(
+        &run_id,
+        &scope.started_at,
+        scope.end_offsets.len(),
+        total,
+        selection.records_read,
+        selection.unidentified,
     );
     let live = live_decisions(config, &bootstrap, &targets).await?;
 
