@@ -7,7 +7,7 @@ use crate::events::{ClaimStatus, Decision, DecisionReason, Issue};
 use crate::model::Severity;
 
 /// Below this calibrated confidence a supported claim is listed for review.
-pub const LOW_CONFIDENCE: f64 = 0.5;
+pub(crate) const LOW_CONFIDENCE: f64 = 0.5;
 
 /// A claim listed for review, and why.
 #[derive(Debug, Clone, PartialEq)]

@@ -31,11 +31,11 @@ use crate::events::{
 use crate::model::Severity;
 
 /// Dice coefficient of content words at which an edited claim is the claim it replaces.
-pub const SAME_CLAIM_SIMILARITY: f64 = 0.5;
+pub(crate) const SAME_CLAIM_SIMILARITY: f64 = 0.5;
 /// The same, for two claims that cite a source in common.
-pub const SAME_SOURCE_SIMILARITY: f64 = 0.3;
+pub(crate) const SAME_SOURCE_SIMILARITY: f64 = 0.3;
 /// Entries each list of a [`RevisionChanges`] keeps; `counts` holds the full sizes.
-pub const MAX_LISTED: usize = 50;
+pub(crate) const MAX_LISTED: usize = 50;
 /// Claims and issues a digest keeps of one revision.
 const MAX_DIGEST_ITEMS: usize = 500;
 /// Characters of a claim or a problem a digest keeps.
@@ -135,7 +135,7 @@ impl RevisionDigest {
     }
 
     /// Roughly the bytes the digest holds, for the history's budget.
-    pub fn approx_bytes(&self) -> usize {
+    pub(crate) fn approx_bytes(&self) -> usize {
         let claims: usize = self
             .claims
             .iter()
@@ -515,7 +515,7 @@ pub fn headline(revision: Option<u64>, changes: &RevisionChanges) -> String {
 
 /// Sets `decision`'s `changes_since_previous` from `previous` when it is an earlier revision of
 /// the same article.
-pub fn annotate(decision: &mut Decision, previous: &RevisionDigest) {
+pub(crate) fn annotate(decision: &mut Decision, previous: &RevisionDigest) {
     let later = decision
         .revision
         .is_some_and(|r| r > previous.revision && decision.article_id == previous.article_id);

@@ -109,7 +109,7 @@ pub fn already_applied(decision: &Decision, over: &OverrideEvent) -> bool {
 /// The id of the decision an override makes: the first 32 hex characters of SHA-256 over
 /// `"factgate.decision.v1.override"`, then the overridden decision's id and the override's id,
 /// each length-prefixed (8 bytes, big-endian).
-pub fn overriding_decision_id(overridden: &str, override_id: &str) -> String {
+pub(crate) fn overriding_decision_id(overridden: &str, override_id: &str) -> String {
     let mut hasher = Sha256::new();
     hasher.update(b"factgate.decision.v1.override");
     for field in [overridden, override_id] {

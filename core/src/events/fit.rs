@@ -58,7 +58,7 @@ impl<T> Encoded<T> {
     }
 
     /// The event, without its JSON.
-    pub fn into_event(self) -> T {
+    pub(crate) fn into_event(self) -> T {
         self.event
     }
 }

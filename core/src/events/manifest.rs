@@ -88,7 +88,7 @@ pub struct ManifestPart {
 
 impl ExtractionFailure {
     /// Whether the draft was refused for exceeding a limit rather than for being unreadable.
-    pub fn is_limit(self) -> bool {
+    pub(crate) fn is_limit(self) -> bool {
         matches!(
             self,
             ExtractionFailure::BodyTooLarge | ExtractionFailure::LimitExceeded

@@ -210,7 +210,7 @@ pub enum ClaimStatus {
 
 impl ClaimStatus {
     /// The synthesis of a claim's per-source verdicts; `None` when it has none.
-    pub fn synthesize(verdicts: impl IntoIterator<Item = Verdict>) -> Option<ClaimStatus> {
+    pub(crate) fn synthesize(verdicts: impl IntoIterator<Item = Verdict>) -> Option<ClaimStatus> {
         let (mut supported, mut refuted, mut any) = (false, false, false);
         for verdict in verdicts {
             any = true;

@@ -28,7 +28,7 @@ macro_rules! schema_version {
 
         impl $name {
             /// The version string this marker stands for.
-            pub const VALUE: &'static str = $value;
+            pub(crate) const VALUE: &'static str = $value;
         }
 
         impl Serialize for $name {

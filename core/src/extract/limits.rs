@@ -74,7 +74,7 @@ impl Default for ExtractLimits {
 impl ExtractLimits {
     /// No limit at all: what [`super::extract`] applies, for callers that bound their input
     /// themselves (tests, benches, `factgate extract` on a file already capped).
-    pub const UNLIMITED: ExtractLimits = ExtractLimits {
+    pub(crate) const UNLIMITED: ExtractLimits = ExtractLimits {
         max_body_bytes: u64::MAX,
         max_claims: usize::MAX,
         max_links: usize::MAX,

@@ -28,7 +28,7 @@
 //!    the run of sentences it supports, so the next one is the better guess. A citation never
 //!    crosses into another block.
 //! 3. **None** ([`CitationRule::None`]): nothing in the block backs the claim. The claim carries
-//!    `prejudgment = detect::prejudge(..)`: the issue it raises with no fetch.
+//!    `prejudgment = cues::prejudge(..)`: the issue it raises with no fetch.
 //!
 //! A sentence whose markers all *dangle* (`[7]` with no 7th reference, a footnote with no
 //! definition or no URL) cites nothing usable and does not borrow a neighbour's citation: it is
@@ -47,7 +47,7 @@
 mod limits;
 mod view;
 
-use crate::text::{citations, cues as detect, document, sentences as segment};
+use crate::text::{citations, cues, document, sentences};
 
 pub use view::{ViewBlock, ViewKind, article_view};
 
@@ -60,7 +60,7 @@ pub use limits::{
 
 use crate::model::{BlockRole, BodyFormat, Citation, CitationRule, Claim, Location, Span};
 use citations::Target;
-use detect::SentenceFeatures;
+use cues::SentenceFeatures;
 use document::BlockKind;
 use regex::Regex;
 use serde::Serialize;
@@ -137,7 +137,7 @@ pub fn extract_titled(
     format: BodyFormat,
     title: Option<&str>,
 ) -> Result<Extraction, ExtractError> {
-    extract_with(body, format, title, &detect::analyze)
+    extract_with(body, format, title, &cues::analyze)
 }
 
 /// [`extract`] within `limits`: an article over one is refused whole, each limit checked before
@@ -164,7 +164,7 @@ pub fn extract_titled_within(
     limits: &ExtractLimits,
 ) -> Result<Extraction, ExtractError> {
     limits::check_before_parse(body, format, title, limits)?;
-    extract_limited(body, format, title, &detect::analyze, limits)
+    extract_limited(body, format, title, &cues::analyze, limits)
 }
 
 /// Whether `body` is within the limits checked before it is parsed: its size and its nesting
@@ -419,7 +419,7 @@ impl<'a> Reader<'a> {
         };
         let repeats = neighbour.is_some_and(|n| {
             let nb = &doc.blocks[n];
-            segment::sentences(&nb.text)
+            sentences::sentences(&nb.text)
                 .iter()
                 .any(|s| same_words(&nb.text[s.text.clone()], &text))
         });
@@ -448,7 +448,7 @@ impl<'a> Reader<'a> {
         budget: &mut limits::Budget,
     ) -> Result<(), ExtractError> {
         let masked = mask_markers(block);
-        let sentences = segment::sentences(&masked);
+        let sentences = sentences::sentences(&masked);
         if sentences.is_empty() {
             return Ok(());
         }
@@ -537,7 +537,7 @@ impl<'a> Reader<'a> {
             return Ok(());
         }
         let prejudgment = (rule == CitationRule::None).then(|| {
-            let mut judged = detect::prejudge(&features);
+            let mut judged = cues::prejudge(&features);
             if !at.dangling.is_empty() {
                 judged.problem = format!(
                     "{} (cites {}, which the article does not define)",
@@ -637,7 +637,7 @@ impl<'a> Reader<'a> {
 /// citation markers it writes that the article does not define.
 fn sentence_citations(
     block: &document::Block,
-    sentences: &[segment::Sentence],
+    sentences: &[sentences::Sentence],
     references: &citations::References,
 ) -> (Vec<Vec<Citation>>, Vec<Vec<String>>) {
     let mut cites: Vec<Vec<Citation>> = vec![Vec::new(); sentences.len()];
@@ -770,7 +770,7 @@ fn restated_claim(
     if !restates && alt_text {
         return None;
     }
-    let prejudgment = (rule == CitationRule::None).then(|| detect::prejudge(&features));
+    let prejudgment = (rule == CitationRule::None).then(|| cues::prejudge(&features));
     let role = r.location.block.map_or("", BlockRole::as_str);
     Some(Claim {
         id: claim_id(

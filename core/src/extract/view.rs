@@ -8,7 +8,7 @@
 use super::{ExtractError, check_readable, mask_markers};
 use crate::model::BodyFormat;
 use crate::text::document::{self, BlockKind};
-use crate::text::sentences as segment;
+use crate::text::sentences;
 use serde::Serialize;
 
 /// What a block of the article is, for its presentation.
@@ -61,7 +61,7 @@ pub fn article_view(body: &str, format: BodyFormat) -> Result<Vec<ViewBlock>, Ex
             paragraph - 1
         });
         let sentences = if block.is_prose() {
-            segment::sentences(&mask_markers(block))
+            sentences::sentences(&mask_markers(block))
                 .into_iter()
                 .map(|s| s.text)
                 .collect()

@@ -17,7 +17,7 @@ use crate::model::Figure;
 
 /// The share of a claim clause's weighted words a source clause must hold to be compared with
 /// it: below it, the clauses are not about the same thing and nothing is concluded.
-pub const MIN_ALIGNMENT: f64 = 0.4;
+pub(crate) const MIN_ALIGNMENT: f64 = 0.4;
 
 /// Clauses aligned within this share of the best one are as good a match: when one of them
 /// agrees with the claim, the disagreement of another is not a contradiction.
@@ -42,7 +42,7 @@ pub(crate) const HELD: f64 = 0.5;
 /// one giving more (a table pasted as a sentence, a hostile draft with `extract` caps raised) is
 /// not supported on the first ones alone (see [`Alignment::uncompared_figures`]), and cannot make
 /// judging take minutes.
-pub const MAX_COMPARED_FIGURES: usize = crate::extract::DEFAULT_MAX_FIGURES_PER_CLAIM;
+pub(crate) const MAX_COMPARED_FIGURES: usize = crate::extract::DEFAULT_MAX_FIGURES_PER_CLAIM;
 
 /// A claim aligned with the sentences of its source that best match it.
 pub struct Alignment<'a> {
@@ -213,7 +213,7 @@ impl<'a> Alignment<'a> {
     }
 
     /// The share of the whole claim's weighted content sentence `k` holds.
-    pub fn sentence_coverage(&self, k: usize) -> f64 {
+    pub(crate) fn sentence_coverage(&self, k: usize) -> f64 {
         self.coverage_without(k, &Stems::default())
     }
 
@@ -288,7 +288,7 @@ impl<'a> Alignment<'a> {
     }
 
     /// The compared sentence that holds most of the claim, when it holds enough of it.
-    pub fn best_sentence(&self) -> Option<usize> {
+    pub(crate) fn best_sentence(&self) -> Option<usize> {
         self.best_sentence_without(&Stems::default())
     }
 

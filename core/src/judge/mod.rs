@@ -238,7 +238,7 @@ pub fn judge_page(
 }
 
 /// [`judge_page`] with the figure reader given, as [`judge_with`].
-pub fn judge_page_with(
+pub(crate) fn judge_page_with(
     claim: &Claim,
     page: &PageIndex,
     source_url: &str,

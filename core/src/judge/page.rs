@@ -261,13 +261,13 @@ impl PageIndex {
     }
 
     /// Every number the page states, with the sentence that states it.
-    pub fn figure_values(&self) -> &[(f64, usize)] {
+    pub(crate) fn figure_values(&self) -> &[(f64, usize)] {
         &self.figure_values
     }
 
     /// Whether the page's furniture (title, masthead, footer, site name) names `word` (lower
     /// case), as a whole word.
-    pub fn furniture_names(&self, word: &str) -> bool {
+    pub(crate) fn furniture_names(&self, word: &str) -> bool {
         !word.is_empty()
             && self
                 .furniture
@@ -286,7 +286,7 @@ impl PageIndex {
     }
 
     /// Whether a capitalized word of the page starts with `prefix`: four letters, lower-case.
-    pub fn names_prefix(&self, prefix: &str) -> bool {
+    pub(crate) fn names_prefix(&self, prefix: &str) -> bool {
         self.index
             .word_id(prefix)
             .is_some_and(|id| self.name_prefixes.binary_search(&id).is_ok())
@@ -298,7 +298,7 @@ impl PageIndex {
     }
 
     /// Whether `quote` is in the page, by the rule of [`quotes`].
-    pub fn check_quote(&self, quote: &str) -> quote::QuoteCheck {
+    pub(crate) fn check_quote(&self, quote: &str) -> quote::QuoteCheck {
         quote::check(quote, &self.quote_words, &|w| self.index.word_id(w))
     }
 

@@ -13,13 +13,13 @@ pub use crate::text::tokens::{
     FoldHashMap, FoldHashSet, Term, is_number, is_stop_word, stem, terms, tokenize,
 };
 /// Windows hold up to this many consecutive sentences.
-pub const MAX_WINDOW: usize = 3;
+pub(crate) const MAX_WINDOW: usize = 3;
 const BM25_K1: f64 = 1.2;
 const BM25_B: f64 = 0.75;
 
 /// A token of the page, by its number in the page's vocabulary: tokens are compared as numbers
 /// once the page is indexed, not as strings.
-pub type TokenId = u32;
+pub(crate) type TokenId = u32;
 
 /// One sentence of the source with its place in it.
 #[derive(Debug, Clone)]
@@ -36,7 +36,7 @@ pub struct Sentence {
 
 /// A run of consecutive sentences that matched the claim.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Passage {
+pub(crate) struct Passage {
     /// Index of the first sentence and one past the last.
     pub first: usize,
     pub last: usize,
@@ -143,7 +143,7 @@ impl SourceIndex {
 
     /// The id of `word` in the page's vocabulary: a token of its sentences or a word the
     /// alignment added ([`SourceIndex::intern`]).
-    pub fn word_id(&self, word: &str) -> Option<TokenId> {
+    pub(crate) fn word_id(&self, word: &str) -> Option<TokenId> {
         self.vocabulary.get(word)
     }
 
@@ -153,14 +153,14 @@ impl SourceIndex {
     }
 
     /// How many words the vocabulary holds: ids from here on are no word of the page.
-    pub fn vocabulary_len(&self) -> usize {
+    pub(crate) fn vocabulary_len(&self) -> usize {
         self.vocabulary.len()
     }
 
     /// The id of `word`, added to the vocabulary if new: a word the alignment compares (a stem
     /// of a stop word, a word with an apostrophe) that no sentence holds as a token. It weighs
     /// as a token the page never uses and [`SourceIndex::contains`] does not hold it.
-    pub(crate) fn intern(&mut self, word: &str) -> TokenId {
+    pub fn intern(&mut self, word: &str) -> TokenId {
         self.vocabulary.intern(word)
     }
 
@@ -171,7 +171,7 @@ impl SourceIndex {
 
     /// Inverse document frequency of a token over the source's sentences (BM25 form, > 0).
     /// A token the source never uses gets the highest weight.
-    pub fn idf(&self, token: &str) -> f64 {
+    pub(crate) fn idf(&self, token: &str) -> f64 {
         self.id(token).map_or(self.idf_absent, |id| self.idf_of(id))
     }
 
@@ -181,12 +181,12 @@ impl SourceIndex {
     }
 
     /// [`SourceIndex::idf`] of a token of the page.
-    pub fn idf_of(&self, id: TokenId) -> f64 {
+    pub(crate) fn idf_of(&self, id: TokenId) -> f64 {
         self.idf[id as usize]
     }
 
     /// [`SourceIndex::idf`] of a vocabulary id, or of any id past it (a word the page lacks).
-    pub fn idf_of_word(&self, id: TokenId) -> f64 {
+    pub(crate) fn idf_of_word(&self, id: TokenId) -> f64 {
         self.idf
             .get(id as usize)
             .copied()
@@ -224,7 +224,7 @@ impl SourceIndex {
 
     /// The best `max` passages for `query` among windows of 1 to [`MAX_WINDOW`] sentences,
     /// best first, without overlap.
-    pub fn retrieve(&self, text: &str, query: &[String], max: usize) -> Vec<Passage> {
+    pub(crate) fn retrieve(&self, text: &str, query: &[String], max: usize) -> Vec<Passage> {
         let n = self.sentences.len();
         if n == 0 || max == 0 {
             return Vec::new();
@@ -474,7 +474,7 @@ fn word_of<'t>(text: &'t str, ends: &[u32], id: TokenId) -> &'t str {
 
 /// Bytes the allocator hands out for a request of `len` bytes, roughly: at least 16, in steps of
 /// 16, plus its 8-byte header. Zero for nothing allocated.
-pub fn heap_allocation(len: usize) -> usize {
+pub(crate) fn heap_allocation(len: usize) -> usize {
     if len == 0 {
         0
     } else {

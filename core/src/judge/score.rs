@@ -32,7 +32,7 @@ const GENERAL_WORD_MAX_CHARS: usize = 7;
 
 /// How much of the claim the source covers.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Coverage {
+pub(crate) struct Coverage {
     /// Weighted share (IDF times word kind) of claim tokens in the best window of up to three
     /// sentences.
     pub window: f64,
@@ -65,7 +65,7 @@ impl Coverage {
 
 /// Measures how the source in `index` covers the claim's `terms`; `entities` are the claim's
 /// names (their terms).
-pub fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Coverage {
+pub(crate) fn coverage(index: &SourceIndex, terms: &[Term], entities: &[Term]) -> Coverage {
     let mut seen = HashSet::default();
     let distinct: Vec<&Term> = terms.iter().filter(|t| seen.insert(&t.token)).collect();
     let names: HashSet<&str> = entities.iter().map(|t| t.token.as_str()).collect();

@@ -19,7 +19,7 @@ const MAX_SLOT: usize = 4;
 
 /// One slot the claim fills differently from the sentence it follows.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Substitution {
+pub(crate) struct Substitution {
     pub kind: SlotKind,
     /// The claim's words in the slot, as written.
     pub claim: String,
@@ -33,7 +33,7 @@ pub struct Substitution {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlotKind {
+pub(crate) enum SlotKind {
     /// A name: capitalized words.
     Name,
     /// A year: four digits, 1800 to 2100.
@@ -50,7 +50,7 @@ pub enum SlotKind {
 
 /// The value of an ordinal written as a word, "first" to "twentieth", the tens to "ninetieth",
 /// and "hundredth" ("twenty-first" is two words, "twenty" and "first", so its slot is "first").
-pub fn ordinal(word: &str) -> Option<u32> {
+pub(crate) fn ordinal(word: &str) -> Option<u32> {
     Some(match word {
         "first" => 1,
         "second" => 2,
@@ -92,11 +92,11 @@ fn words(t: &Text) -> Vec<usize> {
 }
 
 /// The largest word-by-word table [`align`] fills (1,000 × 1,000 words; 2 MB).
-pub const MAX_ALIGNED_CELLS: usize = 1_000_000;
+pub(crate) const MAX_ALIGNED_CELLS: usize = 1_000_000;
 
 /// The matched pairs (claim token, source token) of the longest common subsequence of the two
 /// texts' words, in order.
-pub fn align(claim: &Text, source: &Text) -> Vec<(usize, usize)> {
+pub(crate) fn align(claim: &Text, source: &Text) -> Vec<(usize, usize)> {
     let a = words(claim);
     let b = words(source);
     let (n, m) = (a.len(), b.len());
@@ -136,7 +136,11 @@ pub fn align(claim: &Text, source: &Text) -> Vec<(usize, usize)> {
 
 /// The slots that the claim fills differently from `source`: between two matched words, and
 /// before the first or after the last one when both texts end there.
-pub fn substitutions(claim: &Text, source: &Text, pairs: &[(usize, usize)]) -> Vec<Substitution> {
+pub(crate) fn substitutions(
+    claim: &Text,
+    source: &Text,
+    pairs: &[(usize, usize)],
+) -> Vec<Substitution> {
     let (Some(&first), Some(&last)) = (pairs.first(), pairs.last()) else {
         return Vec::new();
     };

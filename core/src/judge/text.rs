@@ -253,7 +253,7 @@ impl Text {
     }
 
     /// A text whose figures were already read (a claim's, by extraction).
-    pub fn with_figures(
+    pub(crate) fn with_figures(
         text: &str,
         figures: Vec<Figure>,
         stem_id: &mut dyn FnMut(&str) -> TokenId,
@@ -631,7 +631,7 @@ impl Text {
 }
 
 /// Days of a month a whole page writes ("14 March", "March 14th"): (day, month, as written).
-pub fn page_days(text: &str) -> Vec<(u8, u8, String)> {
+pub(crate) fn page_days(text: &str) -> Vec<(u8, u8, String)> {
     day_months(&Text::plain(text))
 }
 

@@ -17,7 +17,7 @@ use crate::text::tokens::FoldHashSet as HashSet;
 /// The share of the claim's weighted words the sentence of an unsupported specific must hold
 /// for the specific's absence there to be strong evidence: the sentence states the claim but
 /// that.
-pub const STRONGLY_STATED: f64 = 0.6;
+pub(crate) const STRONGLY_STATED: f64 = 0.6;
 
 /// Step 1: the best passages of the source for the claim, and the claim's terms.
 pub(crate) struct Passages {

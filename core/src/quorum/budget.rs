@@ -30,7 +30,7 @@
 use serde::Serialize;
 
 /// Ends a passage that was cut to fit, so the voter sees that it continues.
-pub const CUT_MARKER: &str = " […]";
+pub(crate) const CUT_MARKER: &str = " […]";
 
 /// Tokens a chat template adds around the two messages (role markers, turn delimiters), with
 /// room to spare: the largest templates in common use add under 20.

@@ -69,7 +69,7 @@ static BARE_URL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Returns `raw` as an absolute http(s) URL, or `None` when it is not one.
-pub fn absolute_http(raw: &str) -> Option<String> {
+pub(crate) fn absolute_http(raw: &str) -> Option<String> {
     let url = url::Url::parse(raw.trim()).ok()?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
         return None;
@@ -80,7 +80,7 @@ pub fn absolute_http(raw: &str) -> Option<String> {
 /// Finds the markers written as plain text in `text`: numbered markers, footnote markers and
 /// bare URLs. Matches that overlap a marker in `existing` (a link found by the parser) are
 /// skipped, so a link whose text is a URL counts once.
-pub fn scan_text(text: &str, existing: &[Marker]) -> Vec<Marker> {
+pub(crate) fn scan_text(text: &str, existing: &[Marker]) -> Vec<Marker> {
     let taken = Taken::new(existing);
     let overlaps = |r: &Range<usize>| taken.overlaps(r);
     let mut found = Vec::new();
@@ -173,7 +173,7 @@ fn trim_url(url: &str) -> &str {
 }
 
 /// "2, 3" → [2, 3]; "2-4" → [2, 3, 4]. Empty when a range is reversed or absurdly long.
-pub fn parse_numbers(inner: &str) -> Vec<u32> {
+pub(crate) fn parse_numbers(inner: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for part in inner.split([',', ';']) {
         let bounds: Vec<u32> = part

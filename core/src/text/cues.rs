@@ -70,7 +70,7 @@ pub struct SentenceFeatures {
 
 impl SentenceFeatures {
     /// Whether the sentence is a claim worth checking.
-    pub fn is_check_worthy(&self) -> bool {
+    pub(crate) fn is_check_worthy(&self) -> bool {
         !self.kinds.is_empty()
     }
 
@@ -81,7 +81,7 @@ impl SentenceFeatures {
 
     /// Whether it states a market figure: speaks of a market and states a figure that is not
     /// merely a year.
-    pub fn is_market_figure(&self) -> bool {
+    pub(crate) fn is_market_figure(&self) -> bool {
         self.market && self.figures.iter().any(|f| f.unit != Unit::Year)
     }
 }
@@ -146,7 +146,7 @@ pub fn attributed_to(sentence: &str) -> Option<String> {
 }
 
 /// The issue a check-worthy claim raises when it cites nothing.
-pub fn prejudge(features: &SentenceFeatures) -> Prejudgment {
+pub(crate) fn prejudge(features: &SentenceFeatures) -> Prejudgment {
     let (kind, severity, problem, recommendation) = if features.has(ClaimKind::FirstPersonData) {
         (
             UnsourcedKind::FirstPersonData,
@@ -266,7 +266,7 @@ static SOURCE_BY: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Reporting verbs after a name: "Gartner estimates".
-pub const NAME_VERBS: &str = "said|says|told|tells|reported|reports|found|finds|estimated|estimates|estimate|announced|announces|stated|states|noted|notes|wrote|writes|added|explained|argued|argues|claimed|claims|predicted|predicts|projected|projects|concluded|concludes|forecast|forecasts|revealed|reveals|warned|warns|confirmed|confirms";
+pub(crate) const NAME_VERBS: &str = "said|says|told|tells|reported|reports|found|finds|estimated|estimates|estimate|announced|announces|stated|states|noted|notes|wrote|writes|added|explained|argued|argues|claimed|claims|predicted|predicts|projected|projects|concluded|concludes|forecast|forecasts|revealed|reveals|warned|warns|confirmed|confirms";
 
 static NAME_VERB: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
@@ -626,7 +626,7 @@ const NOT_SUPERLATIVE: &[&str] = &[
 ];
 
 /// The superlatives a sentence states, as written: "largest", "first", "most dangerous".
-pub fn superlatives(sentence: &str) -> Vec<String> {
+pub(crate) fn superlatives(sentence: &str) -> Vec<String> {
     let cues = Cues::of(sentence);
     let Some(re) = cues.regex(Cue::Superlative) else {
         return Vec::new();

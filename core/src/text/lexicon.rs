@@ -70,7 +70,7 @@ pub enum Axis {
 
 /// Opposite word forms on one axis, positive first, in the same inflection, so that each can be
 /// swapped for the other.
-pub const PAIRS: &[(&str, &str, Axis)] = &[
+pub(crate) const PAIRS: &[(&str, &str, Axis)] = &[
     ("rise", "fall", Axis::Amount),
     ("rises", "falls", Axis::Amount),
     ("rose", "fell", Axis::Amount),
@@ -346,7 +346,7 @@ pub fn directions(word: &str, next: Option<&str>, next_is_figure: bool) -> &'sta
 }
 
 /// What an appeal, a claim, an application or a challenge can end in.
-pub const RULING_NOUNS: &[&str] = &[
+pub(crate) const RULING_NOUNS: &[&str] = &[
     "appeal",
     "appeals",
     "claim",
@@ -370,7 +370,7 @@ pub const RULING_NOUNS: &[&str] = &[
 
 /// The outcome a word gives a ruling noun of [`RULING_NOUNS`] ("allowed his appeal", "the claim
 /// was dismissed", "lost her challenge"): true when it succeeds. `None` for other words.
-pub fn ruling(word: &str) -> Option<bool> {
+pub(crate) fn ruling(word: &str) -> Option<bool> {
     match word {
         "allowed" | "allows" | "allow" | "upheld" | "upholds" | "granted" | "grants" | "won"
         | "wins" | "win" | "succeeded" | "succeeds" | "accepted" | "accepts" | "successful" => {
@@ -398,7 +398,7 @@ pub fn opposite(word: &str) -> Option<&'static str> {
 
 /// Month names and their abbreviations, lower case, with the month's number: the one list the
 /// date rules of extraction and of judging read.
-pub const MONTHS: &[(&str, u8)] = &[
+pub(crate) const MONTHS: &[(&str, u8)] = &[
     ("january", 1),
     ("february", 2),
     ("march", 3),
@@ -435,7 +435,7 @@ pub fn month_number(word: &str) -> Option<u8> {
 }
 
 /// Verbs of change in amount, every inflection: what makes "grew by 12%" a claim of change.
-pub const CHANGE_VERBS: &[&str] = &[
+pub(crate) const CHANGE_VERBS: &[&str] = &[
     "grew",
     "grow",
     "grows",
@@ -491,7 +491,7 @@ pub const CHANGE_VERBS: &[&str] = &[
 ];
 
 /// Single words that negate: "not", "never", "no", "without", and every "…n't".
-pub fn is_negation(word: &str) -> bool {
+pub(crate) fn is_negation(word: &str) -> bool {
     matches!(
         word,
         "not"
@@ -511,7 +511,7 @@ pub fn is_negation(word: &str) -> bool {
 
 /// Verbs that negate the verb after "to": "failed to win", "refused to approve", "has yet to
 /// decide" (the word before "to").
-pub const NEGATING_VERBS: &[&str] = &[
+pub(crate) const NEGATING_VERBS: &[&str] = &[
     "failed", "fails", "fail", "refused", "refuses", "refuse", "declined", "declines", "yet",
 ];
 
@@ -527,7 +527,7 @@ pub enum Quantity {
 
 /// Quantifier phrases, lower-case, longest first so that "the vast majority" is read before
 /// "majority" and "a few" before "few".
-pub const QUANTIFIERS: &[(&str, Quantity)] = &[
+pub(crate) const QUANTIFIERS: &[(&str, Quantity)] = &[
     ("without exception", Quantity::All),
     ("every single", Quantity::All),
     ("every one of", Quantity::All),
@@ -602,7 +602,7 @@ pub fn quantifier(words: &[&str], i: usize) -> Option<(Quantity, usize)> {
 /// Phrases that claim a record, lower-case: a specific a claim may add that its source does not
 /// state. "record" counts only as an adjective before one of [`RECORD_NOUNS`] ("a record low"),
 /// not as a noun ("a criminal record", "the record label").
-pub const RECORD_PHRASES: &[&str] = &[
+pub(crate) const RECORD_PHRASES: &[&str] = &[
     "all-time",
     "since records began",
     "on record",
@@ -622,7 +622,7 @@ pub const RECORD_PHRASES: &[&str] = &[
 /// Whether a lower-case sentence claims a record: one of [`RECORD_PHRASES`], "record" before one
 /// of [`RECORD_NOUNS`] ("a record low"), or a superlative followed by "since" ("the highest since
 /// 1990", "the lowest level since the war").
-pub fn claims_record(lower: &str) -> bool {
+pub(crate) fn claims_record(lower: &str) -> bool {
     if RECORD_PHRASES.iter().any(|p| lower.contains(p)) {
         return true;
     }
@@ -678,7 +678,7 @@ pub fn claims_record(lower: &str) -> bool {
 }
 
 /// Nouns "record" qualifies when it claims a record: "a record high", "record turnout".
-pub const RECORD_NOUNS: &[&str] = &[
+pub(crate) const RECORD_NOUNS: &[&str] = &[
     "high",
     "low",
     "level",
@@ -717,7 +717,7 @@ pub enum Role {
 }
 
 /// Offices people hold, lower-case.
-pub const OFFICES: &[&str] = &[
+pub(crate) const OFFICES: &[&str] = &[
     "minister",
     "secretary",
     "president",
@@ -816,7 +816,7 @@ pub fn role(word: &str) -> Option<Role> {
 
 /// Verbs and phrases of wrongdoing, lower-case: with a named person, an allegation that needs a
 /// source (spec: allegations, like statistics, must be sourced).
-pub const WRONGDOING: &[&str] = &[
+pub(crate) const WRONGDOING: &[&str] = &[
     "embezzled",
     "embezzles",
     "embezzling",
@@ -869,7 +869,7 @@ pub const WRONGDOING: &[&str] = &[
 
 /// Words with which a sentence reports that a claim is false ("the claim is false", "debunked",
 /// "there is no evidence"), lower-case.
-pub const DEBUNKING: &[&str] = &[
+pub(crate) const DEBUNKING: &[&str] = &[
     "false",
     "untrue",
     "not true",
@@ -890,7 +890,7 @@ pub const DEBUNKING: &[&str] = &[
 
 /// Whether a word after a quantity names things counted ("families", "people"), not a span of
 /// time or a word of argument ([`NOT_COUNTED`]).
-pub fn counted_noun(word: &str) -> bool {
+pub(crate) fn counted_noun(word: &str) -> bool {
     let lower = word.to_lowercase();
     let plural = (lower.ends_with('s') && !lower.ends_with("ss") && lower.len() > 2)
         || matches!(
@@ -902,7 +902,7 @@ pub fn counted_noun(word: &str) -> bool {
 
 /// Nouns a number word counts without making a claim of it: spans of time ("three years"),
 /// and the words of argument ("two reasons", "three ways").
-pub const NOT_COUNTED: &[&str] = &[
+pub(crate) const NOT_COUNTED: &[&str] = &[
     "seconds",
     "minutes",
     "hours",

@@ -322,7 +322,7 @@ fn chunks(html: &str) -> impl Iterator<Item = &str> {
 ///
 /// # Errors
 /// [`TooDeep`] for the first line nested past `limit`.
-pub fn check_markdown_depth(markdown: &str, limit: usize) -> Result<(), TooDeep> {
+pub(crate) fn check_markdown_depth(markdown: &str, limit: usize) -> Result<(), TooDeep> {
     for line in markdown.lines() {
         if line_depth(line, limit) > limit {
             return Err(TooDeep { limit });

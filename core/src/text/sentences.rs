@@ -19,7 +19,7 @@ use std::ops::Range;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// How far an open quotation keeps sentences together before the quote is taken to be a stray.
-pub const MAX_QUOTE_BYTES: usize = 600;
+pub(crate) const MAX_QUOTE_BYTES: usize = 600;
 
 /// One sentence of a block.
 #[derive(Debug, Clone, PartialEq, Eq)]

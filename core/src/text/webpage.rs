@@ -620,7 +620,7 @@ static PAYWALL_MARKUP: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Phrases, lower-case, that only a paywalled page shows instead of the article.
-pub const PAYWALL_PHRASES: &[&str] = &[
+pub(crate) const PAYWALL_PHRASES: &[&str] = &[
     "subscribe to continue reading",
     "subscribe to read the full article",
     "this article is for subscribers only",

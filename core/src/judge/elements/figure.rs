@@ -25,7 +25,7 @@ pub enum FigureMatch {
 
 /// Whether two figures measure the same kind of thing: the same unit, currency (when both say)
 /// and period.
-pub fn comparable(claim: &Figure, source: &Figure) -> bool {
+pub(crate) fn comparable(claim: &Figure, source: &Figure) -> bool {
     claim.unit == source.unit
         && (claim.unit != Unit::Currency
             || claim.currency.is_none()
@@ -35,7 +35,7 @@ pub fn comparable(claim: &Figure, source: &Figure) -> bool {
 }
 
 /// Relative error of `claim` against `source`; infinite when the source says 0 and the claim not.
-pub fn relative_error(claim: f64, source: f64) -> f64 {
+pub(crate) fn relative_error(claim: f64, source: f64) -> f64 {
     if source == 0.0 {
         if claim == 0.0 { 0.0 } else { f64::INFINITY }
     } else {
@@ -70,7 +70,7 @@ pub(crate) fn share_error(claim: &Figure, source: &Figure) -> Option<f64> {
 /// the comparable ones; only when there are none, the shares written the other way. A share
 /// is not matched across forms while a figure of the claim's own form is there: "rose 25%"
 /// against "rose 40%" is 40% that is wrong, whatever "one in four" the page also says.
-pub fn errors_against<'s>(
+pub(crate) fn errors_against<'s>(
     claim: &Figure,
     source: impl IntoIterator<Item = &'s Figure> + Clone,
 ) -> impl Iterator<Item = (f64, &'s Figure)> {
@@ -113,7 +113,7 @@ pub fn compare_figures(claim: &[Figure], source: &[Figure]) -> Vec<FigureMatch> 
 
 /// The stem of the noun a count counts in `text`: the first word after the figure (or after one
 /// word more, "three new schools") that names counted things.
-pub fn counted_noun(text: &str, figure_text: &str) -> Option<String> {
+pub(crate) fn counted_noun(text: &str, figure_text: &str) -> Option<String> {
     let at = text.find(figure_text)? + figure_text.len();
     text[at..]
         .split(|c: char| !c.is_alphabetic() && c != '-')
@@ -150,7 +150,7 @@ pub fn describe(source: &Figure) -> String {
 /// The share of the claim clause's weighted words (its figures left out) a source sentence
 /// must hold, and the share of the source figure's own clause words the claim must hold, for the
 /// two to state the same fact ([`same_fact`]). Fitted on WiCE dev (`examples/judge_fit.rs`).
-pub const DEFAULT_SAME_FACT_SHARE: f64 = 0.6;
+pub(crate) const DEFAULT_SAME_FACT_SHARE: f64 = 0.6;
 
 /// Words that say what kind of figure it is, not whose: they do not tell one subject from another.
 const GENERIC: &[&str] = &[
@@ -258,7 +258,7 @@ fn stating_verb(t: &Text, j: usize) -> bool {
 /// A figure of the page that states the same fact as a figure of the claim: the same subject and
 /// the same measured quantity, told by the words around each.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SameFact {
+pub(crate) struct SameFact {
     /// The page's sentence, as an index of the page's sentences.
     pub sentence: usize,
     /// The page's figure for it.
@@ -448,7 +448,7 @@ fn counted(t: &Text, f: &Figure) -> Option<String> {
 ///
 /// Not compared: a duration or clock time ("less than 18 weeks" is a threshold, not a
 /// statistic). A year is compared with the page's years only, and agrees only when equal.
-pub fn same_fact(
+pub(crate) fn same_fact(
     a: &Alignment<'_>,
     c: &Figure,
     at: usize,
@@ -634,7 +634,7 @@ pub(crate) fn written_as(c: &Figure, value: f64) -> bool {
 /// How far the claim's figure is from the source's, in words an editor reads: percentage
 /// points for two percentages ("10 points higher"), else the relative difference ("56%
 /// lower").
-pub fn difference_in_words(claim: &Figure, source: &Figure, relative: f64) -> String {
+pub(crate) fn difference_in_words(claim: &Figure, source: &Figure, relative: f64) -> String {
     let way = if claim.value >= source.value {
         "higher"
     } else {

@@ -16,9 +16,9 @@ use crate::judge::text::Text;
 use crate::model::{Figure, Unit};
 
 /// Relative tolerance within which a page's number gives the claim's: the spec's 10%.
-pub const STATED_TOLERANCE: f64 = 0.10;
+pub(crate) const STATED_TOLERANCE: f64 = 0.10;
 /// Relative tolerance for a figure the claim gives as approximate ("about 6,000").
-pub const HEDGED_TOLERANCE: f64 = 0.20;
+pub(crate) const HEDGED_TOLERANCE: f64 = 0.20;
 
 /// How the claim qualifies a figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub enum Hedge {
 }
 
 /// Words before a figure that make it approximate, one-sided or exact.
-pub fn hedge_before(claim: &str, figure: &Figure) -> Hedge {
+pub(crate) fn hedge_before(claim: &str, figure: &Figure) -> Hedge {
     let Some(at) = claim.find(&figure.text) else {
         return Hedge::Exact;
     };
@@ -115,7 +115,7 @@ pub fn gives(claimed: f64, hedge: Hedge, value: f64) -> bool {
 
 /// Whether a claim's figure is a statistic the cited page must give: a percentage, points, an
 /// amount of money, a share, a multiple, or a count written in digits that is not a duration.
-pub fn is_statistic(claim: &str, figure: &Figure) -> bool {
+pub(crate) fn is_statistic(claim: &str, figure: &Figure) -> bool {
     match figure.unit {
         Unit::Year => false,
         Unit::Percent | Unit::PercentagePoints | Unit::Currency => true,
@@ -182,7 +182,7 @@ pub(crate) fn counts_time(claim: &str, figure: &Figure) -> bool {
 
 /// The numbers a page's sentences state, each figure's value once, with where it is: (value,
 /// sentence).
-pub fn page_values(sentences: &[Text]) -> Vec<(f64, usize)> {
+pub(crate) fn page_values(sentences: &[Text]) -> Vec<(f64, usize)> {
     let mut out = Vec::new();
     for (i, s) in sentences.iter().enumerate() {
         for (f, _) in s.figures.iter() {
@@ -201,7 +201,7 @@ pub fn page_values(sentences: &[Text]) -> Vec<(f64, usize)> {
 
 /// Whether the page writes the figure's number as a word of its own, however its figure reader
 /// takes it ("the 31-year-old"): `number` is the figure's number as the index tokenizes it.
-pub fn number_written(c: &Figure, contains: impl Fn(&str) -> bool) -> bool {
+pub(crate) fn number_written(c: &Figure, contains: impl Fn(&str) -> bool) -> bool {
     crate::judge::retrieve::tokenize(&c.text)
         .into_iter()
         .filter(|t| crate::judge::retrieve::is_number(t))
@@ -266,7 +266,7 @@ fn stated_value(claimed: f64, hedge: Hedge, values: &[(f64, usize)]) -> bool {
 
 /// Whether a page dates things relative to its own date ("last year", "this year", "the
 /// following year"): a year it never writes may then still be one it gives.
-pub fn relative_years(text: &str) -> bool {
+pub(crate) fn relative_years(text: &str) -> bool {
     let lower = text.to_lowercase();
     [
         "last year",

@@ -35,7 +35,7 @@ use crate::judge::retrieve::TokenId;
 
 /// How many words an elision may stand for, at most: a quote cut to a few sentences is still one
 /// passage, but pieces pages apart are not one quotation.
-pub const MAX_ELISION_GAP: usize = 60;
+pub(crate) const MAX_ELISION_GAP: usize = 60;
 /// One edit is allowed per this many words of a quote piece (rounded down).
 const WORDS_PER_EDIT: usize = 8;
 
@@ -55,7 +55,7 @@ pub struct Token {
 
 /// The id of a word no source has: a quote's word that the page lacks matches none of its
 /// words.
-pub const UNKNOWN_WORD: TokenId = TokenId::MAX;
+pub(crate) const UNKNOWN_WORD: TokenId = TokenId::MAX;
 
 impl Token {
     fn new(raw: &str, id_of: &mut dyn FnMut(&str) -> TokenId) -> Token {
@@ -242,7 +242,11 @@ fn budget(piece: &[Token]) -> u32 {
 /// Whether `quote` appears in the source whose [`tokens`] are `source`, by the rule of this
 /// module; `id_of` gives the id the source's words have (None for a word it lacks). A quote
 /// with no words is found.
-pub fn quote_found(quote: &str, source: &[Token], id_of: &dyn Fn(&str) -> Option<TokenId>) -> bool {
+pub(crate) fn quote_found(
+    quote: &str,
+    source: &[Token],
+    id_of: &dyn Fn(&str) -> Option<TokenId>,
+) -> bool {
     let pieces = pieces(quote, &mut |w| id_of(w).unwrap_or(UNKNOWN_WORD));
     let Some((first, rest)) = pieces.split_first() else {
         return true;
@@ -278,7 +282,7 @@ const MINOR_WORDS: &[&str] = &[
 
 /// Whether `quote` reads as the name of a work or a body: its first word and every word but the
 /// minor ones ("of", "the", "v.") start with a capital letter or a digit, and it has no elision.
-pub fn is_title(quote: &str) -> bool {
+pub(crate) fn is_title(quote: &str) -> bool {
     if find_elision(quote).is_some() {
         return false;
     }
@@ -323,11 +327,11 @@ pub fn check(quote: &str, source: &[Token], id_of: &dyn Fn(&str) -> Option<Token
 
 /// The share of a quotation's content words the page must use for the quote to be a paraphrase
 /// of the page (low: for review) rather than words the page does not hold (medium): half.
-pub const PARAPHRASED_WORDS: f64 = 0.5;
+pub(crate) const PARAPHRASED_WORDS: f64 = 0.5;
 
 /// Whether the page uses most of the quotation's content words ([`PARAPHRASED_WORDS`]), though
 /// not as quoted.
-pub fn words_on_page(quote: &str, page: &crate::judge::PageIndex) -> bool {
+pub(crate) fn words_on_page(quote: &str, page: &crate::judge::PageIndex) -> bool {
     let words = crate::judge::retrieve::tokenize(quote);
     if words.is_empty() {
         return false;

@@ -30,9 +30,9 @@ use crate::text::lexicon;
 pub use crate::text::webpage::ClaimReview;
 
 /// The share of the reviewed claim's words the article's claim must hold.
-pub const REVIEWED_COVERED: f64 = 0.7;
+pub(crate) const REVIEWED_COVERED: f64 = 0.7;
 /// The share of the article's claim's words the reviewed claim must hold.
-pub const CLAIM_COVERED: f64 = 0.4;
+pub(crate) const CLAIM_COVERED: f64 = 0.4;
 
 /// What a rating says of the reviewed claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub enum Rating {
 }
 
 /// Rating names, lower-case, that say the claim is false.
-pub const FALSE_RATINGS: &[&str] = &[
+pub(crate) const FALSE_RATINGS: &[&str] = &[
     "false",
     "mostly false",
     "pants on fire",
@@ -64,7 +64,7 @@ pub const FALSE_RATINGS: &[&str] = &[
     "falsch",
 ];
 /// Rating names, lower-case, that say the claim is partly true or cannot be settled.
-pub const MIXED_RATINGS: &[&str] = &[
+pub(crate) const MIXED_RATINGS: &[&str] = &[
     "half true",
     "half-true",
     "mixture",
@@ -82,7 +82,7 @@ pub const MIXED_RATINGS: &[&str] = &[
     "one pinocchio",
 ];
 /// Rating names, lower-case, that say the claim is true.
-pub const TRUE_RATINGS: &[&str] = &[
+pub(crate) const TRUE_RATINGS: &[&str] = &[
     "true",
     "mostly true",
     "correct",
@@ -118,7 +118,7 @@ impl ClaimReview {
     }
 
     /// The rating as the page shows it: its name, else its number on its scale.
-    pub fn rating_text(&self) -> String {
+    pub(crate) fn rating_text(&self) -> String {
         match (&self.rating_name, &self.rating_value) {
             (Some(name), _) => name.trim().to_owned(),
             (None, Some(value)) => format!(
@@ -133,7 +133,7 @@ impl ClaimReview {
 }
 
 /// The rating a name says, if it is one of the known names.
-pub fn rating_named(name: &str) -> Option<Rating> {
+pub(crate) fn rating_named(name: &str) -> Option<Rating> {
     let name = name
         .trim()
         .trim_end_matches(['.', '!'])
@@ -163,7 +163,7 @@ const RATING_LABELS: &[&str] = &[
 
 /// A rating the page states in words, with the claim it rates: the page's "Claim: …" line, else
 /// its first line (a fact-check's headline names the claim).
-pub fn review_in_text(text: &str) -> Option<ClaimReview> {
+pub(crate) fn review_in_text(text: &str) -> Option<ClaimReview> {
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -200,7 +200,7 @@ pub fn review_in_text(text: &str) -> Option<ClaimReview> {
 
 /// How a review bears on a claim.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Applied<'a> {
+pub(crate) struct Applied<'a> {
     pub review: &'a ClaimReview,
     /// What the rating says of the article's claim, polarity applied.
     pub rating: Rating,
@@ -208,7 +208,7 @@ pub struct Applied<'a> {
 
 /// Where an article stands on a claim a fact-check reviewed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stance {
+pub(crate) enum Stance {
     /// It states the claim as true, or says it was found true ("… is accurate, X found").
     Asserts,
     /// It says the claim is false ("… is false, fact-checkers found"), or states its negation.
@@ -275,7 +275,7 @@ fn words_of(t: &str) -> Vec<String> {
 /// Where `claim` stands on `reviewed` (see [`Stance`]): a verdict word the reviewed claim does
 /// not itself hold decides, a negation before it turning it round; else a word that reports the
 /// claim as someone's; else the article asserts it (or, negated, denies it).
-pub fn stance(claim: &str, reviewed: &str) -> Stance {
+pub(crate) fn stance(claim: &str, reviewed: &str) -> Stance {
     let ours = words_of(claim);
     let theirs = words_of(reviewed);
     let joined = format!(" {} ", ours.join(" "));
@@ -332,7 +332,7 @@ pub fn about_claim(claim: &str, reviewed: &str) -> bool {
 /// The first review that rates `claim`, with what it says of it: the page's rating turned by
 /// where the claim stands on the reviewed claim ([`stance`]). A claim that only reports the
 /// reviewed claim is not rated.
-pub fn applicable<'a>(claim: &str, reviews: &'a [ClaimReview]) -> Option<Applied<'a>> {
+pub(crate) fn applicable<'a>(claim: &str, reviews: &'a [ClaimReview]) -> Option<Applied<'a>> {
     reviews.iter().find_map(|review| {
         if !about_claim(claim, &review.claim_reviewed) {
             return None;
@@ -366,7 +366,7 @@ fn content(text: &str) -> HashSet<String> {
 }
 
 /// Whether the two texts state the same claim (see the module documentation).
-pub fn same_claim(claim: &str, reviewed: &str) -> bool {
+pub(crate) fn same_claim(claim: &str, reviewed: &str) -> bool {
     let a = content(claim);
     let b = content(reviewed);
     if a.is_empty() || b.is_empty() {

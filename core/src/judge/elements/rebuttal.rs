@@ -96,7 +96,7 @@ fn says_false(t: &Text) -> bool {
 /// [`super::rating::applicable`] then rates an article's claim by them as by a fact-check's
 /// data: an article that states the rebutted claim is refuted, one that reports the rebuttal
 /// agrees.
-pub fn prose_reviews(sentences: &[Text]) -> Vec<ClaimReview> {
+pub(crate) fn prose_reviews(sentences: &[Text]) -> Vec<ClaimReview> {
     let mut out = Vec::new();
     for (i, s) in sentences.iter().enumerate() {
         if !s.lowers().any(|w| REPORT_WORDS.contains(&w)) {

@@ -107,7 +107,7 @@ impl Block {
     }
 
     /// Whether the block can hold claims.
-    pub fn is_prose(&self) -> bool {
+    pub(crate) fn is_prose(&self) -> bool {
         !matches!(
             self.kind,
             BlockKind::Heading | BlockKind::ReferenceEntry | BlockKind::FootnoteDefinition(_)
@@ -115,7 +115,7 @@ impl Block {
     }
 
     /// The body byte where block text byte `at` starts (`end == false`) or ends (`end == true`).
-    pub fn source_offset(&self, at: usize, end: bool) -> Option<usize> {
+    pub(crate) fn source_offset(&self, at: usize, end: bool) -> Option<usize> {
         let idx = if end {
             self.chunks.partition_point(|c| c.text_start < at)
         } else {
