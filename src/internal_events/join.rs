@@ -95,6 +95,90 @@ pub fn override_refused(
     );
 }
 
+/// A manifest could not be read; it names its article, whose revision is blocked (fail closed).
+pub fn join_manifest_unreadable(
+    err: &dyn std::fmt::Display,
+    article_id: &str,
+    topic: &str,
+    partition: i32,
+    offset: i64,
+) {
+    warn!(error = %err, article_id, topic, partition, offset, "manifest unreadable; its revision is blocked");
+}
+
+/// A manifest could not be read and names no article: nothing can be decided of it.
+pub fn join_manifest_unreadable_unnamed(
+    err: &dyn std::fmt::Display,
+    topic: &str,
+    partition: i32,
+    offset: i64,
+) {
+    warn!(error = %err, topic, partition, offset, "manifest unreadable and names no article; skipped");
+}
+
+/// The join's consumer reported an error that is not fatal: it reads on.
+pub fn join_consumer_error(err: &dyn std::fmt::Display) {
+    warn!(error = %err, "consumer error; reading on");
+}
+
+/// A newly assigned partition could not be moved back to re-read its recent messages.
+pub fn join_rewind_failed(err: &dyn std::fmt::Display, topic: &str, partition: i32) {
+    warn!(error = %err, topic, partition, "cannot rewind the partition; it is read from its committed offset");
+}
+
+/// The consumer's assignment could not be read, to pause or resume `topic` (all when `None`).
+pub fn join_assignment_unread(err: &dyn std::fmt::Display, topic: Option<&str>) {
+    match topic {
+        Some(topic) => {
+            warn!(error = %err, topic, "reading the assignment to pause or resume failed")
+        }
+        None => warn!(error = %err, "reading the assignment failed"),
+    }
+}
+
+/// Pausing (or resuming) `topic`'s partitions failed.
+pub fn join_pause_failed(err: &dyn std::fmt::Display, topic: &str, pause: bool) {
+    warn!(error = %err, topic, pause, "pausing or resuming partitions failed");
+}
+
+/// A partition was revoked: its undecided articles are left to its new owner.
+pub fn join_partition_revoked(topic: &str, partition: i32, articles_dropped: usize) {
+    info!(
+        topic,
+        partition,
+        articles_dropped,
+        "partition revoked: its undecided articles are left to its new owner"
+    );
+}
+
+/// Decisions were still unacknowledged when partitions were revoked.
+pub fn join_revoked_unacknowledged(err: &dyn std::fmt::Display, timeout_s: u64) {
+    warn!(error = %err, timeout_s, "decisions still unacknowledged as partitions were revoked; their next owner may make them again");
+}
+
+/// The decisions already made for newly assigned partitions were read back.
+pub fn join_read_back(partitions: usize, decisions: usize, elapsed_ms: u64) {
+    info!(
+        partitions,
+        decisions, elapsed_ms, "past decisions read back for the partitions assigned"
+    );
+}
+
+/// Reading back the decisions of newly assigned partitions failed; it is tried again.
+pub fn join_read_back_retried(err: &dyn std::fmt::Display, attempt: u32) {
+    warn!(error = %err, attempt, "past decisions could not be read back; trying again");
+}
+
+/// The past decisions that give revision changes could not be read: they start afresh.
+pub fn join_history_unread(err: &dyn std::fmt::Display) {
+    warn!(error = %err, "past decisions could not be read; revision changes start afresh");
+}
+
+/// An offset could not be stored: the partition is read again from its last commit.
+pub fn join_offset_not_stored(err: &dyn std::fmt::Display, topic: &str, partition: i32) {
+    warn!(error = %err, topic, partition, "offset not stored; the partition is read again from its last commit");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

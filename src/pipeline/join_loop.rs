@@ -46,7 +46,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
-use tracing::{Instrument, info, warn};
+use tracing::Instrument;
 
 /// How often deadlines are checked.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -97,7 +97,13 @@ fn on_message(
             Err(err) => match recover_article_id(payload) {
                 // Fail closed: its draft would otherwise never be decided.
                 Some(id) => {
-                    warn!(error = %err, article_id = %id.article_id, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable; its revision is blocked");
+                    crate::internal_events::join_manifest_unreadable(
+                        &err,
+                        &id.article_id,
+                        &tp.topic,
+                        tp.partition,
+                        offset,
+                    );
                     state.on_unreadable_manifest_traced(
                         &id.article_id,
                         id.revision,
@@ -108,7 +114,12 @@ fn on_message(
                     )
                 }
                 None => {
-                    warn!(error = %err, topic = %tp.topic, partition = tp.partition, offset, "manifest unreadable and names no article; skipped");
+                    crate::internal_events::join_manifest_unreadable_unnamed(
+                        &err,
+                        &tp.topic,
+                        tp.partition,
+                        offset,
+                    );
                     Vec::new()
                 }
             },
@@ -217,7 +228,7 @@ pub(super) async fn run(
                         break Err(PipelineError::Client(err));
                     }
                     Ok(Err(err)) => {
-                        warn!(error = %err, "consumer error; reading on");
+                        crate::internal_events::join_consumer_error(&err);
                         continue;
                     }
                 };
@@ -245,7 +256,7 @@ pub(super) async fn run(
                 {
                     match consumer.seek(&tp.topic, tp.partition, rdkafka::Offset::Offset(start), Duration::ZERO) {
                         Ok(()) => continue,
-                        Err(err) => warn!(error = %err, topic = %tp.topic, partition = tp.partition, "cannot rewind the partition; it is read from its committed offset"),
+                        Err(err) => crate::internal_events::join_rewind_failed(&err, &tp.topic, tp.partition),
                     }
                 }
                 let decisions = on_message(&mut state, topics, &tp, offset, &message);
@@ -310,7 +321,7 @@ impl Paused {
                 .map(|e| TopicPartition::new(e.topic(), e.partition()))
                 .collect(),
             Err(err) => {
-                warn!(error = %err, "reading the assignment failed");
+                crate::internal_events::join_assignment_unread(&err, None);
                 return;
             }
         };
@@ -333,7 +344,7 @@ fn set_paused<C: Consumer<K>, K: ConsumerContext>(consumer: &C, topic: &str, pau
     let assignment = match consumer.assignment() {
         Ok(assignment) => assignment,
         Err(err) => {
-            warn!(error = %err, topic, "reading the assignment to pause or resume failed");
+            crate::internal_events::join_assignment_unread(&err, Some(topic));
             return;
         }
     };
@@ -351,7 +362,7 @@ fn set_paused<C: Consumer<K>, K: ConsumerContext>(consumer: &C, topic: &str, pau
     };
     match result {
         Ok(()) => tracing::debug!(topic, pause, "join back-pressure"),
-        Err(err) => warn!(error = %err, topic, pause, "pausing or resuming partitions failed"),
+        Err(err) => crate::internal_events::join_pause_failed(&err, topic, pause),
     }
 }
 
@@ -370,12 +381,7 @@ fn drop_revoked(
         consumed.remove(&tp);
         stored.forget(&tp);
         rewinds.remove(&tp);
-        info!(
-            topic = %tp.topic,
-            partition = tp.partition,
-            articles_dropped = dropped,
-            "partition revoked: its undecided articles are left to its new owner"
-        );
+        crate::internal_events::join_partition_revoked(&tp.topic, tp.partition, dropped);
     }
 }
 
@@ -393,7 +399,7 @@ fn flush_before_handover(producer: &kafka::EventProducer) {
         _ => flush(),
     };
     if let Err(err) = flushed {
-        warn!(error = %err, timeout_s = REVOKE_FLUSH_TIMEOUT.as_secs(), "decisions still unacknowledged as partitions were revoked; their next owner may make them again");
+        crate::internal_events::join_revoked_unacknowledged(&err, REVOKE_FLUSH_TIMEOUT.as_secs());
     }
 }
 
@@ -442,11 +448,10 @@ async fn read_back_decided(
                     })
                     .count();
                 rewinds.extend(read.starts);
-                info!(
-                    partitions = assigned.len(),
-                    decisions = taken,
-                    elapsed_ms = started.elapsed().as_millis() as u64,
-                    "past decisions read back for the partitions assigned"
+                crate::internal_events::join_read_back(
+                    assigned.len(),
+                    taken,
+                    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                 );
                 return Ok(true);
             }
@@ -459,7 +464,7 @@ async fn read_back_decided(
                 source: StopCause::ReadBack(failure),
             });
         }
-        warn!(error = %failure, attempt, "past decisions could not be read back; trying again");
+        crate::internal_events::join_read_back_retried(&failure, attempt);
         tokio::select! {
             () = tokio::time::sleep(Duration::from_secs(1)) => {}
             _ = stop.wait_for(|s| *s) => return Ok(false),
@@ -541,11 +546,11 @@ async fn revision_history(services: &Arc<Services>) -> RevisionHistory {
     match rebuilt {
         Ok(Ok(history)) => history,
         Ok(Err(err)) => {
-            warn!(error = %err, "past decisions could not be read; revision changes start afresh");
+            crate::internal_events::join_history_unread(&err);
             RevisionHistory::new(DEFAULT_HISTORY_BYTES)
         }
         Err(err) => {
-            warn!(error = %err, "past decisions could not be read; revision changes start afresh");
+            crate::internal_events::join_history_unread(&err);
             RevisionHistory::new(DEFAULT_HISTORY_BYTES)
         }
     }
@@ -604,7 +609,7 @@ impl StoredMarks {
                     self.0.insert(tp.clone(), *offset);
                 }
                 Err(err) => {
-                    warn!(error = %err, topic = %tp.topic, partition = tp.partition, "offset not stored; the partition is read again from its last commit");
+                    crate::internal_events::join_offset_not_stored(&err, &tp.topic, tp.partition);
                 }
             }
         }
