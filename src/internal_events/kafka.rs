@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use factgate_core::events::TopicPartition;
 
-use tracing::{debug, error};
+use tracing::{debug, error, info, warn};
 
 use crate::metrics::metrics;
 
@@ -66,4 +66,45 @@ pub fn offset_reset(role: &str, group: &str, topic: &str, partition: i32, detail
          within the topic's retention (the embedded broker keeps only the last 5 MiB of each \
          partition)"
     );
+}
+
+/// `kafka.properties` asks the join for another partition assignment strategy: it is not used.
+pub fn join_assignment_strategy_ignored(asked: &str) {
+    warn!(
+        asked,
+        "kafka.properties \"partition.assignment.strategy\" is not used by the join: \
+         it needs each article's manifest and results at one instance (range)"
+    );
+}
+
+/// librdkafka reported an error of a client (`role`'s, or a reader's when `None`).
+pub fn kafka_client_error(
+    role: Option<&dyn std::fmt::Display>,
+    error: &dyn std::fmt::Display,
+    reason: &str,
+) {
+    match role {
+        Some(role) => warn!(role = %role, error = %error, reason, "Kafka client error"),
+        None => warn!(error = %error, reason, "Kafka client error"),
+    }
+}
+
+/// `role`'s consumer was assigned `partitions` partitions.
+pub fn partitions_assigned(role: &dyn std::fmt::Display, partitions: usize) {
+    info!(role = %role, partitions, "partitions assigned");
+}
+
+/// `role`'s consumer had `partitions` partitions revoked.
+pub fn partitions_revoked(role: &dyn std::fmt::Display, partitions: usize) {
+    info!(role = %role, partitions, "partitions revoked");
+}
+
+/// A rebalance of `role`'s consumer group failed.
+pub fn rebalance_failed(role: &dyn std::fmt::Display, error: &dyn std::fmt::Display) {
+    warn!(role = %role, error = %error, "rebalance failed");
+}
+
+/// Committing `role`'s offsets failed: they stay stored and are committed on the next interval.
+pub fn offset_commit_failed(role: &dyn std::fmt::Display, error: &dyn std::fmt::Display) {
+    warn!(role = %role, error = %error, "offset commit failed");
 }

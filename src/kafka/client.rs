@@ -113,11 +113,7 @@ pub fn consumer(
         if let Some(asked) = config.properties.get("partition.assignment.strategy")
             && asked != JOIN_ASSIGNMENT_STRATEGY
         {
-            warn!(
-                asked = %asked,
-                "kafka.properties \"partition.assignment.strategy\" is not used by the join: \
-                 it needs each article's manifest and results at one instance (range)"
-            );
+            crate::internal_events::join_assignment_strategy_ignored(&asked.to_string());
         }
         client.set("partition.assignment.strategy", JOIN_ASSIGNMENT_STRATEGY);
     }
@@ -305,7 +301,7 @@ impl ClientContext for RoleContext {
         if error.rdkafka_error_code() == Some(rdkafka::types::RDKafkaErrorCode::AllBrokersDown) {
             self.health.broker_up.store(false, Ordering::Relaxed);
         }
-        warn!(role = %self.role, error = %error, reason, "Kafka client error");
+        crate::internal_events::kafka_client_error(Some(&self.role), &error, reason);
     }
 
     fn stats(&self, statistics: Statistics) {
@@ -366,7 +362,7 @@ impl ClientContext for ReaderContext {
         if is_partition_eof(&error) {
             debug!(error = %error, reason, "end of partition");
         } else {
-            warn!(error = %error, reason, "Kafka client error");
+            crate::internal_events::kafka_client_error(None, &error, reason);
         }
     }
 }
@@ -418,7 +414,7 @@ impl ConsumerContext for RoleContext {
             Rebalance::Assign(tpl) => {
                 self.health.assigned.store(tpl.count(), Ordering::Relaxed);
                 self.health.broker_up.store(true, Ordering::Relaxed);
-                info!(role = %self.role, partitions = tpl.count(), "partitions assigned");
+                crate::internal_events::partitions_assigned(&self.role, tpl.count());
                 let assigned: Vec<TopicPartition> = tpl
                     .elements()
                     .iter()
@@ -439,7 +435,7 @@ impl ConsumerContext for RoleContext {
                     .iter()
                     .map(|e| TopicPartition::new(e.topic(), e.partition()))
                     .collect();
-                info!(role = %self.role, partitions = tpl.count(), "partitions revoked");
+                crate::internal_events::partitions_revoked(&self.role, tpl.count());
                 // Assigned and revoked before the role looked: nothing of them is read.
                 self.assigned
                     .lock()
@@ -450,7 +446,7 @@ impl ConsumerContext for RoleContext {
                     .unwrap_or_else(|e| e.into_inner())
                     .extend(revoked);
             }
-            Rebalance::Error(err) => warn!(role = %self.role, error = %err, "rebalance failed"),
+            Rebalance::Error(err) => crate::internal_events::rebalance_failed(&self.role, err),
         }
     }
 
@@ -463,7 +459,7 @@ impl ConsumerContext for RoleContext {
             }
             // The offsets stay stored and are committed again on the next interval; what is not
             // committed is read again after a restart (at least once), never lost.
-            Err(err) => warn!(role = %self.role, error = %err, "offset commit failed"),
+            Err(err) => crate::internal_events::offset_commit_failed(&self.role, &err),
         }
     }
 }
