@@ -103,7 +103,7 @@ pub fn join_manifest_unreadable(
     partition: i32,
     offset: i64,
 ) {
-    warn!(error = %err, article_id, topic, partition, offset, "manifest unreadable; its revision is blocked");
+    warn!(error = %err, article_id = %article_id, topic = %topic, partition, offset, "manifest unreadable; its revision is blocked");
 }
 
 /// A manifest could not be read and names no article: nothing can be decided of it.
@@ -113,7 +113,7 @@ pub fn join_manifest_unreadable_unnamed(
     partition: i32,
     offset: i64,
 ) {
-    warn!(error = %err, topic, partition, offset, "manifest unreadable and names no article; skipped");
+    warn!(error = %err, topic = %topic, partition, offset, "manifest unreadable and names no article; skipped");
 }
 
 /// The join's consumer reported an error that is not fatal: it reads on.
@@ -123,7 +123,7 @@ pub fn join_consumer_error(err: &dyn std::fmt::Display) {
 
 /// A newly assigned partition could not be moved back to re-read its recent messages.
 pub fn join_rewind_failed(err: &dyn std::fmt::Display, topic: &str, partition: i32) {
-    warn!(error = %err, topic, partition, "cannot rewind the partition; it is read from its committed offset");
+    warn!(error = %err, topic = %topic, partition, "cannot rewind the partition; it is read from its committed offset");
 }
 
 /// The consumer's assignment could not be read, to pause or resume `topic` (all when `None`).
@@ -144,7 +144,7 @@ pub fn join_pause_failed(err: &dyn std::fmt::Display, topic: &str, pause: bool) 
 /// A partition was revoked: its undecided articles are left to its new owner.
 pub fn join_partition_revoked(topic: &str, partition: i32, articles_dropped: usize) {
     info!(
-        topic,
+        topic = %topic,
         partition,
         articles_dropped,
         "partition revoked: its undecided articles are left to its new owner"
@@ -176,7 +176,7 @@ pub fn join_history_unread(err: &dyn std::fmt::Display) {
 
 /// An offset could not be stored: the partition is read again from its last commit.
 pub fn join_offset_not_stored(err: &dyn std::fmt::Display, topic: &str, partition: i32) {
-    warn!(error = %err, topic, partition, "offset not stored; the partition is read again from its last commit");
+    warn!(error = %err, topic = %topic, partition, "offset not stored; the partition is read again from its last commit");
 }
 
 #[cfg(test)]

@@ -71,7 +71,7 @@ pub fn offset_reset(role: &str, group: &str, topic: &str, partition: i32, detail
 /// `kafka.properties` asks the join for another partition assignment strategy: it is not used.
 pub fn join_assignment_strategy_ignored(asked: &str) {
     warn!(
-        asked,
+        asked = %asked,
         "kafka.properties \"partition.assignment.strategy\" is not used by the join: \
          it needs each article's manifest and results at one instance (range)"
     );

@@ -15,6 +15,7 @@
 //! - `join`: the join's in-flight articles, paused inputs and republished drafts.
 //! - `kafka`: consumer lag from librdkafka's statistics.
 //! - `recheck`: a re-check run's scope and targets.
+//! - `pipeline`: start-up, listeners, brokers, shutdown, failed tasks; decisions read back.
 
 mod decision;
 mod extract;
@@ -23,6 +24,7 @@ mod http;
 mod join;
 mod kafka;
 mod llm;
+mod pipeline;
 mod recheck;
 mod verify;
 
@@ -33,6 +35,7 @@ pub use http::*;
 pub use join::*;
 pub use kafka::*;
 pub use llm::*;
+pub use pipeline::*;
 pub use recheck::*;
 pub use verify::*;
 

@@ -13,7 +13,7 @@ pub fn recheck_targets_chosen(
     unidentified: u64,
 ) {
     info!(
-        run_id,
+        run_id = %run_id,
         started_at = %started_at,
         partitions,
         articles,

@@ -20,7 +20,6 @@ use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
-use tracing::{info, warn};
 
 use crate::config::KafkaConfig;
 use crate::kafka::client::ReaderContext;
@@ -187,7 +186,7 @@ fn read_to_end(
                 continue;
             }
             Err(err) => {
-                warn!(error = %err, "reading past decisions; reading on");
+                crate::internal_events::decisions_read_error(&err, false);
                 continue;
             }
         };
@@ -340,7 +339,7 @@ fn timestamps_at(
             Some(Err(rdkafka::error::KafkaError::PartitionEOF(partition))) => {
                 waiting.retain(|p| *p != partition);
             }
-            Some(Err(err)) => warn!(error = %err, "reading back past decisions; reading on"),
+            Some(Err(err)) => crate::internal_events::decisions_read_error(&err, true),
         }
     }
     // A pause outlives the assignment: the next read of these partitions would wait forever.
@@ -394,17 +393,6 @@ pub(super) fn rebuild(
             read += 1;
         },
     )?;
-    if !unfinished.is_empty() {
-        warn!(
-            partitions_unfinished = unfinished.len(),
-            "past decisions not all read in time; revision changes may be missing for some articles"
-        );
-    }
-    info!(
-        decisions = read,
-        articles = history.len(),
-        bytes = history.bytes(),
-        "revision history rebuilt from the decisions topic"
-    );
+    crate::internal_events::history_rebuilt(read, history.len(), history.bytes(), unfinished.len());
     Ok(read)
 }

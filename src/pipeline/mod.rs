@@ -51,7 +51,6 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use tokio::sync::watch;
-use tracing::{error, info};
 
 /// Articles the HTTP endpoint remembers decisions and pending drafts for.
 pub const BOARD_CAPACITY: usize = 100_000;
@@ -437,9 +436,7 @@ async fn serve(
     let http = config.http.clone();
     let login = crate::http::login::Login::from_config(&http.auth).map_err(PipelineError::Login)?;
     if !login.is_configured() {
-        tracing::warn!(
-            "no login is configured ([http.auth]): the API and the pages on http.listen refuse every request"
-        );
+        internal_events::http_login_missing();
     }
     let api = tokio::net::TcpListener::bind(http.listen)
         .await
@@ -447,7 +444,7 @@ async fn serve(
     let admin = tokio::net::TcpListener::bind(http.admin_listen)
         .await
         .map_err(PipelineError::Http)?;
-    info!(listen = %http.listen, admin_listen = %http.admin_listen, "HTTP endpoints listening");
+    internal_events::http_listening(&http.listen, &http.admin_listen);
     let routers = [
         (
             "http",
@@ -592,14 +589,10 @@ pub async fn run(
         .await?;
     }
 
-    match &config.kafka.bootstrap_servers {
-        Some(servers) => info!(
-            bootstrap_servers = %servers,
-            timeout_ms = config.kafka.connect_timeout_ms,
-            "connecting to Kafka"
-        ),
-        None => info!("starting the embedded Kafka broker"),
-    }
+    internal_events::kafka_connecting(
+        config.kafka.bootstrap_servers.as_deref(),
+        config.kafka.connect_timeout_ms,
+    );
     let connected = tokio::select! {
         () = &mut shutdown => None,
         connected = connect(&config) => Some(connected),
@@ -612,7 +605,7 @@ pub async fn run(
             return Err(err);
         }
         None => {
-            info!("shutting down before the brokers answered");
+            internal_events::stopped_before_connected();
             let _ = stop_tx.send(true);
             while tasks.join_next().await.is_some() {}
             return Ok(());
@@ -650,7 +643,7 @@ pub async fn run(
 
     let mut first_error = None;
     tokio::select! {
-        () = &mut shutdown => info!("shutting down: in-flight work is abandoned and done again on restart"),
+        () = &mut shutdown => internal_events::pipeline_stopping(),
         Some(joined) = tasks.join_next() => {
             first_error = task_error(joined);
         }
@@ -683,7 +676,7 @@ fn task_error(
     match joined {
         Ok((_, Ok(()))) => None,
         Ok((name, Err(err))) => {
-            error!(task = %name, error = %error_chain(&err), "a role stopped with an error");
+            internal_events::task_failed(&name, &error_chain(&err));
             Some(err)
         }
         Err(join_error) => Some(PipelineError::Task {
@@ -730,7 +723,7 @@ pub(crate) async fn next_or_stop<'c>(
                     source: err.into(),
                 });
             }
-            Err(err) => tracing::warn!(error = %err, "{task}: consumer error; reading on"),
+            Err(err) => internal_events::task_consumer_error(task, &err),
         }
     }
 }
