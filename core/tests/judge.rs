@@ -393,7 +393,7 @@ fn a_claim_of_more_figures_than_are_compared_is_never_supported_on_the_first_one
         &settings,
     );
     assert_eq!(past.verdict, Verdict::Unconfirmed, "{past:?}");
-    assert_eq!(past.severity, Some(Severity::Medium), "{past:?}");
+    assert_eq!(past.severity, Some(Severity::High), "{past:?}");
     let problem = past.problem.unwrap_or_default();
     assert!(
         problem.contains("gives 150 figures") && problem.contains("the other 50 were not"),

@@ -306,8 +306,8 @@ async fn a_draft_built_to_stall_the_gate_is_refused_and_clean_ones_beside_it_pas
 }
 
 /// With the per-claim caps raised, the hostile claims reach the judge. It compares a claim's
-/// first 100 figures and lists the others for review (medium: the draft is blocked, never passed
-/// on the figures it compared), in about a second a claim in a debug build; the work runs on the
+/// first 100 figures and reports the others as not compared (high: the draft is blocked at every
+/// strictness, never passed on the figures it compared), in about a second a claim in a debug build; the work runs on the
 /// bounded pool and never on the async threads, so `/healthz` still answers throughout and the
 /// clean drafts are decided beside it (how long they took is printed).
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]

@@ -624,13 +624,14 @@ impl<'a> Reading<'a> {
             return Some((Verdict::Unconfirmed, severity, kind, f.problem));
         }
 
-        // Figures left uncompared: never supported on the others alone (fails closed).
+        // Figures left uncompared: part of the claim was not checked, which blocks at every
+        // strictness (fails closed), as a source that could not be read does.
         if self.uncompared_figures > 0 {
             self.j.support = lexical.min(settings.support_threshold / 2.0);
             let given = MAX_COMPARED_FIGURES + self.uncompared_figures;
             return Some((
                 Verdict::Unconfirmed,
-                Severity::Medium,
+                Severity::High,
                 IssueKind::UnclearSupport,
                 format!(
                     "The claim gives {given} figures; the first {MAX_COMPARED_FIGURES} were compared with the source, the other {} were not: check them by hand",
