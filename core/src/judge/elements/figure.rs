@@ -469,9 +469,9 @@ pub(crate) fn same_fact(
     }
     let claim_noun = (c.unit == Unit::Count).then(|| counted(claim, c)).flatten();
     let claim_all = &a.claim_stems;
-    // (score, the page names the claim's subject before it, the figure)
-    let mut best: Option<(f64, bool, SameFact)> = None;
-    let mut agreeing: Option<(f64, bool, SameFact)> = None;
+    // (score, what the page names before the figure, the figure)
+    let mut best: Option<(f64, Named, SameFact)> = None;
+    let mut agreeing: Option<(f64, Named, SameFact)> = None;
     for (i, s) in a.page.sentences().iter().enumerate() {
         // A "sentence" of hundreds of figures (a table run together) says of none of them what
         // it is of: its figures count as given (presence), not as aligned facts.
@@ -536,20 +536,27 @@ pub(crate) fn same_fact(
                     / total
             };
             let mut ours = in_claim(&theirs, their_total);
-            // Whether the words the page writes before its figure are all the claim's: the
-            // page names there what the claim's figure is of ("house prices rose 3%").
-            let mut named = false;
+            // What the page names before its figure: the claim's subject ("house prices rose
+            // 3%"), another ("rents rose 8%"), or nothing ("… 3% in 2023 and 5% in 2024").
+            let mut named = Named::Nothing;
             if c.unit != Unit::Year {
                 // What the page names before its figure, when that is all in the claim, is what
                 // the figure is of, whatever the sentence goes on to say after it.
+                let written = said_before(s, *ft);
                 let before = Stems::of(
-                    said_before(s, *ft)
+                    written
                         .iter()
                         .filter(|w| !generic(a.stem_text(*w)))
                         .collect(),
                 );
                 let before_total = a.weight_of(&before);
-                named = !before.is_empty() && before.iter().all(|w| claim_all.contains(w));
+                named = if written.is_empty() {
+                    Named::Nothing
+                } else if !before.is_empty() && before.iter().all(|w| claim_all.contains(w)) {
+                    Named::Claims
+                } else {
+                    Named::Other
+                };
                 if before.len() >= 2 && before_total > 0.0 {
                     ours = ours.max(in_claim(&before, before_total));
                 }
@@ -578,21 +585,42 @@ pub(crate) fn same_fact(
             }
         }
     }
+    choose(agreeing, best)
+}
+
+/// Of the best aligned statement of the claim's value (`agreeing`) and the best aligned other
+/// figure (`best`), each with what the page names before it, the page's statement of the fact.
+fn choose(
+    agreeing: Option<(f64, Named, SameFact)>,
+    best: Option<(f64, Named, SameFact)>,
+) -> Option<SameFact> {
     match (agreeing, best) {
         // The page names the claim's subject before another figure, and before the claim's
         // value something the claim does not name ("Rents … rose 8%, while house prices rose
         // 3%" for house prices up 8%): the figure for the claim's subject, aligned as well.
-        (Some((sa, false, _)), Some((sb, true, b))) if sb >= sa => Some(b),
+        (Some((sa, Named::Other, _)), Some((sb, Named::Claims, b))) if sb >= sa => Some(b),
         // And the other way: the page names the claim's subject before the claim's value, and
         // something else before the better aligned other figure ("Rents rose 8% last year,
         // while wages rose 3%" for wages up 3% last year): the claim's own statement.
-        (Some((_, true, a)), Some((_, false, _))) => Some(a),
+        // Where nothing is named before a figure, neither rule applies.
+        (Some((_, Named::Claims, a)), Some((_, Named::Other, _))) => Some(a),
         // A statement of the claim's value aligned nearly as well as the best: the page says it.
         (Some((sa, _, a)), Some((sb, _, _))) if sa >= sb * NEAR_BEST => Some(a),
         (Some((_, _, a)), None) => Some(a),
         (_, Some((_, _, b))) => Some(b),
         (None, None) => None,
     }
+}
+
+/// What a page names in the words before one of its figures, against the claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// Only words of the claim: the claim's subject.
+    Claims,
+    /// A word the claim does not have: another subject.
+    Other,
+    /// No word that says what: the figure continues a list ("3% in 2023 and 5% in 2024").
+    Nothing,
 }
 
 /// Whether the page's `value`, for the same thing, is the claim's figure `c` qualified by

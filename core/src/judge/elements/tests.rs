@@ -131,6 +131,26 @@ fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject() {
         ("Imports rose 3% in the first half.", trade, Refuted),
         ("Sales grew 12% in March.", sales, Supported),
         ("Profits grew 12% in March.", sales, Refuted),
+        // Other phrasings of the same statements, and a sentence of counts.
+        ("Rents rose 3% last year.", rents, Refuted),
+        ("Wages were up 3% last year.", rents, Supported),
+        ("Last year wages grew by 3%.", rents, Supported),
+        ("Wages climbed 8% last year.", rents, Refuted),
+        (
+            "Imports rose 4% in May.",
+            "In May, exports rose 4% and imports rose 2%, the office said.",
+            Refuted,
+        ),
+        (
+            "The council approved 30 homes.",
+            "The council approved 120 homes and 30 shops on Tuesday.",
+            Refuted,
+        ),
+        (
+            "The council approved 120 homes and 30 shops.",
+            "The council approved 120 homes and 30 shops on Tuesday.",
+            Supported,
+        ),
     ];
     let wrong: Vec<String> = cases
         .iter()
