@@ -43,11 +43,14 @@
 //!   isolated by its run id, with progress, a summary and a diff against the live decisions.
 //! - [`demo`]: the whole pipeline on the embedded broker with example drafts (`factgate demo`).
 //! - [`cli`]: the command line's shell completions, man pages and exit statuses.
+//! - [`commands`]: what each command does between its parsed arguments and its exit status
+//!   (`src/main.rs` only parses and calls one).
 
 #![cfg_attr(not(test), warn(clippy::too_many_lines))]
 
 pub mod check;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod demo;
 pub mod http;

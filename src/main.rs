@@ -1,19 +1,17 @@
-//! The `factgate` command: parses the command line and calls into the library.
+//! The `factgate` command: parses the command line and calls the library's command for it
+//! ([`factgate::commands`], [`factgate::check::run`], [`factgate::cli`]).
 
 #![cfg_attr(not(test), warn(clippy::too_many_lines))]
 
 use anyhow::Context;
 use clap::{CommandFactory, Parser, Subcommand};
 use factgate::check::progress::Verbosity;
-use factgate::cli::{EXIT_BLOCK, EXIT_ERROR};
-use factgate::config::Config;
+use factgate::cli::EXIT_ERROR;
+use factgate::commands;
 use factgate::pipeline::Role;
 use factgate::render::Format;
 use factgate_core::decide::Strictness;
-use factgate_core::events::Outcome;
-use factgate_core::extract::{self, Extraction};
 use factgate_core::model::BodyFormat;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -151,6 +149,24 @@ struct RecheckArgs {
     /// Configuration file (the live deployment's); `FACTGATE_…` environment variables override it.
     #[arg(long, short, env = "FACTGATE_CONFIG")]
     config: Option<PathBuf>,
+}
+
+impl RecheckArgs {
+    /// The re-check the arguments ask for.
+    fn into_recheck(self) -> commands::Recheck {
+        commands::Recheck {
+            run_id: self.run_id,
+            since: self.since,
+            until: self.until,
+            articles: self.articles,
+            sections: self.sections,
+            reports: self.report,
+            max_in_flight_checks: self.max_in_flight_checks,
+            metrics_listen: self.metrics_listen,
+            no_progress: self.no_progress,
+            config: self.config,
+        }
+    }
 }
 
 fn parse_time(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
@@ -296,7 +312,7 @@ fn main() -> ExitCode {
     match try_main(Cli::parse()) {
         Ok(code) => code,
         // `factgate check … | head`: the reader has what it wanted.
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if commands::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("factgate: error: {err:#}");
             ExitCode::from(EXIT_ERROR)
@@ -311,16 +327,16 @@ fn try_main(cli: Cli) -> anyhow::Result<ExitCode> {
             file,
             format,
             compact,
-        } => run_extract(&file, format, compact),
+        } => commands::extract(&file, format, compact),
         Command::Check(args) => factgate::check::run(&args.into_batch()),
         Command::Run {
             roles,
             config,
             no_http,
-        } => run_pipeline(&roles, config.as_deref(), !no_http),
-        Command::Demo => run_demo(),
-        Command::Recheck(args) => run_recheck(args),
-        Command::Config(ConfigCommand::Check { file }) => run_config_check(file.as_deref()),
+        } => commands::run(&roles, config.as_deref(), !no_http),
+        Command::Demo => commands::demo(),
+        Command::Recheck(args) => commands::recheck(args.into_recheck()),
+        Command::Config(ConfigCommand::Check { file }) => commands::config_check(file.as_deref()),
         Command::Completions { shell } => {
             factgate::cli::completions(shell, Cli::command(), &mut std::io::stdout())
                 .context("writing the completions")
@@ -329,294 +345,5 @@ fn try_main(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Man { dir } => factgate::cli::man(Cli::command(), dir.as_deref())
             .context("writing the man page")
             .map(|()| ExitCode::SUCCESS),
-    }
-}
-
-/// Reads the article, at most `max_bytes + 1` bytes of it (see [`factgate::check::read_capped`]).
-fn read_input(file: &PathBuf, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
-    if file.as_os_str() == "-" {
-        factgate::check::read_capped(std::io::stdin(), max_bytes).context("reading standard input")
-    } else {
-        let opened =
-            std::fs::File::open(file).with_context(|| format!("reading {}", file.display()))?;
-        factgate::check::read_capped(opened, max_bytes)
-            .with_context(|| format!("reading {}", file.display()))
-    }
-}
-
-fn run_extract(
-    file: &PathBuf,
-    format: Option<BodyFormat>,
-    compact: bool,
-) -> anyhow::Result<ExitCode> {
-    let max_bytes = factgate_core::extract::DEFAULT_EXTRACT_MAX_BODY_BYTES;
-    let bytes = read_input(file, max_bytes)?;
-    if bytes.len() as u64 > max_bytes {
-        anyhow::bail!(
-            "{} is larger than {max_bytes} bytes, the default extract.max_body_bytes",
-            file.display()
-        );
-    }
-    let extraction = extract::extract_bytes(&bytes, format)
-        .with_context(|| format!("cannot extract claims from {}", file.display()))?;
-    let json = if compact {
-        serde_json::to_string(&extraction)
-    } else {
-        serde_json::to_string_pretty(&extraction)
-    }
-    .context("serializing the claims")?;
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{json}").context("writing to standard output")?;
-    eprintln!("{}", summary_line(&extraction));
-    Ok(ExitCode::SUCCESS)
-}
-
-/// One line for a person reading the terminal; stdout stays pure JSON.
-fn summary_line(extraction: &Extraction) -> String {
-    if extraction.claims.is_empty() {
-        return format!(
-            "read {} sentences in {} paragraphs ({}): no check-worthy claims found",
-            extraction.sentences, extraction.paragraphs, extraction.format
-        );
-    }
-    let unsourced: Vec<_> = extraction
-        .claims
-        .iter()
-        .filter_map(|c| c.prejudgment.as_ref())
-        .collect();
-    let high = unsourced
-        .iter()
-        .filter(|p| p.severity == factgate_core::model::Severity::High)
-        .count();
-    format!(
-        "{} claims from {} sentences in {} paragraphs ({}); {} citations; {} unsourced ({} high severity)",
-        extraction.claims.len(),
-        extraction.sentences,
-        extraction.paragraphs,
-        extraction.format,
-        extraction.citations.len(),
-        unsourced.len(),
-        high
-    )
-}
-
-/// Whether `err` is a write to a closed pipe: the reader (`head`, `grep -q`) is done, which is
-/// not a failure.
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
-fn run_pipeline(
-    roles: &[Role],
-    config_path: Option<&std::path::Path>,
-    serve_http: bool,
-) -> anyhow::Result<ExitCode> {
-    let config = Config::load(config_path).context("loading the configuration")?;
-    let telemetry = factgate::telemetry::init(&config).context("setting up logs and traces")?;
-    if let Some(endpoint) = telemetry.endpoint() {
-        tracing::info!(endpoint, "exporting traces over OTLP");
-    }
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let outcome = runtime.block_on(async {
-        let listen = config.http.listen;
-        let admin_listen = config.http.admin_listen;
-        factgate::pipeline::run(config, roles, serve_http, shutdown_signal(), |running| {
-            let mut banner = String::new();
-            if running.embedded.is_some() {
-                banner += &format!(
-                    "embedded Kafka broker: bootstrap.servers={}\n",
-                    running.bootstrap
-                );
-                banner += "the embedded broker keeps everything in memory: drafts in flight are lost when \
-                     this process stops; for production set kafka.bootstrap_servers to a Kafka cluster\n";
-            } else {
-                banner += &format!("Kafka brokers: {}\n", running.bootstrap);
-            }
-            if serve_http {
-                banner += &format!(
-                    "HTTP endpoint (login required): http://{listen}/v1/decisions/{{article_id}}, pages at http://{listen}/ui/\n"
-                );
-                banner += &format!(
-                    "metrics and probes: http://{admin_listen}/metrics, /healthz, /readyz\n"
-                );
-            }
-            let names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
-            banner += &format!("roles: {}\n", names.join(","));
-            // The banner is for whoever started the process; a stdout closed by the reader (a
-            // supervisor that stopped reading, a pipe to `head`) must not stop a running gate.
-            use std::io::Write;
-            let mut stdout = std::io::stdout().lock();
-            if let Err(err) = stdout.write_all(banner.as_bytes()).and_then(|()| stdout.flush()) {
-                tracing::warn!(error = %err, "could not print the startup banner to stdout");
-            }
-        })
-        .await
-        .context("the stream processor stopped")
-    });
-    // A consumer stuck closing against an unreachable broker must not keep the process alive.
-    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
-    // The spans of the last messages are still queued: send them before exiting.
-    telemetry.shutdown();
-    outcome?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn run_config_check(file: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
-    let env = std::env::vars_os()
-        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)));
-    match factgate::config::check::check(file, env) {
-        Ok(toml) => {
-            std::io::stdout()
-                .write_all(toml.as_bytes())
-                .context("writing to standard output")?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(err) => {
-            let name = file.map_or_else(|| "the defaults".to_owned(), |f| f.display().to_string());
-            eprintln!(
-                "factgate: {name} is not a valid configuration: {:#}",
-                anyhow::Error::from(err)
-            );
-            Ok(ExitCode::from(EXIT_ERROR))
-        }
-    }
-}
-
-fn run_demo() -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let outcome = runtime.block_on(factgate::demo::run(std::io::stdout()));
-    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
-    let decisions = outcome.context("the demo did not complete")?;
-    let blocked = decisions
-        .values()
-        .filter(|d| d.outcome == Outcome::Block)
-        .count();
-    writeln!(
-        std::io::stdout(),
-        "{} drafts decided: {} passed, {} blocked",
-        decisions.len(),
-        decisions.len() - blocked,
-        blocked
-    )
-    .context("writing to standard output")?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn run_recheck(args: RecheckArgs) -> anyhow::Result<ExitCode> {
-    use factgate::recheck::{self, ProgressDisplay, ProgressStyle, RecheckOptions, ReportFormat};
-    for path in &args.report {
-        ReportFormat::from_path(path).map_err(anyhow::Error::msg)?;
-    }
-    let config = Config::load(args.config.as_deref()).context("loading the configuration")?;
-    let telemetry = factgate::telemetry::init(&config).context("setting up logs and traces")?;
-    let run_id = match args.run_id {
-        Some(id) => id,
-        None => {
-            let id = format!("{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"));
-            eprintln!("factgate recheck: run id {id} (pass --run-id {id} to resume or share it)");
-            id
-        }
-    };
-    recheck::validate_run_id(&run_id).map_err(anyhow::Error::msg)?;
-    let options = RecheckOptions {
-        run_id: run_id.clone(),
-        since: args.since,
-        until: args.until,
-        articles: args.articles,
-        sections: args.sections,
-        max_in_flight_checks: args.max_in_flight_checks,
-    };
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let outcome = runtime.block_on(async {
-        let (stop_metrics, metrics_stopped) = tokio::sync::oneshot::channel::<()>();
-        if let Some(addr) = args.metrics_listen {
-            let listener = tokio::net::TcpListener::bind(addr)
-                .await
-                .with_context(|| format!("listening on {addr} for metrics"))?;
-            tokio::spawn(recheck::serve_metrics(listener, async move {
-                let _ = metrics_stopped.await;
-            }));
-        }
-        let mut display = ProgressDisplay::new(
-            std::io::stderr(),
-            ProgressStyle::for_stderr(args.no_progress),
-            &run_id,
-        );
-        let report = recheck::run(&config, options, shutdown_signal(), |tally| {
-            display.update(tally)
-        })
-        .await;
-        display.finish();
-        let _ = stop_metrics.send(());
-        report.context("the re-check did not complete")
-    });
-    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
-    telemetry.shutdown();
-    let report = outcome?;
-    for path in &args.report {
-        report.write_to(path).map_err(anyhow::Error::msg)?;
-    }
-    let s = &report.summary;
-    let change = |name: &str| s.changes.get(name).copied().unwrap_or(0);
-    let mut stdout = std::io::stdout().lock();
-    writeln!(
-        stdout,
-        "recheck {}: {} articles decided: {} passed, {} blocked; against the live decisions: \
-         {} newly blocked, {} fixed, {} unchanged, {} with no live decision",
-        report.run_id,
-        s.decided,
-        s.passed,
-        s.blocked,
-        change("newly_blocked"),
-        change("fixed"),
-        change("unchanged"),
-        change("no_live_decision"),
-    )
-    .context("writing to standard output")?;
-    if !s.new_findings.is_empty() {
-        let kinds: Vec<String> = s
-            .new_findings
-            .iter()
-            .map(|(kind, n)| format!("{kind} {n}"))
-            .collect();
-        writeln!(stdout, "new findings: {}", kinds.join(", "))
-            .context("writing to standard output")?;
-    }
-    for path in &args.report {
-        writeln!(stdout, "report: {}", path.display()).context("writing to standard output")?;
-    }
-    Ok(if s.newly_blocked() > 0 {
-        ExitCode::from(EXIT_BLOCK)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-/// How long blocking work (closing Kafka clients) may hold up the exit.
-const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(15);
-
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
     }
 }

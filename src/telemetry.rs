@@ -102,7 +102,7 @@ impl TelemetryGuard {
         if let Some(provider) = &self.provider
             && let Err(err) = provider.force_flush()
         {
-            tracing::warn!(error = %err, "trace export: spans not flushed");
+            crate::internal_events::traces_not_flushed(&err);
         }
     }
 
@@ -237,10 +237,10 @@ impl<E: SpanExporter> SpanExporter for Reporting<E> {
         let result = self.inner.export(batch).await;
         match &result {
             Err(err) if !self.failing.swap(true, Ordering::Relaxed) => {
-                tracing::warn!(error = %err, spans, "trace export failing: spans are dropped until the collector answers");
+                crate::internal_events::trace_export_failing(err, spans);
             }
             Ok(()) if self.failing.swap(false, Ordering::Relaxed) => {
-                tracing::info!("trace export recovered");
+                crate::internal_events::trace_export_recovered();
             }
             _ => {}
         }

@@ -270,10 +270,10 @@ impl Checker<'_> {
             .iter()
             .map(|c| format!("the comment <!-- {c} --> names no finding type and reason"))
         {
-            tracing::warn!(article = %name, "waiver ignored: {note}");
+            crate::internal_events::waiver_ignored(name, &note);
         }
         for note in &unmatched {
-            tracing::warn!(article = %name, "waiver ignored: {note}");
+            crate::internal_events::waiver_ignored(name, note);
         }
         if waived.is_empty() {
             return decision;

@@ -77,7 +77,7 @@ impl HeldDecision {
         match serde_json::from_slice(&self.json) {
             Ok(decision) => Some(decision),
             Err(err) => {
-                tracing::error!(error = %err, "a decision held on the board does not read back");
+                crate::internal_events::board_decision_unreadable(&err);
                 None
             }
         }

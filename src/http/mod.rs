@@ -99,7 +99,7 @@ pub async fn serve(
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(err) => {
-                    tracing::warn!(error = %err, "accepting an HTTP connection failed");
+                    crate::internal_events::http_accept_failed(&err);
                     // Out of file descriptors, usually: give the others time to close.
                     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                     continue;
@@ -135,10 +135,7 @@ pub async fn serve(
         .await
         .is_err()
     {
-        tracing::warn!(
-            timeout_s = GRACEFUL_SHUTDOWN.as_secs(),
-            "HTTP connections still open at shutdown were dropped"
-        );
+        crate::internal_events::http_connections_dropped_at_shutdown(GRACEFUL_SHUTDOWN.as_secs());
     }
     Ok(())
 }

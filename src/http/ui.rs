@@ -161,7 +161,7 @@ pub(super) async fn page_off_runtime(
     tokio::task::spawn_blocking(move || page(&board, &article_id, revision, overrides))
         .await
         .unwrap_or_else(|e| {
-            tracing::error!(error = %e, "rendering a decision page failed");
+            crate::internal_events::decision_page_failed(&e);
             html_response(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "<!doctype html><title>Error</title><p>The page could not be rendered.</p>"

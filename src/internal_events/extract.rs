@@ -131,3 +131,29 @@ pub fn dead_letter_refused(message: &impl Message, err: &rdkafka::error::KafkaEr
         "the dead-letter topic refused the draft; it is only logged"
     );
 }
+
+/// A draft could not be read (`field` names the part at fault, when known): it is dead-lettered,
+/// and blocked when its article id (`article_id`) could be recovered.
+pub fn draft_unreadable(
+    message: &impl Message,
+    field: Option<&str>,
+    article_id: Option<&str>,
+    error: &dyn std::fmt::Display,
+) {
+    warn!(
+        topic = message.topic(),
+        partition = message.partition(),
+        offset = message.offset(),
+        bytes = message.payload().map_or(0, <[u8]>::len),
+        field,
+        article_id,
+        error = %error,
+        "draft unreadable: dead-lettered"
+    );
+}
+
+/// A waiver (inline in the draft, or in the waivers file) was ignored: `note` says why (it names
+/// no finding type and reason, or matches no finding of the article).
+pub fn waiver_ignored(article: &str, note: &str) {
+    warn!(article = %article, "waiver ignored: {note}");
+}

@@ -50,3 +50,32 @@ pub fn http_connection_refused(open: usize) {
 pub fn http_login_refused(carried_credentials: bool) {
     tracing::debug!(carried_credentials, "HTTP request refused: no valid login");
 }
+
+/// Accepting a connection failed (out of file descriptors, usually); the listener waits a moment
+/// and accepts again.
+pub fn http_accept_failed(error: &dyn std::fmt::Display) {
+    tracing::warn!(error = %error, "accepting an HTTP connection failed");
+}
+
+/// Connections still open when the graceful shutdown's time ran out were dropped.
+pub fn http_connections_dropped_at_shutdown(timeout_s: u64) {
+    tracing::warn!(
+        timeout_s,
+        "HTTP connections still open at shutdown were dropped"
+    );
+}
+
+/// A decision page's rendering task failed (it panicked); the editor gets an error page.
+pub fn decision_page_failed(error: &dyn std::fmt::Display) {
+    tracing::error!(error = %error, "rendering a decision page failed");
+}
+
+/// A page template (an editor's page, an HTML report) could not be rendered; the page says so.
+pub fn page_render_failed(template: &str, error: &dyn std::fmt::Display) {
+    tracing::error!(template = %template, error = %error, "page could not be rendered");
+}
+
+/// A decision held on the board (as the JSON it was read or written as) does not read back.
+pub fn board_decision_unreadable(error: &dyn std::fmt::Display) {
+    tracing::error!(error = %error, "a decision held on the board does not read back");
+}

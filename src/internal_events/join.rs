@@ -179,6 +179,12 @@ pub fn join_offset_not_stored(err: &dyn std::fmt::Display, topic: &str, partitio
     warn!(error = %err, topic = %topic, partition, "offset not stored; the partition is read again from its last commit");
 }
 
+/// An applied override's offset could not be stored: the override is read (and applied, to the
+/// same effect) again after a restart.
+pub fn override_offset_not_stored(err: &dyn std::fmt::Display) {
+    warn!(error = %err, "override offset not stored; it is read again after a restart");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

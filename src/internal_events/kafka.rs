@@ -108,3 +108,71 @@ pub fn rebalance_failed(role: &dyn std::fmt::Display, error: &dyn std::fmt::Disp
 pub fn offset_commit_failed(role: &dyn std::fmt::Display, error: &dyn std::fmt::Display) {
     warn!(role = %role, error = %error, "offset commit failed");
 }
+
+/// A finished message's offset could not be stored (its partition was revoked meanwhile): its
+/// new owner reads it again, which at-least-once allows.
+pub fn offset_not_stored(error: &dyn std::fmt::Display, topic: &str, partition: i32) {
+    warn!(error = %error, topic = %topic, partition, "offset not stored");
+}
+
+/// A consumer reported an error that is not fatal: it reads on.
+pub fn consumer_error(error: &dyn std::fmt::Display) {
+    warn!(error = %error, "consumer error; reading on");
+}
+
+/// The commit at shutdown failed; closing the consumer commits again.
+pub fn shutdown_commit_failed(error: &dyn std::fmt::Display) {
+    warn!(error = %error, "commit on shutdown failed; the close commits again");
+}
+
+/// A consumer did not close in time (the broker is unreachable, usually): it is left to end with
+/// the process, and its last offsets are read again by the next owner.
+pub fn consumer_close_timed_out(timeout_s: u64) {
+    warn!(
+        timeout_s,
+        "the consumer did not close in time (broker unreachable?); giving up on it"
+    );
+}
+
+/// The embedded broker started, at `bootstrap`.
+pub fn embedded_broker_started(bootstrap: &str, brokers: i32, partitions: i32) {
+    info!(bootstrap = %bootstrap, brokers, partitions, "embedded broker started");
+}
+
+/// The brokers are not reachable yet (`error`, the first of a run of the same error); start-up
+/// keeps trying until `kafka.connect_timeout_ms`.
+pub fn brokers_unreachable_yet(error: &str) {
+    warn!(error = %error, "Kafka brokers not reachable yet; still trying");
+}
+
+/// A topic exists with another partition count than configured; it is left as is.
+pub fn topic_partitions_differ(topic: &str, partitions: usize, configured: u32) {
+    warn!(
+        topic = %topic,
+        partitions,
+        configured,
+        "topic exists with another partition count; left as is"
+    );
+}
+
+/// A topic was created.
+pub fn topic_created(topic: &str, partitions: i32) {
+    info!(topic = %topic, partitions, "topic created");
+}
+
+/// A line of librdkafka's own log, forwarded at its level with target `librdkafka` (as `rdkafka`
+/// logs it by default).
+pub fn librdkafka_logged(level: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
+    use rdkafka::config::RDKafkaLogLevel;
+    match level {
+        RDKafkaLogLevel::Emerg
+        | RDKafkaLogLevel::Alert
+        | RDKafkaLogLevel::Critical
+        | RDKafkaLogLevel::Error => error!(target: "librdkafka", "librdkafka: {fac} {message}"),
+        RDKafkaLogLevel::Warning => warn!(target: "librdkafka", "librdkafka: {fac} {message}"),
+        RDKafkaLogLevel::Notice | RDKafkaLogLevel::Info => {
+            info!(target: "librdkafka", "librdkafka: {fac} {message}");
+        }
+        RDKafkaLogLevel::Debug => debug!(target: "librdkafka", "librdkafka: {fac} {message}"),
+    }
+}

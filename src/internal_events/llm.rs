@@ -38,6 +38,18 @@ pub fn panel_decided(elapsed: Duration) {
     metrics().llm_claim_duration.observe(elapsed.as_secs_f64());
 }
 
+/// The evidence sent to the LLM panel was cut to fit `llm.context_tokens`.
+pub fn llm_evidence_cut(fit: &factgate_core::quorum::budget::EvidenceFit) {
+    tracing::info!(
+        passages_given = fit.passages_given,
+        passages_sent = fit.passages_sent,
+        cut_passage = fit.cut_passage.map(|i| i + 1),
+        tokens_given = fit.tokens_given,
+        tokens_sent = fit.tokens_sent,
+        "llm evidence cut to fit llm.context_tokens"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

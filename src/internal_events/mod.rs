@@ -6,16 +6,24 @@
 //!
 //! Never a URL, an article id or an error message in a label: those go to the log line only.
 //!
-//! - `extract`: drafts read, extracted, split, over a limit, dead-lettered; messages failed.
-//! - `verify`: claims judged, verification results published, shortened or refused.
-//! - `llm`: the LLM panel's votes and its time per claim.
+//! Every line an operator reads (info, warn, error) is written here, librdkafka's own lines
+//! included; the code elsewhere writes only debug lines, a developer's trace of its steps.
+//!
+//! - `extract`: drafts read, extracted, split, over a limit, unreadable, dead-lettered; messages
+//!   failed; waivers ignored by `factgate check`.
+//! - `verify`: claims judged, verification results published, shortened or refused; requests
+//!   past their deadline; offsets not stored.
+//! - `llm`: the LLM panel's votes, its time per claim, and evidence cut to fit.
 //! - `fetch`: fetches done, refused and retried; the fetch cache; the rate limits.
-//! - `http`: the HTTP endpoint's connections closed to stay under its cap.
+//! - `http`: the HTTP endpoint's connections (closed to stay under its cap, failed to accept,
+//!   dropped at shutdown) and pages that could not be rendered.
 //! - `decision`: decisions shortened, refused and published.
-//! - `join`: the join's in-flight articles, paused inputs and republished drafts.
-//! - `kafka`: consumer lag from librdkafka's statistics.
-//! - `recheck`: a re-check run's scope and targets.
-//! - `pipeline`: start-up, listeners, brokers, shutdown, failed tasks; decisions read back.
+//! - `join`: the join's in-flight articles, paused inputs, republished drafts and overrides.
+//! - `kafka`: consumer lag from librdkafka's statistics, consumer errors, offsets, topics, the
+//!   embedded broker, brokers not reachable yet, and librdkafka's own log lines.
+//! - `recheck`: a re-check run's scope, targets, workers, retries and refused decisions.
+//! - `pipeline`: start-up, listeners, brokers, shutdown, failed tasks; decisions read back; the
+//!   board; trace export.
 
 mod decision;
 mod extract;

@@ -4,6 +4,17 @@
 use std::fmt::Display;
 use tracing::{error, info, warn};
 
+/// Traces are exported over OTLP to `endpoint`.
+pub fn traces_exported_to(endpoint: &str) {
+    info!(endpoint = %endpoint, "exporting traces over OTLP");
+}
+
+/// The start-up banner could not be written to standard output (a reader that closed it); the
+/// process runs on.
+pub fn banner_not_printed(error: &dyn Display) {
+    warn!(error = %error, "could not print the startup banner to stdout");
+}
+
 /// No login is configured: the API and the pages refuse every request.
 pub fn http_login_missing() {
     warn!(
@@ -70,4 +81,25 @@ pub fn history_rebuilt(decisions: usize, articles: usize, bytes: usize, unfinish
         decisions,
         articles, bytes, "revision history rebuilt from the decisions topic"
     );
+}
+
+/// A decision read for the editors' board does not parse; the board goes on without it.
+pub fn board_decision_unread(error: &dyn Display) {
+    warn!(error = %error, "decision unreadable on the board");
+}
+
+/// Spans still queued could not be flushed to the trace collector.
+pub fn traces_not_flushed(error: &dyn Display) {
+    warn!(error = %error, "trace export: spans not flushed");
+}
+
+/// Exporting spans started failing: they are dropped until the collector answers (logged once
+/// per failing spell).
+pub fn trace_export_failing(error: &dyn Display, spans: usize) {
+    warn!(error = %error, spans, "trace export failing: spans are dropped until the collector answers");
+}
+
+/// Exporting spans works again after failing.
+pub fn trace_export_recovered() {
+    info!("trace export recovered");
 }

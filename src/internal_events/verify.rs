@@ -68,3 +68,15 @@ pub fn request_unreadable(err: &serde_json::Error, bytes: usize) {
 pub fn check_failed(article_id: &str, claim_id: &str, reason: &str) {
     error!(article_id, claim_id, reason, "check failed");
 }
+
+/// A finished request's offset could not be stored (its partition was revoked meanwhile): the
+/// request will be checked again by the partition's next owner.
+pub fn verify_offset_not_stored(err: &dyn std::fmt::Display, topic: &str, partition: i32) {
+    tracing::warn!(error = %err, topic = %topic, partition, "offset not stored; the request will be checked again");
+}
+
+/// A request reached the verify role after its deadline: it is not checked (the join has
+/// blocked its draft `deadline_exceeded` by then).
+pub fn request_expired(article_id: &str, revision: u64, claim_id: &str) {
+    tracing::warn!(article_id = %article_id, revision, claim_id = %claim_id, "request past its deadline; not checked");
+}

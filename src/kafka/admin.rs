@@ -9,7 +9,6 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{BaseProducer, Producer};
-use tracing::{info, warn};
 
 use super::{KafkaSetupError, client};
 use crate::config::KafkaConfig;
@@ -54,7 +53,7 @@ impl ConnectContext {
         };
         let mut last = self.last_error.lock().unwrap_or_else(|e| e.into_inner());
         if last.as_deref() != Some(text.as_str()) {
-            warn!(error = %text, "Kafka brokers not reachable yet; still trying");
+            crate::internal_events::brokers_unreachable_yet(&text);
         }
         *last = Some(text);
     }
@@ -77,7 +76,7 @@ impl ClientContext for ConnectContext {
                 .map_or(log_message, |(_, rest)| rest);
             self.note(text.to_owned());
         } else {
-            client::forward_log(level, fac, log_message);
+            crate::internal_events::librdkafka_logged(level, fac, log_message);
         }
     }
 
@@ -203,11 +202,10 @@ pub async fn ensure_named_topics(
             Some(found) => {
                 let partitions = found.partitions().len();
                 if partitions != config.partitions as usize {
-                    warn!(
+                    crate::internal_events::topic_partitions_differ(
                         topic,
                         partitions,
-                        configured = config.partitions,
-                        "topic exists with another partition count; left as is"
+                        config.partitions,
                     );
                 }
                 ensured.existing.push((topic.to_owned(), partitions));
@@ -233,7 +231,7 @@ pub async fn ensure_named_topics(
     for result in results {
         match result {
             Ok(topic) => {
-                info!(topic = %topic, partitions, "topic created");
+                crate::internal_events::topic_created(&topic, partitions);
                 ensured.created.push(topic);
             }
             // Another instance won the race: the topic is there, which is all we need.

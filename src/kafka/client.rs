@@ -11,7 +11,7 @@ use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::{BaseConsumer, ConsumerContext, Rebalance, StreamConsumer};
 use rdkafka::error::{KafkaError, KafkaResult};
 use rdkafka::{ClientContext, Statistics, TopicPartitionList};
-use tracing::{debug, error, info, warn};
+use tracing::debug;
 
 use super::KafkaSetupError;
 use crate::config::{KafkaConfig, REDACTED, is_secret_property};
@@ -294,7 +294,7 @@ impl ClientContext for RoleContext {
             );
             return;
         }
-        forward_log(level, fac, log_message);
+        crate::internal_events::librdkafka_logged(level, fac, log_message);
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
@@ -355,7 +355,7 @@ pub struct ReaderContext;
 
 impl ClientContext for ReaderContext {
     fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
-        forward_log(level, fac, log_message);
+        crate::internal_events::librdkafka_logged(level, fac, log_message);
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
@@ -373,21 +373,6 @@ impl ConsumerContext for ReaderContext {}
 pub fn is_partition_eof(error: &KafkaError) -> bool {
     matches!(error, KafkaError::PartitionEOF(_))
         || error.rdkafka_error_code() == Some(rdkafka::error::RDKafkaErrorCode::PartitionEOF)
-}
-
-/// librdkafka's log line, as `rdkafka` logs it by default: target `librdkafka`, its level kept.
-pub(crate) fn forward_log(level: RDKafkaLogLevel, fac: &str, message: &str) {
-    match level {
-        RDKafkaLogLevel::Emerg
-        | RDKafkaLogLevel::Alert
-        | RDKafkaLogLevel::Critical
-        | RDKafkaLogLevel::Error => error!(target: "librdkafka", "librdkafka: {fac} {message}"),
-        RDKafkaLogLevel::Warning => warn!(target: "librdkafka", "librdkafka: {fac} {message}"),
-        RDKafkaLogLevel::Notice | RDKafkaLogLevel::Info => {
-            info!(target: "librdkafka", "librdkafka: {fac} {message}");
-        }
-        RDKafkaLogLevel::Debug => debug!(target: "librdkafka", "librdkafka: {fac} {message}"),
-    }
 }
 
 /// Reports `role`'s latest lag per (topic, partition) ([`crate::internal_events::consumer_lag_reported`]).

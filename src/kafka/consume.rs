@@ -29,7 +29,6 @@ use rdkafka::Message;
 use rdkafka::consumer::{CommitMode, Consumer, ConsumerContext, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::OwnedMessage;
-use tracing::warn;
 
 use super::KafkaSetupError;
 use super::offsets::{InOrderOffsets, store_next_offset};
@@ -149,7 +148,7 @@ where
                     // the message again, which at-least-once allows.
                     && let Err(err) = store_next_offset(consumer, &place.topic, place.partition, next)
                 {
-                    warn!(error = %err, topic = place.topic, partition = place.partition, "offset not stored");
+                    crate::internal_events::offset_not_stored(&err, &place.topic, place.partition);
                 }
                 // The next message of the same key, if one waits, starts now; else the key is free.
                 if let Some(key) = place.key {
@@ -172,7 +171,7 @@ where
                         return Err(ConsumeError::Fatal(err));
                     }
                     Err(err) => {
-                        warn!(error = %err, "consumer error; reading on");
+                        crate::internal_events::consumer_error(&err);
                         continue;
                     }
                 };
@@ -193,7 +192,7 @@ where
     if let Err(err) = consumer.commit_consumer_state(CommitMode::Async)
         && !is_nothing_to_commit(&err)
     {
-        warn!(error = %err, "commit on shutdown failed; the close commits again");
+        crate::internal_events::shutdown_commit_failed(&err);
     }
     Ok(())
 }
@@ -242,10 +241,7 @@ where
             // The broker is gone: librdkafka would wait for it forever. The final commit is lost,
             // which at-least-once allows (the messages are read again); the thread is left to
             // end with the process.
-            warn!(
-                timeout_s = CLOSE_TIMEOUT.as_secs(),
-                "the consumer did not close in time (broker unreachable?); giving up on it"
-            );
+            crate::internal_events::consumer_close_timed_out(CLOSE_TIMEOUT.as_secs());
             Ok(())
         }
     }

@@ -24,7 +24,6 @@ use std::time::Duration;
 use rdkafka::error::KafkaError;
 use rdkafka::mocking::MockCluster;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
-use tracing::info;
 
 use super::KafkaSetupError;
 use crate::config::KafkaConfig;
@@ -93,7 +92,7 @@ impl EmbeddedBroker {
         for (_, topic) in config.topics.named() {
             broker.create_topic(topic, partitions)?;
         }
-        info!(bootstrap = %broker.bootstrap, brokers, partitions, "embedded broker started");
+        crate::internal_events::embedded_broker_started(&broker.bootstrap, brokers, partitions);
         Ok(broker)
     }
 

@@ -3,6 +3,7 @@
 //! article. Its consumer group is unique to the process and stores no offsets.
 
 use super::{PipelineError, Services, next_or_stop, stopped};
+use crate::internal_events;
 use crate::kafka;
 use factgate_core::events::{
     Decision, DraftEvent, DraftPosition, content_digest, recover_article_id,
@@ -11,7 +12,6 @@ use rdkafka::Message;
 use rdkafka::consumer::Consumer;
 use std::sync::Arc;
 use tokio::sync::watch;
-use tracing::warn;
 
 pub(super) async fn run(
     services: Arc<Services>,
@@ -34,7 +34,7 @@ pub(super) async fn run(
             match serde_json::from_slice::<Decision>(payload) {
                 // Held as read: the board keeps a decision as its JSON.
                 Ok(decision) => services.board.record_read(decision, payload),
-                Err(err) => warn!(error = %err, "decision unreadable on the board"),
+                Err(err) => internal_events::board_decision_unread(&err),
             }
         } else {
             let position = DraftPosition {

@@ -44,7 +44,7 @@ use rdkafka::message::OwnedMessage;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::sync::watch;
-use tracing::{Instrument, warn};
+use tracing::Instrument;
 
 /// Schema marker of dead-lettered drafts: the payload is the draft exactly as received.
 pub const DEAD_LETTER_SCHEMA: &str = "factgate.dead_letter.v1";
@@ -115,15 +115,11 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
         Err(err) => {
             let trace = incoming.unwrap_or_else(telemetry::new_root);
             let recovered = recover_article_id(payload);
-            warn!(
-                topic = message.topic(),
-                partition = message.partition(),
-                offset = message.offset(),
-                bytes = payload.len(),
-                field = err.field(),
-                article_id = recovered.as_ref().map(|r| r.article_id.as_str()),
-                error = %err,
-                "draft unreadable: dead-lettered"
+            internal_events::draft_unreadable(
+                message,
+                err.field(),
+                recovered.as_ref().map(|r| r.article_id.as_str()),
+                &err,
             );
             // The rare paths are boxed: a task holds the largest future it may await, and
             // every draft's task would otherwise carry (and move) theirs.

@@ -13,6 +13,7 @@
 
 use super::{PipelineError, Services, next_or_stop, stopped};
 use crate::http::RevisionState;
+use crate::internal_events;
 use crate::kafka;
 use crate::kafka::offsets::store_next_offset;
 use crate::metrics::OverrideRefused;
@@ -23,7 +24,6 @@ use rdkafka::consumer::Consumer;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
-use tracing::warn;
 
 /// How long an override waits for the board to hold the decision it names.
 pub const WAIT_FOR_DECISION: Duration = Duration::from_secs(15);
@@ -74,7 +74,7 @@ pub(super) async fn run(
             message.partition(),
             message.offset() + 1,
         ) {
-            warn!(error = %err, "override offset not stored; it is read again after a restart");
+            internal_events::override_offset_not_stored(&err);
         }
     };
     kafka::close_consumer(consumer).await?;

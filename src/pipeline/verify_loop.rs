@@ -26,7 +26,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
-use tracing::{Instrument, warn};
+use tracing::Instrument;
 
 /// Checks being worked at once in one verify role (fetching or judging).
 pub const VERIFY_CONCURRENCY: usize = 32;
@@ -68,7 +68,7 @@ pub(super) async fn run(
                     if let Some(next) = offsets.done(&topic, partition, offset)
                         && let Err(err) = store_next_offset(&consumer, &topic, partition, next)
                     {
-                        warn!(error = %err, topic, partition, "offset not stored; the request will be checked again");
+                        internal_events::verify_offset_not_stored(&err, &topic, partition);
                     }
                 }
                 Ok(Err(err)) => break Err(PipelineError::Client(err)),
@@ -90,7 +90,7 @@ pub(super) async fn run(
                         break Err(PipelineError::Client(err));
                     }
                     Err(err) => {
-                        warn!(error = %err, "consumer error; reading on");
+                        internal_events::task_consumer_error("verify", &err);
                         continue;
                     }
                 };
@@ -167,7 +167,7 @@ async fn check_and_publish(
 ) -> Result<(), KafkaError> {
     let now = Utc::now();
     if now >= request.deadline {
-        warn!(article_id = %request.article_id, revision = request.revision, claim_id = %request.claim.id, "request past its deadline; not checked");
+        internal_events::request_expired(&request.article_id, request.revision, &request.claim.id);
         return Ok(());
     }
     let budget = (request.deadline - now).to_std().unwrap_or_default();

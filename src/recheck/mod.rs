@@ -46,10 +46,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::internal_events;
 use chrono::{DateTime, Utc};
 use rdkafka::message::Message;
 use tokio::sync::watch;
-use tracing::{info, warn};
 
 use crate::config::Config;
 use crate::kafka::{EventHeaders, EventProducer, KafkaSetupError, ensure_named_topics};
@@ -310,7 +310,7 @@ async fn establish_scope(
 ) -> Result<(RunScope, Selection), RecheckError> {
     if let Some(recorded) = recorded_scope(config, bootstrap, &options.run_id).await? {
         check_same_filters(&recorded, options)?;
-        info!(run_id = %options.run_id, "resuming or joining a run with its recorded scope");
+        crate::internal_events::recheck_resumed(&options.run_id);
         let selection = select(config, bootstrap, &recorded).await?;
         return Ok((recorded, selection));
     }
@@ -603,7 +603,7 @@ async fn live_decisions(
 ) -> Result<HashMap<String, Decision>, RecheckError> {
     let topic = &config.kafka.topics.decisions;
     let Some(marks) = topics::watermarks(&config.kafka, bootstrap, topic).await? else {
-        warn!(topic = %topic, "no live decisions topic: every article is compared with nothing");
+        internal_events::recheck_no_live_decisions(topic);
         return Ok(HashMap::new());
     };
     let ends = marks.iter().map(|(p, (_, high))| (*p, *high)).collect();
@@ -700,7 +700,11 @@ async fn follow_decisions(
                 topics::position_of(&consumer, topic, *p).map_or(-1, |at| at - 1),
             ),
             Err(err) => {
-                warn!(topic = %topic, error = %err, "reading the run's decisions: retrying");
+                internal_events::recheck_read_retried(
+                    "the run's decisions",
+                    Some(topic.as_str()),
+                    &err,
+                );
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 continue;
             }

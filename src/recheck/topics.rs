@@ -183,7 +183,11 @@ where
                 }
                 Some(Err(KafkaError::PartitionEOF(_))) => {}
                 Some(Err(err)) => {
-                    tracing::warn!(topic = %topic, error = %err, "reading a topic: retrying");
+                    crate::internal_events::recheck_read_retried(
+                        "a topic",
+                        Some(topic.as_str()),
+                        &err,
+                    );
                 }
             }
             let idle = last_record.elapsed();

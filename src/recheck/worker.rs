@@ -12,11 +12,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::internal_events;
 use chrono::Utc;
 use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::message::Message;
 use tokio::sync::{Semaphore, watch};
-use tracing::{debug, error, info, warn};
+use tracing::debug;
 
 use super::{Decided, RecheckError, Tally, Target, metrics};
 use crate::check::{CheckOptions, NoProgress, check_extracted};
@@ -86,12 +87,7 @@ pub(super) async fn run(
     consumer
         .subscribe(&[topic.as_str()])
         .map_err(RecheckError::Client)?;
-    info!(
-        run_id = %work.run_id,
-        group = %group,
-        max_in_flight_checks = work.max_in_flight_checks,
-        "re-check worker reading its drafts"
-    );
+    internal_events::recheck_worker_reading(&work.run_id, &group, work.max_in_flight_checks);
     let budget = Arc::new(Semaphore::new(work.max_in_flight_checks));
     let in_flight_gauge = metrics::metrics()
         .in_flight_checks
@@ -113,7 +109,7 @@ pub(super) async fn run(
         let message = match message {
             Ok(message) => message,
             Err(err) => {
-                warn!(error = %err, "reading the drafts: retrying");
+                internal_events::recheck_read_retried("the drafts", None, &err);
                 continue;
             }
         };
@@ -308,11 +304,7 @@ async fn publish(work: &Work, mut decision: Decision) -> Result<(), RecheckError
                 return Ok(());
             }
             Err(err) if is_message_fault(&err) && attempt == 0 => {
-                error!(
-                    article_id = %decision.article_id,
-                    error = %err,
-                    "the broker refused the re-check decision; a block saying so is sent instead"
-                );
+                internal_events::recheck_decision_refused(&decision.article_id, &err);
                 decision = unpublishable(work, &decision, &err.to_string());
             }
             Err(err) => return Err(RecheckError::Client(err)),

@@ -446,3 +446,56 @@ fn the_service_re_exports_nothing_of_the_core() {
         .collect();
     assert!(found.is_empty(), "re-exports of the core: {found:#?}");
 }
+
+/// The lines of `code` that write an operator's log line (`info!`, `warn!`, `error!`, with or
+/// without `tracing::`); debug and trace lines are a developer's and may stay in place.
+fn operator_log_lines(code: &str) -> Vec<String> {
+    code.lines()
+        .filter(|line| {
+            ["info!(", "warn!(", "error!("].iter().any(|mac| {
+                line.match_indices(mac).any(|(at, _)| {
+                    at == 0
+                        || !line[..at]
+                            .chars()
+                            .next_back()
+                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+            })
+        })
+        .map(|line| line.trim().to_owned())
+        .collect()
+}
+
+/// What an operator reads in the logs is written in one place: every info, warn and error line
+/// of the service is an internal event (`src/internal_events/`), which also counts it where a
+/// metric does.
+#[test]
+fn every_operator_log_line_is_an_internal_event() {
+    let src = root().join("src");
+    let events = src.join("internal_events");
+    let found: Vec<String> = rust_files(&src)
+        .into_iter()
+        .filter(|file| !file.starts_with(&events))
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(&file).expect("readable source");
+            let shown = file
+                .strip_prefix(&src)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            operator_log_lines(&code(&text))
+                .into_iter()
+                .map(move |line| format!("src/{shown}: {line}"))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "log lines outside src/internal_events/: {found:#?}"
+    );
+    let planted = "fn f() {\n    tracing::warn!(error = %e, \"x\");\n    error!(\"y\");\n    \
+                   debug!(\"z\");\n    my_info!(1);\n}\n";
+    assert_eq!(
+        operator_log_lines(planted),
+        ["tracing::warn!(error = %e, \"x\");", "error!(\"y\");"]
+    );
+}

@@ -74,7 +74,7 @@ fn render_template(template: &str, context: serde_json::Value) -> String {
     match rendered {
         Ok(page) => page,
         Err(err) => {
-            tracing::error!(template, error = %err, "page could not be rendered");
+            crate::internal_events::page_render_failed(template, &err);
             format!(
                 "<!DOCTYPE html><title>factgate</title><p>The page could not be rendered: {}</p>",
                 escape(&err.to_string())

@@ -250,14 +250,7 @@ impl LlmJudge {
                 .collect()
         } else {
             if fit.is_cut() {
-                tracing::info!(
-                    passages_given = fit.passages_given,
-                    passages_sent = fit.passages_sent,
-                    cut_passage = fit.cut_passage.map(|i| i + 1),
-                    tokens_given = fit.tokens_given,
-                    tokens_sent = fit.tokens_sent,
-                    "llm evidence cut to fit llm.context_tokens"
-                );
+                crate::internal_events::llm_evidence_cut(&fit);
             }
             join_all(roles.iter().map(|&role| self.vote(role, &user, &sent))).await
         };
