@@ -37,6 +37,8 @@
 //! - [`telemetry`]: logs and traces: the subscriber, OTLP export, and the W3C trace context.
 //! - [`kafka`]: the Kafka plumbing: embedded broker, topics, producer and per-role consumers,
 //!   trace and schema headers, at-least-once consumption.
+//! - [`board`]: the newest decisions and drafts by article, that HTTP answers from, and the
+//!   consumer that feeds them in.
 //! - [`http`]: health, readiness, decisions, the editors' pages and metrics over HTTP.
 //! - [`pipeline`]: the stream processor: the extract, verify and join roles' I/O loops on Kafka.
 //! - [`recheck`]: `factgate recheck`: an archive checked again as one bounded, resumable run
@@ -48,6 +50,7 @@
 
 #![cfg_attr(not(test), warn(clippy::too_many_lines))]
 
+pub mod board;
 pub mod check;
 pub mod cli;
 pub mod commands;

@@ -22,21 +22,19 @@
 //! HTTP/2 alike (`http.header_read_timeout_ms`, `http.idle_timeout_ms`), and holds at most
 //! `http.max_connections` at once, so open sockets cannot pile up (see [`conn`]).
 //!
-//! The [`DecisionBoard`] behind it is fed by whoever sees drafts and decisions (the board
-//! consumer of the stream processor) and holds at most a configured number of articles, newest
+//! The [`DecisionBoard`] behind it ([`crate::board`]) is fed by the board's consumer and holds at most a configured number of articles, newest
 //! kept: an article evicted from it answers 404, never a wrong decision.
 
-mod board;
 mod conn;
 pub mod login;
 mod readiness;
 mod router;
 mod ui;
 
-pub use board::*;
 pub use readiness::*;
 pub use router::*;
 
+use crate::board::{DecisionBoard, DecisionSummary, RevisionState};
 use crate::kafka::ConsumerHealth;
 use axum::Json;
 use axum::Router;
@@ -44,14 +42,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use chrono::{DateTime, Utc};
-use factgate_core::events::{Decision, DecisionReason, DraftEvent, DraftPosition, Outcome};
-use factgate_core::extract::ExtractLimits;
-use factgate_core::model::BodyFormat;
-use factgate_core::roles::{Known, later_or_unknown, replaces};
 use serde::Deserialize;
 use serde_json::json;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -159,10 +152,13 @@ pub const GRACEFUL_SHUTDOWN: std::time::Duration = std::time::Duration::from_sec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::{BOARD_BODY_BYTES, BOARD_DECISION_BYTES};
     use axum::body::Body;
     use axum::http::Request;
     use factgate_core::decide::decide_not_checked;
+    use factgate_core::events::{Decision, DraftEvent, DraftPosition};
     use factgate_core::events::{DecisionReason, Outcome};
+    use factgate_core::extract::ExtractLimits;
     use tower::ServiceExt;
 
     fn decision(article: &str, revision: u64) -> Decision {

@@ -30,8 +30,8 @@ use rdkafka::consumer::{CommitMode, Consumer, ConsumerContext, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::OwnedMessage;
 
-use super::KafkaSetupError;
 use super::offsets::{InOrderOffsets, store_next_offset};
+use super::{KafkaSetupError, RoleConsumer};
 
 /// Why [`consume_in_flight`] stopped before its shutdown signal.
 #[derive(Debug, thiserror::Error)]
@@ -243,6 +243,32 @@ where
             // end with the process.
             crate::internal_events::consumer_close_timed_out(CLOSE_TIMEOUT.as_secs());
             Ok(())
+        }
+    }
+}
+
+/// The next message of a task's consumer, or `None` once `stop` fires. A fatal consumer error
+/// is returned (it ends the task named `task`); any other is logged and the read goes on.
+///
+/// # Errors
+/// The consumer failed fatally.
+pub async fn next_or_stop<'c>(
+    consumer: &'c RoleConsumer,
+    stop: &mut std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
+    task: &str,
+) -> Result<Option<rdkafka::message::BorrowedMessage<'c>>, KafkaError> {
+    loop {
+        let received = tokio::select! {
+            biased;
+            () = stop.as_mut() => return Ok(None),
+            received = consumer.recv() => received,
+        };
+        match received {
+            Ok(message) => return Ok(Some(message)),
+            Err(err) if err.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
+                return Err(err);
+            }
+            Err(err) => crate::internal_events::task_consumer_error(task, &err),
         }
     }
 }

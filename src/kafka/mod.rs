@@ -30,6 +30,7 @@ pub use admin::{EnsuredTopics, ensure_named_topics, ensure_topics};
 pub use client::{ConsumerHealth, RoleConsumer, RoleContext, consumer, group_id};
 pub use consume::{
     ConsumeError, close_consumer, commit_stored_offsets, consume_at_least_once, consume_in_flight,
+    next_or_stop,
 };
 pub use embedded::EmbeddedBroker;
 pub use headers::{

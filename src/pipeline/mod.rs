@@ -24,15 +24,15 @@
 //! ([`crate::kafka::is_message_fault`]) is answered (a block, a dead letter) and its offset
 //! stored. Only a fault of the broker or the process stops a role, and with it the process.
 
-mod board;
 mod extract_loop;
 mod history;
 mod join_loop;
 mod override_loop;
 mod verify_loop;
 
+use crate::board::DecisionBoard;
 use crate::config::{Config, KafkaConfig};
-use crate::http::{DecisionBoard, Readiness};
+use crate::http::Readiness;
 use crate::internal_events;
 use crate::kafka::{
     self, EmbeddedBroker, EventHeaders, EventProducer, KafkaSetupError, PendingDelivery,
@@ -535,7 +535,16 @@ fn spawn_roles(
     {
         let services = Arc::clone(services);
         let stop = stop_rx.clone();
-        tasks.spawn(async move { ("board".to_owned(), board::run(services, stop).await) });
+        tasks.spawn(async move {
+            let fed = crate::board::feed(
+                &services.config.kafka,
+                &services.bootstrap,
+                &services.board,
+                stopped(stop),
+            )
+            .await;
+            ("board".to_owned(), fed.map_err(board_stopped))
+        });
     }
     if roles.contains(&Role::Join) {
         let services = Arc::clone(services);
@@ -696,36 +705,19 @@ fn build_verifier(config: &Config) -> Result<Verifier, PipelineError> {
 }
 
 /// Resolves when the stop signal is raised.
-pub(crate) async fn stopped(mut stop: watch::Receiver<bool>) {
-    let _ = stop.wait_for(|s| *s).await;
+/// The board's feeder stopped before it was asked to: as a task of the pipeline.
+fn board_stopped(err: crate::board::FeedError) -> PipelineError {
+    match err {
+        crate::board::FeedError::Setup(err) => PipelineError::Kafka(err),
+        crate::board::FeedError::Client(err) => PipelineError::Task {
+            task: "the board consumer".to_owned(),
+            source: err.into(),
+        },
+    }
 }
 
-/// The next message of a task's consumer, or `None` once `stop` fires. A fatal consumer error
-/// ends the task named `task`; any other is logged and the read goes on.
-pub(crate) async fn next_or_stop<'c>(
-    consumer: &'c crate::kafka::RoleConsumer,
-    stop: &mut std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
-    task: &str,
-) -> Result<Option<rdkafka::message::BorrowedMessage<'c>>, PipelineError> {
-    loop {
-        let received = tokio::select! {
-            biased;
-            () = stop.as_mut() => return Ok(None),
-            received = consumer.recv() => received,
-        };
-        match received {
-            Ok(message) => return Ok(Some(message)),
-            Err(err)
-                if err.rdkafka_error_code() == Some(rdkafka::error::RDKafkaErrorCode::Fatal) =>
-            {
-                return Err(PipelineError::Task {
-                    task: task.to_owned(),
-                    source: err.into(),
-                });
-            }
-            Err(err) => internal_events::task_consumer_error(task, &err),
-        }
-    }
+pub(crate) async fn stopped(mut stop: watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@
 //! acknowledged or it is refused; a replayed override whose waiver is already in the decision in
 //! force changes nothing.
 
-use super::{PipelineError, Services, next_or_stop, stopped};
-use crate::http::RevisionState;
+use super::{PipelineError, Services, stopped};
+use crate::board::RevisionState;
 use crate::internal_events;
 use crate::kafka;
 use crate::kafka::offsets::store_next_offset;
@@ -30,6 +30,9 @@ pub const WAIT_FOR_DECISION: Duration = Duration::from_secs(15);
 /// How often it looks again meanwhile.
 const LOOK_AGAIN: Duration = Duration::from_millis(200);
 
+/// The overrides consumer, as its errors name it.
+const OVERRIDES_TASK: &str = "the join's overrides";
+
 pub(super) async fn run(
     services: Arc<Services>,
     stop: watch::Receiver<bool>,
@@ -44,10 +47,15 @@ pub(super) async fn run(
     let stop = stopped(stop);
     tokio::pin!(stop);
     let outcome = loop {
-        let message = match next_or_stop(&consumer, &mut stop, "the join's overrides").await {
+        let message = match kafka::next_or_stop(&consumer, &mut stop, OVERRIDES_TASK).await {
             Ok(Some(message)) => message,
             Ok(None) => break Ok(()),
-            Err(err) => break Err(err),
+            Err(err) => {
+                break Err(PipelineError::Task {
+                    task: OVERRIDES_TASK.to_owned(),
+                    source: err.into(),
+                });
+            }
         };
         let payload = message.payload().unwrap_or_default();
         match serde_json::from_slice::<OverrideEvent>(payload) {

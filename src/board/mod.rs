@@ -1,7 +1,18 @@
 //! The decision board: the newest decisions and drafts, by article, that the HTTP endpoints answer
-//! from. It is fed by the board consumer of the stream processor (`pipeline/board.rs`).
+//! from ([`crate::http`]), and its feeder ([`feed`]), the consumer every process runs to read
+//! drafts and decisions into it, so any instance can answer for any article.
 
-use super::*;
+mod feed;
+
+pub use feed::{FeedError, feed};
+
+use chrono::{DateTime, Utc};
+use factgate_core::events::{Decision, DecisionReason, DraftEvent, DraftPosition, Outcome};
+use factgate_core::extract::ExtractLimits;
+use factgate_core::model::BodyFormat;
+use factgate_core::roles::{Known, later_or_unknown, replaces};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 
 /// What the board knows of one revision.
 #[derive(Debug, Clone, PartialEq)]

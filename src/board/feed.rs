@@ -1,39 +1,56 @@
-//! The board: every process reads drafts and decisions, from the beginning, into the
-//! [`crate::http::DecisionBoard`] behind its HTTP endpoint, so any instance can answer for any
-//! article. Its consumer group is unique to the process and stores no offsets.
+//! The board's feeder: every process reads drafts and decisions, from the beginning, into the
+//! [`DecisionBoard`] behind its HTTP endpoint.
 
-use super::{PipelineError, Services, next_or_stop, stopped};
+use super::DecisionBoard;
+use crate::config::KafkaConfig;
 use crate::internal_events;
-use crate::kafka;
+use crate::kafka::{self, KafkaSetupError};
 use factgate_core::events::{
     Decision, DraftEvent, DraftPosition, content_digest, recover_article_id,
 };
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
-use std::sync::Arc;
-use tokio::sync::watch;
+use rdkafka::error::KafkaError;
 
-pub(super) async fn run(
-    services: Arc<Services>,
-    stop: watch::Receiver<bool>,
-) -> Result<(), PipelineError> {
-    let topics = &services.config.kafka.topics;
+/// Why the feeder stopped before it was asked to.
+#[derive(Debug, thiserror::Error)]
+pub enum FeedError {
+    /// Its consumer could not be made or closed.
+    #[error(transparent)]
+    Setup(#[from] KafkaSetupError),
+    /// Its consumer failed fatally, or could not subscribe.
+    #[error("the board consumer's Kafka client")]
+    Client(#[from] KafkaError),
+}
+
+/// Reads the drafts and decisions topics of `config` (at `bootstrap`) from the beginning into
+/// `board` until `stop` resolves. The consumer group is unique to the process and stores no
+/// offsets.
+///
+/// # Errors
+/// The consumer could not be made or closed, or it failed fatally.
+pub async fn feed(
+    config: &KafkaConfig,
+    bootstrap: &str,
+    board: &DecisionBoard,
+    stop: impl Future<Output = ()>,
+) -> Result<(), FeedError> {
+    let topics = &config.topics;
     let role = format!("board.{}", unique_suffix());
-    let consumer = kafka::consumer(&services.config.kafka, &services.bootstrap, &role)?;
+    let consumer = kafka::consumer(config, bootstrap, &role)?;
     consumer.subscribe(&[topics.drafts.as_str(), topics.decisions.as_str()])?;
-    let stop = stopped(stop);
     tokio::pin!(stop);
     let outcome = loop {
-        let message = match next_or_stop(&consumer, &mut stop, "the board consumer").await {
+        let message = match kafka::next_or_stop(&consumer, &mut stop, "the board consumer").await {
             Ok(Some(message)) => message,
             Ok(None) => break Ok(()),
-            Err(err) => break Err(err),
+            Err(err) => break Err(FeedError::Client(err)),
         };
         let payload = message.payload().unwrap_or_default();
         if message.topic() == topics.decisions {
             match serde_json::from_slice::<Decision>(payload) {
                 // Held as read: the board keeps a decision as its JSON.
-                Ok(decision) => services.board.record_read(decision, payload),
+                Ok(decision) => board.record_read(decision, payload),
                 Err(err) => internal_events::board_decision_unread(&err),
             }
         } else {
@@ -43,9 +60,9 @@ pub(super) async fn run(
             };
             match DraftEvent::from_json(payload) {
                 // Read in full: the pages show its title, section and body.
-                Ok(draft) => services.board.note_draft_event(&draft, Some(position)),
+                Ok(draft) => board.note_draft_event(&draft, Some(position)),
                 Err(err) => {
-                    services.board.note_unreadable(
+                    board.note_unreadable(
                         &format!("{}:{}", message.topic(), position),
                         &err.to_string(),
                     );
@@ -55,7 +72,7 @@ pub(super) async fn run(
                     if let Some(id) = recover_article_id(payload)
                         && let Some(revision) = id.revision
                     {
-                        services.board.note_publication(
+                        board.note_publication(
                             &id.article_id,
                             revision,
                             Some(position),
