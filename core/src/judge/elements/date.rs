@@ -134,6 +134,18 @@ pub(crate) struct Period {
     at: usize,
 }
 
+impl Period {
+    /// The month's number, when the period is a month.
+    pub(crate) fn month(&self) -> Option<u8> {
+        (self.kind == PeriodKind::Month).then_some(self.key)
+    }
+
+    /// The token the period is written at.
+    pub(crate) fn at(&self) -> usize {
+        self.at
+    }
+}
+
 /// Words that put a month or season in time: "in March", "since the spring", "last winter".
 pub(crate) const PERIOD_BEFORE: &[&str] = &[
     "in", "of", "since", "until", "till", "by", "from", "to", "between", "and", "during", "early",

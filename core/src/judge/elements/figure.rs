@@ -439,6 +439,88 @@ fn counted(t: &Text, f: &Figure) -> Option<String> {
     counted_noun(t.text(), &f.text)
 }
 
+/// The period a figure is given for, when written right after it: "5% in 2024", "fell to 4.1% in
+/// March", "$2bn in March 2023". In a sentence of figures for several periods ("3% in 2023 and 5%
+/// in 2024"), that is what tells one figure from the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct FigurePeriod {
+    year: Option<i64>,
+    month: Option<u8>,
+}
+
+impl FigurePeriod {
+    /// Whether the two name another year or another month (a period only one of them names
+    /// differs from nothing).
+    pub(crate) fn differs(&self, other: &FigurePeriod) -> bool {
+        let apart = |a: Option<i64>, b: Option<i64>| a.zip(b).is_some_and(|(a, b)| a != b);
+        apart(self.year, other.year) || apart(self.month.map(i64::from), other.month.map(i64::from))
+    }
+
+    fn is_some(&self) -> bool {
+        self.year.is_some() || self.month.is_some()
+    }
+}
+
+/// Words that lead from a figure to the period it is for.
+const PERIOD_LEADS: &[&str] = &["in", "during", "for", "by"];
+
+/// The period written right after the figure `f` at token `first` of `t` (see [`FigurePeriod`]):
+/// a lead word ("in", "during", "for", "by"), then a month, a year, or a month and a year.
+pub(crate) fn period_after(t: &Text, f: &Figure, first: usize) -> FigurePeriod {
+    let end = t.toks[first].start as usize + f.text.len();
+    let mut j = (first..t.toks.len())
+        .find(|&i| (t.toks[i].start as usize) >= end)
+        .unwrap_or(t.toks.len());
+    let mut period = FigurePeriod::default();
+    if j >= t.toks.len() || !PERIOD_LEADS.contains(&t.lower(j)) {
+        return period;
+    }
+    j += 1;
+    if j < t.toks.len()
+        && t.toks[j].capital()
+        && let Some(month) = crate::text::lexicon::month_number(t.lower(j))
+    {
+        period.month = Some(month);
+        j += 1;
+    }
+    if let Some((year, _)) = t
+        .figures
+        .iter()
+        .find(|(y, at)| *at == j && y.unit == Unit::Year && !y.text.ends_with('s'))
+    {
+        period.year = Some(year.value as i64);
+    }
+    period
+}
+
+/// The period the claim's figure `c` (at claim token `at`) is given for: the one written after
+/// it, else the claim's only year and only month led in by a word of time ("In 2024, wages rose
+/// 5%"; not "the 2024 report").
+fn claim_period(t: &Text, c: &Figure, at: usize) -> FigurePeriod {
+    let after = period_after(t, c, at);
+    if after.is_some() {
+        return after;
+    }
+    // "In 2024" or "in March", not "the 2024 report": a year or month led in by a word of time.
+    let led = |at: usize| {
+        at.checked_sub(1)
+            .is_some_and(|b| PERIOD_LEADS.contains(&t.lower(b)))
+    };
+    let mut years = t
+        .figures
+        .iter()
+        .filter(|(y, at)| y.unit == Unit::Year && !y.text.ends_with('s') && led(*at))
+        .map(|(y, _)| y.value as i64);
+    let year = years.next().filter(|y| years.all(|other| other == *y));
+    let months = super::date::periods_of(t);
+    let mut months = months
+        .iter()
+        .filter(|p| led(p.at()))
+        .filter_map(super::date::Period::month);
+    let month = months.next().filter(|m| months.all(|other| other == *m));
+    FigurePeriod { year, month }
+}
+
 /// The page's statement of the same fact as the claim's figure `c` (at claim token `at`), when
 /// one is there: among the page's figures of the same kind (counting the same things), those
 /// whose sentence holds at least `share` of the weighted words the claim's figure is said of,
@@ -468,6 +550,7 @@ pub(crate) fn same_fact(
         return None;
     }
     let claim_noun = (c.unit == Unit::Count).then(|| counted(claim, c)).flatten();
+    let ours_period = claim_period(claim, c, at);
     let claim_all = &a.claim_stems;
     // (score, what the page names before the figure, the figure)
     let mut best: Option<(f64, Named, SameFact)> = None;
@@ -480,6 +563,11 @@ pub(crate) fn same_fact(
         }
         for (f, ft) in s.figures.iter() {
             if !same_kind(c, f) || super::presence::counts_time(s.text(), f) {
+                continue;
+            }
+            // A figure the page gives for another year or month ("3% in 2023 and 5% in 2024")
+            // is not the claim's for its own.
+            if c.unit != Unit::Year && ours_period.differs(&period_after(s, f, *ft)) {
                 continue;
             }
             // A sentence that dates things by its own date too ("took the cup this year,
@@ -501,28 +589,7 @@ pub(crate) fn same_fact(
             if held < share {
                 continue;
             }
-            // A year dates what its own clause says: "took the cup this year, building on
-            // their achievements in 2018" dates the achievements, not the cup.
-            let theirs = if c.unit == Unit::Year {
-                let clause = s.clause_of(*ft);
-                let numbers = s.figure_tokens_where(|f| f.unit != Unit::Year);
-                let words = s.stems(clause, &|j| j == *ft || numbers.contains(&j));
-                if words.len() >= 2 {
-                    words
-                } else {
-                    said_of(s, *ft)
-                }
-            } else {
-                said_of(s, *ft)
-            };
-            // What the page's figure is of, in words that tell one thing from another: "years"
-            // or "revenue" says what kind of figure it is, not whose.
-            let theirs = Stems::of(
-                theirs
-                    .iter()
-                    .filter(|w| !generic(a.stem_text(*w)))
-                    .collect(),
-            );
+            let theirs = page_figure_words(a, s, *ft, c.unit);
             let their_total = a.weight_of(&theirs);
             if their_total <= 0.0 {
                 continue;
@@ -586,6 +653,43 @@ pub(crate) fn same_fact(
         }
     }
     choose(agreeing, best)
+}
+
+/// What the page's figure at token `ft` of sentence `s` is of, in words that tell one thing from
+/// another, for a claim figure of `unit`.
+fn page_figure_words(a: &Alignment<'_>, s: &Text, ft: usize, unit: Unit) -> Stems {
+    // A year dates what its own clause says: "took the cup this year, building on
+    // their achievements in 2018" dates the achievements, not the cup.
+    let theirs = if unit == Unit::Year {
+        let clause = s.clause_of(ft);
+        let numbers = s.figure_tokens_where(|f| f.unit != Unit::Year);
+        let words = s.stems(clause, &|j| j == ft || numbers.contains(&j));
+        if words.len() >= 2 {
+            words
+        } else {
+            said_of(s, ft)
+        }
+    } else {
+        said_of(s, ft)
+    };
+    // What the page's figure is of, in words that tell one thing from another: "years"
+    // or "revenue" says what kind of figure it is, not whose.
+    let telling =
+        |words: Stems| Stems::of(words.iter().filter(|w| !generic(a.stem_text(*w))).collect());
+    let mut theirs = telling(theirs);
+    // A figure that continues a list names nothing of its own ("Wages rose 3% in 2023
+    // and 5% in 2024"): it is of what the figure before it is of.
+    if theirs.is_empty() && unit != Unit::Year {
+        let before = s.figures.partition_point(|(_, at)| *at < ft);
+        if let Some((_, previous)) = s.figures[..before]
+            .iter()
+            .rev()
+            .find(|(p, _)| p.unit != Unit::Year)
+        {
+            theirs = telling(said_of(s, *previous));
+        }
+    }
+    theirs
 }
 
 /// Of the best aligned statement of the claim's value (`agreeing`) and the best aligned other

@@ -111,12 +111,15 @@ fn a_figure_given_to_another_subject_is_found() {
 }
 
 #[test]
-fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject() {
+fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject_and_period() {
     use crate::model::Verdict::{Refuted, Supported};
     // "while" and "and" join two statements: each figure is its own subject's.
     let rents = "Rents rose 8% last year, while wages rose 3%.";
     let trade = "Exports fell 3% in the first half, while imports rose 6%.";
     let sales = "Sales grew 12% in March, while profits grew 4%.";
+    let targets = "The city aims to cut emissions 40% by 2030 and 60% by 2040.";
+    let prices = "Inflation rose to 5% in March from 3% in February.";
+    let exports = "Exports rose 12% in 2021 and 4% in 2022, the ministry said on Monday.";
     let cases = [
         ("Wages rose 8% last year.", rents, Refuted),
         ("Wages rose 3% last year.", rents, Supported),
@@ -149,6 +152,83 @@ fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject() {
         (
             "The council approved 120 homes and 30 shops.",
             "The council approved 120 homes and 30 shops on Tuesday.",
+            Supported,
+        ),
+        // Figures told apart by the period written after each.
+        (
+            "Wages rose 5% in 2024.",
+            "Wages rose 3% in 2023 and 5% in 2024.",
+            Supported,
+        ),
+        (
+            "Wages rose 3% in 2023.",
+            "Wages rose 3% in 2023 and 5% in 2024.",
+            Supported,
+        ),
+        (
+            "Wages rose 3% in 2024.",
+            "Wages rose 3% in 2023 and 5% in 2024.",
+            Refuted,
+        ),
+        (
+            "In 2024, wages rose 5%.",
+            "Wages rose 3% in 2023 and 5% in 2024.",
+            Supported,
+        ),
+        (
+            "Unemployment fell to 3.1% in March.",
+            "Unemployment was 4.3% in February and fell to 3.1% in March.",
+            Supported,
+        ),
+        (
+            "Unemployment fell to 4.3% in March.",
+            "Unemployment was 4.3% in February and fell to 3.1% in March.",
+            Refuted,
+        ),
+        (
+            "Unemployment was 4.3% in February.",
+            "Unemployment was 4.3% in February and fell to 3.1% in March.",
+            Supported,
+        ),
+        // A claim with no period is held to the figure it gives, whichever period it is for.
+        (
+            "Wages rose 5%.",
+            "Wages rose 3% in 2023 and 5% in 2024.",
+            Supported,
+        ),
+        (
+            "Wages rose 5% in 2024, up from 3% in 2023.",
+            "Wages rose 3% in 2023 and 5% in 2024.",
+            Supported,
+        ),
+        (
+            "The city aims to cut emissions 60% by 2040.",
+            targets,
+            Supported,
+        ),
+        (
+            "The city aims to cut emissions 40% by 2040.",
+            targets,
+            Refuted,
+        ),
+        ("Inflation was 3% in February.", prices, Supported),
+        ("Inflation rose to 5% in March.", prices, Supported),
+        ("Inflation rose to 3% in March.", prices, Refuted),
+        (
+            "Exports rose 12% in 2021, the ministry said.",
+            exports,
+            Supported,
+        ),
+        ("Exports rose 4% in 2021.", exports, Refuted),
+        // "The 2024 report" is no period of the figure's.
+        (
+            "The 2024 report found that 5% of firms closed.",
+            "5% of firms closed in 2023, against 2% of firms the year before, the 2024 report found.",
+            Supported,
+        ),
+        (
+            "Turnout was 60% in 2019.",
+            "Turnout was 60% in the 2019 election and 55% in 2024.",
             Supported,
         ),
     ];
