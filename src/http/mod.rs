@@ -808,6 +808,40 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_decision_opened_from_a_filtered_desk_links_back_to_it() {
+        let board = DecisionBoard::new(10);
+        let router = test_router(&board);
+        board.note_draft_event(&draft("a-1", 3, "Local news", "x"), None);
+        board.record(decision("a-1", 3));
+
+        let desk = text(
+            get_with(
+                &router,
+                "/ui/?outcome=block&section=Local+news",
+                "text/html",
+            )
+            .await,
+        )
+        .await
+        .replace("&#x2f;", "/");
+        let link = "/ui/decisions/a%2D1?revision=3&amp;outcome=block&amp;section=Local+news";
+        assert!(desk.contains(&format!("href=\"{link}\"")), "{desk}");
+
+        let page = text(get_with(&router, &link.replace("&amp;", "&"), "text/html").await)
+            .await
+            .replace("&#x2f;", "/");
+        assert!(
+            page.contains("href=\"/ui/?outcome=block&amp;section=Local+news\""),
+            "{page}"
+        );
+        // Opened from nowhere (the API, a shared link): back to the whole desk.
+        let page = text(get_with(&router, "/ui/decisions/a-1?revision=3", "text/html").await)
+            .await
+            .replace("&#x2f;", "/");
+        assert!(page.contains("href=\"/ui/\""), "{page}");
+    }
+
+    #[tokio::test]
     async fn the_desk_says_when_a_later_revision_is_being_checked() {
         let board = DecisionBoard::new(10);
         let router = test_router(&board);

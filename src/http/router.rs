@@ -76,6 +76,7 @@ async fn decision(
             article_id,
             query.revision,
             state.overrides.is_some(),
+            "/ui/".to_owned(),
         )
         .await
     } else {

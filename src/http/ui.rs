@@ -77,10 +77,35 @@ fn html_response(status: StatusCode, page: String) -> Response {
 
 /// The path of a decision's page.
 fn page_href(article_id: &str, revision: Option<u64>) -> String {
+    page_href_from(article_id, revision, &DeskQuery::default())
+}
+
+/// [`page_href`] from the desk filtered by `filters`, which the page's "All decisions" link goes
+/// back to.
+fn page_href_from(article_id: &str, revision: Option<u64>, filters: &DeskQuery) -> String {
     let id = utf8_percent_encode(article_id, NON_ALPHANUMERIC);
-    match revision {
-        Some(r) => format!("/ui/decisions/{id}?revision={r}"),
-        None => format!("/ui/decisions/{id}"),
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    if let Some(r) = revision {
+        query.append_pair("revision", &r.to_string());
+    }
+    filters.append_to(&mut query);
+    let query = query.finish();
+    if query.is_empty() {
+        format!("/ui/decisions/{id}")
+    } else {
+        format!("/ui/decisions/{id}?{query}")
+    }
+}
+
+/// The desk, filtered by `filters`.
+fn desk_href(filters: &DeskQuery) -> String {
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    filters.append_to(&mut query);
+    let query = query.finish();
+    if query.is_empty() {
+        DESK.to_owned()
+    } else {
+        format!("{DESK}?{query}")
     }
 }
 
@@ -97,6 +122,7 @@ pub(super) fn page(
     article_id: &str,
     revision: Option<u64>,
     overrides: bool,
+    back: &str,
 ) -> Response {
     match board.lookup(article_id, revision) {
         Some((revision, RevisionState::Decided(decision))) => {
@@ -110,7 +136,7 @@ pub(super) fn page(
                 title: labels.title.as_deref(),
                 section: labels.section.as_deref(),
                 previous: previous.as_ref(),
-                back: Some(DESK),
+                back: Some(back),
                 override_action: overrides.then_some(action.as_str()),
             });
             html_response(StatusCode::OK, page)
@@ -121,7 +147,7 @@ pub(super) fn page(
                 article_id,
                 "pending",
                 &format!("Revision {revision} is being checked: no decision yet. Reload later."),
-                DESK,
+                back,
             ),
         ),
         None => html_response(
@@ -130,7 +156,7 @@ pub(super) fn page(
                 article_id,
                 "unknown",
                 "This instance holds no decision on this article (or this revision).",
-                DESK,
+                back,
             ),
         ),
     }
@@ -140,12 +166,14 @@ pub(super) async fn decision_page(
     State(state): State<AppState>,
     Path(article_id): Path<String>,
     Query(query): Query<RevisionQuery>,
+    Query(filters): Query<DeskQuery>,
 ) -> Response {
     page_off_runtime(
         state.board,
         article_id,
         query.revision,
         state.overrides.is_some(),
+        desk_href(&filters),
     )
     .await
 }
@@ -157,8 +185,9 @@ pub(super) async fn page_off_runtime(
     article_id: String,
     revision: Option<u64>,
     overrides: bool,
+    back: String,
 ) -> Response {
-    tokio::task::spawn_blocking(move || page(&board, &article_id, revision, overrides))
+    tokio::task::spawn_blocking(move || page(&board, &article_id, revision, overrides, &back))
         .await
         .unwrap_or_else(|e| {
             crate::internal_events::decision_page_failed(&e);
@@ -293,11 +322,23 @@ pub(super) async fn to_desk() -> Redirect {
     Redirect::permanent(DESK)
 }
 
-/// The desk page's filters; empty values (the form's "all") filter nothing.
+/// The desk page's filters; empty values (the form's "all") filter nothing. A decision's page
+/// carries them too, for its link back to the desk as it was filtered.
 #[derive(Debug, Default, Deserialize)]
 pub(super) struct DeskQuery {
     outcome: Option<String>,
     section: Option<String>,
+}
+
+impl DeskQuery {
+    /// The filters set, as query pairs.
+    fn append_to(&self, query: &mut url::form_urlencoded::Serializer<'_, String>) {
+        for (name, value) in [("outcome", &self.outcome), ("section", &self.section)] {
+            if let Some(value) = value.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+                query.append_pair(name, value);
+            }
+        }
+    }
 }
 
 pub(super) async fn desk(
@@ -329,7 +370,7 @@ pub(super) async fn desk(
     let hrefs: Vec<String> = snapshot
         .rows
         .iter()
-        .map(|r| page_href(&r.decision.article_id, r.decision.revision))
+        .map(|r| page_href_from(&r.decision.article_id, r.decision.revision, &query))
         .collect();
     let desk = Desk {
         rows: snapshot
