@@ -155,3 +155,63 @@ async fn an_oversized_record_with_a_long_key_is_dead_lettered_cut_to_the_limit()
 
     roles.stop().await;
 }
+
+/// The whole pipeline with its HTTP endpoint: an unreadable draft is blocked, and the editors'
+/// desk lists it among the drafts that could not be read, with where it was read and why, beside
+/// the block decision its recovered article id got.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_desk_lists_an_unreadable_draft_with_where_and_why() {
+    use crate::support::pipeline::{decided, free_port, http_client, publish_draft, start};
+    let broker: &'static EmbeddedBroker = Box::leak(Box::new(
+        EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
+    ));
+    let http = free_port();
+    let config = mock_cluster_config(
+        broker.bootstrap_servers(),
+        &format!("[http]\nlisten = \"127.0.0.1:{http}\"\n"),
+    );
+    let client = http_client();
+    let running = start(config.clone(), &client).await;
+    let base = format!("http://127.0.0.1:{http}");
+    let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
+
+    // No published_at: unreadable, its article id and revision recoverable.
+    let payload = br#"{"schema_version":"factgate.draft.v1","article_id":"desk-dlq-1","revision":4,"body":"x","body_format":"text"}"#;
+    publish_draft(&producer, &config, "desk-dlq-1", payload).await;
+    let until = tokio::time::Instant::now() + Duration::from_secs(60);
+    let decision = decided(&client, &base, "desk-dlq-1", until).await;
+    assert_eq!(decision["outcome"], "block", "{decision:#}");
+
+    // The board reads drafts apart from the roles: wait for the desk to list it.
+    let page = loop {
+        let page = client
+            .get(format!("{base}/ui/"))
+            .header("accept", "text/html")
+            .send()
+            .await
+            .expect("the desk answers")
+            .text()
+            .await
+            .expect("text");
+        if page.contains("data-unreadable=") || tokio::time::Instant::now() > until {
+            break page;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let section = page
+        .split("Drafts that could not be read")
+        .nth(1)
+        .expect("the desk has a section of unreadable drafts");
+    let section = section.split("</section>").next().unwrap_or_default();
+    assert!(
+        section.contains(&format!(
+            "data-unreadable=\"{}:",
+            config.kafka.topics.drafts
+        )),
+        "where it was read (topic:partition:offset): {section}"
+    );
+    assert!(section.contains("published_at"), "why: {section}");
+    assert!(page.contains("desk-dlq-1"), "its block is listed: {page}");
+
+    running.stop().await;
+}
