@@ -635,6 +635,9 @@ pub(crate) fn same_fact(
             // A year is the same year or another (a sentence that writes the claim's year at
             // all, in a range "1985–2012" as well, gives it); other figures agree within the
             // tolerance.
+            // A table's figure whose scale its label gives ("Bulk cargo (million tonnes) 9.6")
+            // is read at the claim's scale when the sentence names it.
+            let f = &in_named_scale(f, c, s.text());
             let agrees = if c.unit == Unit::Year {
                 c.value == f.value || s.text().contains(c.text.as_str())
             } else {
@@ -690,6 +693,29 @@ fn page_figure_words(a: &Alignment<'_>, s: &Text, ft: usize, unit: Unit) -> Stem
         }
     }
     theirs
+}
+
+/// The page's figure `f` at the claim figure `c`'s scale, when `f` is written without one and its
+/// sentence (`text`) names the claim's ("million" in a table row "Bulk cargo (million tonnes) |
+/// 8.9 | 9.6"); else `f` as written.
+fn in_named_scale(f: &Figure, c: &Figure, text: &str) -> Figure {
+    let word = match c.scale {
+        1e3 => "thousand",
+        1e6 => "million",
+        1e9 => "billion",
+        _ => return f.clone(),
+    };
+    let named = text
+        .split(|ch: char| !ch.is_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case(word));
+    if f.scale != 1.0 || f.unit != c.unit || !named {
+        return f.clone();
+    }
+    Figure {
+        value: f.value * c.scale,
+        scale: c.scale,
+        ..f.clone()
+    }
 }
 
 /// Of the best aligned statement of the claim's value (`agreeing`) and the best aligned other

@@ -220,6 +220,17 @@ fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject_and
             Supported,
         ),
         ("Exports rose 4% in 2021.", exports, Refuted),
+        // A table row whose label gives the scale.
+        (
+            "Bulk cargo fell to 8.9 million tonnes from 9.6 million tonnes.",
+            "Bulk cargo (million tonnes) 8.9 9.6 -7.3%",
+            Supported,
+        ),
+        (
+            "Bulk cargo fell to 8.9 billion tonnes.",
+            "Bulk cargo (million tonnes) 8.9 9.6 -7.3%",
+            Refuted,
+        ),
         // "The 2024 report" is no period of the figure's.
         (
             "The 2024 report found that 5% of firms closed.",
