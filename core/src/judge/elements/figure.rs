@@ -467,15 +467,21 @@ const PERIOD_LEADS: &[&str] = &["in", "during", "for", "by"];
 /// The period written right after the figure `f` at token `first` of `t` (see [`FigurePeriod`]):
 /// a lead word ("in", "during", "for", "by"), then a month, a year, or a month and a year.
 pub(crate) fn period_after(t: &Text, f: &Figure, first: usize) -> FigurePeriod {
+    figure_and_period(t, f, first).0
+}
+
+/// [`period_after`], and the token past the figure and its period: where the words about the
+/// next figure start ("4% in May and 6% in June": "and").
+pub(crate) fn figure_and_period(t: &Text, f: &Figure, first: usize) -> (FigurePeriod, usize) {
     let end = t.toks[first].start as usize + f.text.len();
-    let mut j = (first..t.toks.len())
+    let after = (first..t.toks.len())
         .find(|&i| (t.toks[i].start as usize) >= end)
         .unwrap_or(t.toks.len());
     let mut period = FigurePeriod::default();
-    if j >= t.toks.len() || !PERIOD_LEADS.contains(&t.lower(j)) {
-        return period;
+    if after >= t.toks.len() || !PERIOD_LEADS.contains(&t.lower(after)) {
+        return (period, after);
     }
-    j += 1;
+    let mut j = after + 1;
     if j < t.toks.len()
         && t.toks[j].capital()
         && let Some(month) = crate::text::lexicon::month_number(t.lower(j))
@@ -489,8 +495,9 @@ pub(crate) fn period_after(t: &Text, f: &Figure, first: usize) -> FigurePeriod {
         .find(|(y, at)| *at == j && y.unit == Unit::Year && !y.text.ends_with('s'))
     {
         period.year = Some(year.value as i64);
+        j += 1;
     }
-    period
+    (period, if period.is_some() { j } else { after })
 }
 
 /// The period the claim's figure `c` (at claim token `at`) is given for: the one written after
@@ -697,7 +704,7 @@ fn page_figure_words(a: &Alignment<'_>, s: &Text, ft: usize, unit: Unit) -> Stem
 
 /// The page's figure `f` at the claim figure `c`'s scale, when `f` is written without one and its
 /// sentence (`text`) names the claim's ("million" in a table row "Bulk cargo (million tonnes) |
-/// 8.9 | 9.6"); else `f` as written.
+/// 8.9 | 9.6", "Revenue ($ millions)"); else `f` as written.
 fn in_named_scale(f: &Figure, c: &Figure, text: &str) -> Figure {
     let word = match c.scale {
         1e3 => "thousand",
@@ -705,9 +712,10 @@ fn in_named_scale(f: &Figure, c: &Figure, text: &str) -> Figure {
         1e9 => "billion",
         _ => return f.clone(),
     };
-    let named = text
-        .split(|ch: char| !ch.is_alphanumeric())
-        .any(|w| w.eq_ignore_ascii_case(word));
+    let named = text.split(|ch: char| !ch.is_alphanumeric()).any(|w| {
+        let w = w.strip_suffix('s').unwrap_or(w);
+        w.eq_ignore_ascii_case(word)
+    });
     if f.scale != 1.0 || f.unit != c.unit || !named {
         return f.clone();
     }

@@ -48,12 +48,9 @@ pub(crate) fn label(t: &Text, at: usize, a: &Alignment<'_>) -> Label {
         .figures
         .iter()
         .filter(|(f, first)| *first < at && f.unit != Unit::Year)
-        .map(|(f, first)| {
-            let end = t.toks[*first].start as usize + f.text.len();
-            (*first..at)
-                .find(|&i| t.toks[i].start as usize >= end)
-                .unwrap_or(at)
-        })
+        // Past the figure and the period written after it ("4% in May and 6% in June": the
+        // 6%'s label starts at "and", not at "May").
+        .map(|(f, first)| super::figure::figure_and_period(t, f, *first).1.min(at))
         .max()
         .unwrap_or(0);
     let words = |from: usize| -> Label {

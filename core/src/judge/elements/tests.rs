@@ -117,6 +117,7 @@ fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject_and
     let rents = "Rents rose 8% last year, while wages rose 3%.";
     let trade = "Exports fell 3% in the first half, while imports rose 6%.";
     let sales = "Sales grew 12% in March, while profits grew 4%.";
+    let months = "Rents rose 4% in May and 6% in June, the index showed.";
     let targets = "The city aims to cut emissions 40% by 2030 and 60% by 2040.";
     let prices = "Inflation rose to 5% in March from 3% in February.";
     let exports = "Exports rose 12% in 2021 and 4% in 2022, the ministry said on Monday.";
@@ -230,6 +231,16 @@ fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject_and
             "Bulk cargo fell to 8.9 billion tonnes.",
             "Bulk cargo (million tonnes) 8.9 9.6 -7.3%",
             Refuted,
+        ),
+        // The label of a figure after another's period starts past that period: "in May" is
+        // not what the 6% is of.
+        ("Rents rose 6% in June.", months, Supported),
+        ("In June, rents were up 6%.", months, Supported),
+        ("Rents rose 6% in May.", months, Refuted),
+        (
+            "Revenue was $4.2 million.",
+            "Revenue ($ millions) 4.2 3.9 +7.7%",
+            Supported,
         ),
         // "The 2024 report" is no period of the figure's.
         (
