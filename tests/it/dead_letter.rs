@@ -161,19 +161,14 @@ async fn an_oversized_record_with_a_long_key_is_dead_lettered_cut_to_the_limit()
 /// the block decision its recovered article id got.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_desk_lists_an_unreadable_draft_with_where_and_why() {
-    use crate::support::pipeline::{decided, free_port, http_client, publish_draft, start};
-    let broker: &'static EmbeddedBroker = Box::leak(Box::new(
-        EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
-    ));
-    let http = free_port();
-    let config = mock_cluster_config(
-        broker.bootstrap_servers(),
-        &format!("[http]\nlisten = \"127.0.0.1:{http}\"\n"),
-    );
-    let client = http_client();
-    let running = start(config.clone(), &client).await;
-    let base = format!("http://127.0.0.1:{http}");
-    let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
+    use crate::support::pipeline::{Served, decided, publish_draft, serve_on_embedded_broker};
+    let Served {
+        config,
+        client,
+        running,
+        base,
+        producer,
+    } = serve_on_embedded_broker().await;
 
     // No published_at: unreadable, its article id and revision recoverable.
     let payload = br#"{"schema_version":"factgate.draft.v1","article_id":"desk-dlq-1","revision":4,"body":"x","body_format":"text"}"#;

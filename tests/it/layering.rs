@@ -419,13 +419,14 @@ fn a_planted_circle_between_files_is_found() {
     assert_eq!(circles(&file_graph(src)), Vec::<BTreeSet<String>>::new());
 }
 
-/// The crate boundary is visible: the service names the core's items by `factgate_core::…`
-/// and re-exports none of them, so a path says on which side its name lives.
-#[test]
-fn the_service_re_exports_nothing_of_the_core() {
+/// Each line of the service's code (`src/`, tests and comments left out) that `pick` keeps from a
+/// file's code, as `src/FILE: line`; files under `src/skip` are not read.
+fn service_lines(skip: Option<&str>, pick: impl Fn(&str) -> Vec<String>) -> Vec<String> {
     let src = root().join("src");
-    let found: Vec<String> = rust_files(&src)
+    let skip = skip.map(|dir| src.join(dir));
+    rust_files(&src)
         .into_iter()
+        .filter(|file| skip.as_ref().is_none_or(|dir| !file.starts_with(dir)))
         .flat_map(|file| {
             let text = std::fs::read_to_string(&file).expect("readable source");
             let shown = file
@@ -433,17 +434,27 @@ fn the_service_re_exports_nothing_of_the_core() {
                 .unwrap_or(&file)
                 .display()
                 .to_string();
-            code(&text)
-                .lines()
-                .filter(|line| {
-                    let line = line.trim_start();
-                    line.starts_with("pub use factgate_core")
-                        || line.starts_with("pub(crate) use factgate_core")
-                })
-                .map(|line| format!("src/{shown}: {}", line.trim()))
-                .collect::<Vec<_>>()
+            pick(&code(&text))
+                .into_iter()
+                .map(move |line| format!("src/{shown}: {line}"))
         })
-        .collect();
+        .collect()
+}
+
+/// The crate boundary is visible: the service names the core's items by `factgate_core::…`
+/// and re-exports none of them, so a path says on which side its name lives.
+#[test]
+fn the_service_re_exports_nothing_of_the_core() {
+    let found = service_lines(None, |code| {
+        code.lines()
+            .map(str::trim)
+            .filter(|line| {
+                line.starts_with("pub use factgate_core")
+                    || line.starts_with("pub(crate) use factgate_core")
+            })
+            .map(str::to_owned)
+            .collect()
+    });
     assert!(found.is_empty(), "re-exports of the core: {found:#?}");
 }
 
@@ -471,23 +482,7 @@ fn operator_log_lines(code: &str) -> Vec<String> {
 /// metric does.
 #[test]
 fn every_operator_log_line_is_an_internal_event() {
-    let src = root().join("src");
-    let events = src.join("internal_events");
-    let found: Vec<String> = rust_files(&src)
-        .into_iter()
-        .filter(|file| !file.starts_with(&events))
-        .flat_map(|file| {
-            let text = std::fs::read_to_string(&file).expect("readable source");
-            let shown = file
-                .strip_prefix(&src)
-                .unwrap_or(&file)
-                .display()
-                .to_string();
-            operator_log_lines(&code(&text))
-                .into_iter()
-                .map(move |line| format!("src/{shown}: {line}"))
-        })
-        .collect();
+    let found = service_lines(Some("internal_events"), operator_log_lines);
     assert!(
         found.is_empty(),
         "log lines outside src/internal_events/: {found:#?}"

@@ -7,11 +7,10 @@
 //! decision or a finding the decision does not have are refused and counted.
 
 use crate::support::pipeline::{
-    TEST_EDITOR, decided, demo_draft, free_port, http_client, mock_cluster_config, publish_draft,
-    start,
+    Served, TEST_EDITOR, decided, demo_draft, publish_draft, serve_on_embedded_broker,
 };
 use crate::support::schema::{assert_valid, validator};
-use factgate::kafka::{EmbeddedBroker, EventHeaders, EventProducer};
+use factgate::kafka::EventHeaders;
 use factgate_core::events::{Decision, FindingRef, IssueType, OVERRIDE_V1, Outcome, OverrideEvent};
 use std::time::Duration;
 use tokio::time::{Instant, sleep};
@@ -77,19 +76,13 @@ fn revision_of(article: &str, revision: u64, origin: &str) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_override_passes_its_revision_with_the_audit_fields_and_no_other() {
     let origin = crate::support::origin::start_demo(axum::Router::new()).await;
-    let broker: &'static EmbeddedBroker = Box::leak(Box::new(
-        EmbeddedBroker::start(&factgate::config::Config::default().kafka)
-            .expect("embedded broker starts"),
-    ));
-    let http = free_port();
-    let config = mock_cluster_config(
-        broker.bootstrap_servers(),
-        &format!("[http]\nlisten = \"127.0.0.1:{http}\"\n"),
-    );
-    let client = http_client();
-    let running = start(config.clone(), &client).await;
-    let base = format!("http://127.0.0.1:{http}");
-    let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
+    let Served {
+        config,
+        client,
+        running,
+        base,
+        producer,
+    } = serve_on_embedded_broker().await;
     let article = "override-1";
 
     publish_draft(

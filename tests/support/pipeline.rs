@@ -235,3 +235,39 @@ pub async fn decided(
         sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// The whole pipeline on a new embedded broker, its API and pages on a free loopback port: what
+/// the tests of the editors' pages start from.
+pub struct Served {
+    pub config: Config,
+    /// A client logged in with the test credentials.
+    pub client: reqwest::Client,
+    pub running: Running,
+    /// The API's and the pages' base URL.
+    pub base: String,
+    /// A producer on the broker, standing in for the CMS.
+    pub producer: EventProducer,
+}
+
+/// Starts [`Served`].
+pub async fn serve_on_embedded_broker() -> Served {
+    let broker: &'static factgate::kafka::EmbeddedBroker = Box::leak(Box::new(
+        factgate::kafka::EmbeddedBroker::start(&Config::default().kafka)
+            .expect("embedded broker starts"),
+    ));
+    let http = free_port();
+    let config = mock_cluster_config(
+        broker.bootstrap_servers(),
+        &format!("[http]\nlisten = \"127.0.0.1:{http}\"\n"),
+    );
+    let client = http_client();
+    let running = start(config.clone(), &client).await;
+    let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
+    Served {
+        config,
+        client,
+        running,
+        base: format!("http://127.0.0.1:{http}"),
+        producer,
+    }
+}
