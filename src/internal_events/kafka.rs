@@ -104,6 +104,56 @@ pub fn rebalance_failed(role: &dyn std::fmt::Display, error: &dyn std::fmt::Disp
     warn!(role = %role, error = %error, "rebalance failed");
 }
 
+/// The broker answered `role`'s first read of a new partition at `first`, past the group's
+/// committed offset `committed` (it serves a record batch only from its first record): the read
+/// moved back to `to`, and what comes before `committed` is skipped (see `kafka::resume`).
+pub fn read_moved_back(
+    role: &str,
+    topic: &str,
+    partition: i32,
+    committed: i64,
+    first: i64,
+    to: i64,
+) {
+    info!(
+        role,
+        topic,
+        partition,
+        committed,
+        first,
+        to,
+        "the broker answered past the committed offset; reading again from before it"
+    );
+}
+
+/// As [`read_moved_back`], but moving the read back failed: the records between `committed` and
+/// `first` are not read by `role`.
+pub fn read_not_moved_back(
+    error: &dyn std::fmt::Display,
+    role: &str,
+    topic: &str,
+    partition: i32,
+    committed: i64,
+    first: i64,
+) {
+    error!(
+        error = %error,
+        role,
+        topic,
+        partition,
+        committed,
+        first,
+        "the broker answered past the committed offset and the read could not move back: \
+         the records between are not read"
+    );
+}
+
+/// `role` could not learn the committed offsets of partitions just assigned: they are read from
+/// wherever the broker answers, unguarded (see `kafka::resume`).
+pub fn committed_offsets_unknown(error: &dyn std::fmt::Display, role: &str) {
+    warn!(error = %error, role, "committed offsets of new partitions not known; reading on unguarded");
+}
+
 /// Committing `role`'s offsets failed: they stay stored and are committed on the next interval.
 pub fn offset_commit_failed(role: &dyn std::fmt::Display, error: &dyn std::fmt::Display) {
     warn!(role = %role, error = %error, "offset commit failed");

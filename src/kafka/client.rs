@@ -14,6 +14,7 @@ use rdkafka::{ClientContext, Statistics, TopicPartitionList};
 use tracing::debug;
 
 use super::KafkaSetupError;
+use super::resume::{Resuming, move_back_assignment};
 use crate::config::{KafkaConfig, REDACTED, is_secret_property};
 use factgate_core::events::TopicPartition;
 
@@ -191,6 +192,14 @@ pub struct RoleContext {
     revoked: Mutex<Vec<TopicPartition>>,
     assigned: Mutex<Vec<TopicPartition>>,
     before_revoke: Mutex<Option<RevokeHook>>,
+    /// Whether assignments start before the committed offset ([`super::resume`]): set by the
+    /// role's [`super::ResumeAtCommitted`], which skips what was handled before, or by the join,
+    /// which reads it as replays.
+    resume_at_committed: AtomicBool,
+    /// Whether the partitions so moved are kept for [`RoleContext::take_resuming`].
+    track_resuming: AtomicBool,
+    /// Partitions assigned with their read moved back, for [`super::ResumeAtCommitted`].
+    resuming: Mutex<Vec<(TopicPartition, Resuming)>>,
 }
 
 impl std::fmt::Debug for RoleContext {
@@ -238,6 +247,9 @@ impl RoleContext {
             revoked: Mutex::new(Vec::new()),
             assigned: Mutex::new(Vec::new()),
             before_revoke: Mutex::new(None),
+            resume_at_committed: AtomicBool::new(false),
+            track_resuming: AtomicBool::new(false),
+            resuming: Mutex::new(Vec::new()),
         }
     }
 
@@ -262,6 +274,20 @@ impl RoleContext {
     /// offsets stored for them were committed by librdkafka as they were revoked.
     pub fn take_revoked(&self) -> Vec<TopicPartition> {
         std::mem::take(&mut *self.revoked.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// From the next assignment on, starts partitions' reads before their committed offsets
+    /// ([`super::resume`]); with `track`, keeps which for [`RoleContext::take_resuming`]. The
+    /// join, which reads again what it decided as replays, moves its reads back without tracking.
+    pub fn move_reads_back(&self, track: bool) {
+        self.track_resuming.store(track, Ordering::Relaxed);
+        self.resume_at_committed.store(true, Ordering::Relaxed);
+    }
+
+    /// The partitions assigned since the last call whose read was moved back before their
+    /// committed offset ([`super::resume`]).
+    pub(crate) fn take_resuming(&self) -> Vec<(TopicPartition, Resuming)> {
+        std::mem::take(&mut *self.resuming.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The consumer's health, shared with whoever reports readiness.
@@ -386,11 +412,24 @@ fn publish_lag(
 }
 
 impl ConsumerContext for RoleContext {
-    fn pre_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
-        if let Rebalance::Revoke(_) = rebalance
-            && let Some(hook) = &*self.before_revoke.lock().unwrap_or_else(|e| e.into_inner())
-        {
-            hook();
+    fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        match rebalance {
+            Rebalance::Revoke(_) => {
+                if let Some(hook) = &*self.before_revoke.lock().unwrap_or_else(|e| e.into_inner()) {
+                    hook();
+                }
+            }
+            Rebalance::Assign(tpl) if self.resume_at_committed.load(Ordering::Relaxed) => {
+                let moved = move_back_assignment(consumer, &self.role, tpl);
+                if !self.track_resuming.load(Ordering::Relaxed) {
+                    return;
+                }
+                self.resuming
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(moved);
+            }
+            _ => {}
         }
     }
 
@@ -426,6 +465,10 @@ impl ConsumerContext for RoleContext {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .retain(|tp| !revoked.contains(tp));
+                self.resuming
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|(tp, _)| !revoked.contains(tp));
                 self.revoked
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())

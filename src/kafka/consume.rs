@@ -18,6 +18,9 @@
 //! A handler error stops the loop without storing that message's offset, and nothing after it is
 //! stored either: the caller restarts the consumer (or the role), which reads the message again.
 //! [`consume_at_least_once`] is the same with a window of one.
+//!
+//! A new partition is read from its committed offset ([`ResumeAtCommitted`]), also on a broker
+//! that would answer from the next record batch.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
@@ -31,6 +34,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::OwnedMessage;
 
 use super::offsets::{InOrderOffsets, store_next_offset};
+use super::resume::{Admit, ResumeAtCommitted};
 use super::{KafkaSetupError, RoleConsumer};
 
 /// Why [`consume_in_flight`] stopped before its shutdown signal.
@@ -57,13 +61,12 @@ pub enum ConsumeError<E> {
 ///
 /// # Errors
 /// As [`consume_in_flight`].
-pub async fn consume_at_least_once<C, H, Fut, E>(
-    consumer: &StreamConsumer<C>,
+pub async fn consume_at_least_once<H, Fut, E>(
+    consumer: &RoleConsumer,
     shutdown: impl Future<Output = ()>,
     handler: H,
 ) -> Result<(), ConsumeError<E>>
 where
-    C: ConsumerContext + 'static,
     H: FnMut(OwnedMessage) -> Fut,
     Fut: Future<Output = Result<(), E>>,
 {
@@ -105,14 +108,13 @@ impl Place {
 /// # Errors
 /// [`ConsumeError::Handler`] when the handler fails, [`ConsumeError::Fatal`] on a fatal
 /// librdkafka error.
-pub async fn consume_in_flight<C, H, Fut, E>(
-    consumer: &StreamConsumer<C>,
+pub async fn consume_in_flight<H, Fut, E>(
+    consumer: &RoleConsumer,
     shutdown: impl Future<Output = ()>,
     window: usize,
     mut handler: H,
 ) -> Result<(), ConsumeError<E>>
 where
-    C: ConsumerContext + 'static,
     H: FnMut(OwnedMessage) -> Fut,
     Fut: Future<Output = Result<(), E>>,
 {
@@ -123,6 +125,7 @@ where
     let mut busy: HashSet<Vec<u8>> = HashSet::new();
     let mut waiting: HashMap<Vec<u8>, VecDeque<OwnedMessage>> = HashMap::new();
     let mut offsets = InOrderOffsets::default();
+    let mut resume = ResumeAtCommitted::new(consumer);
     let mut start = |message: OwnedMessage| {
         let place = Place::of(&message);
         let handled = handler(message);
@@ -175,6 +178,11 @@ where
                         continue;
                     }
                 };
+                if resume.admit(consumer, message.topic(), message.partition(), message.offset())
+                    == Admit::Skip
+                {
+                    continue;
+                }
                 offsets.start(message.topic(), message.partition(), message.offset());
                 match message.key().map(<[u8]>::to_vec) {
                     Some(key) if busy.contains(&key) => {

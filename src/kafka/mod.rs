@@ -13,6 +13,8 @@
 //!   which keeps a bounded window of messages in flight and stores a partition's offset only
 //!   past messages whose outputs, and those of every message before them, are acknowledged.
 //! - [`offsets`]: the in-order offset bookkeeping behind that.
+//! - [`resume`]: [`ResumeAtCommitted`], which makes a new partition's reading start at its
+//!   committed offset also on a broker that serves a record batch only from its first record.
 //!
 //! Blocking librdkafka calls (commits, metadata, flush, closing a consumer) run on tokio's blocking
 //! pool, never on the async worker threads.
@@ -25,6 +27,7 @@ pub mod embedded;
 pub mod headers;
 pub mod offsets;
 pub mod produce;
+pub mod resume;
 
 pub use admin::{EnsuredTopics, ensure_named_topics, ensure_topics};
 pub use client::{ConsumerHealth, RoleConsumer, RoleContext, consumer, group_id};
@@ -41,6 +44,7 @@ pub use produce::{Delivered, EventProducer, PendingDelivery, is_message_fault, p
 /// The request types and error codes fault injection takes, re-exported so callers need not name
 /// the rdkafka crate.
 pub use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+pub use resume::{Admit, ResumeAtCommitted};
 
 use rdkafka::error::KafkaError;
 

@@ -72,7 +72,7 @@ const READ_BACK_ATTEMPTS: u32 = 3;
 /// within `linger.ms` (5 ms), far fewer records than this; the messages read again before the
 /// committed offset belong to articles already decided, which the decisions read back make
 /// replays.
-pub const REWIND_ON_ASSIGN: i64 = 1_000;
+pub const REWIND_ON_ASSIGN: i64 = crate::kafka::resume::REWIND;
 
 /// What the join decides on one message read at `offset` of `tp`: a manifest or a claim result.
 /// An unreadable manifest that names its article blocks that revision (fail closed: its draft
@@ -158,6 +158,11 @@ pub(super) async fn run(
     consumer
         .context()
         .before_revoke(Box::new(move || flush_before_handover(&producer)));
+    // Each new partition is read from [`REWIND_ON_ASSIGN`] messages before its committed offset
+    // from its first fetch: a broker that serves a batch only from its first record (tansu)
+    // would otherwise send nothing of the batch holding the committed offset, and an article
+    // whose manifest is there would never be decided (see `kafka::resume`).
+    consumer.context().move_reads_back(false);
     consumer.subscribe(&[topics.manifests.as_str(), topics.verified.as_str()])?;
     services
         .readiness

@@ -46,6 +46,7 @@ pub(super) async fn run(
     consumer.subscribe(&[topic.as_str()])?;
     let stop = stopped(stop);
     tokio::pin!(stop);
+    let mut resume = kafka::ResumeAtCommitted::new(&consumer);
     let outcome = loop {
         let message = match kafka::next_or_stop(&consumer, &mut stop, OVERRIDES_TASK).await {
             Ok(Some(message)) => message,
@@ -57,6 +58,15 @@ pub(super) async fn run(
                 });
             }
         };
+        if resume.admit(
+            &consumer,
+            message.topic(),
+            message.partition(),
+            message.offset(),
+        ) == kafka::Admit::Skip
+        {
+            continue;
+        }
         let payload = message.payload().unwrap_or_default();
         match serde_json::from_slice::<OverrideEvent>(payload) {
             Ok(over) => {

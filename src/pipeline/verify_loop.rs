@@ -6,7 +6,8 @@
 //! Up to [`VERIFY_CONCURRENCY`] checks are worked at once; a check's result is queued and its
 //! slot handed on, and up to [`VERIFY_IN_FLIGHT`] requests may wait for their acknowledgement.
 //! Offsets move only past requests whose result is acknowledged, and never past one still in
-//! flight (see [`crate::kafka::offsets`]).
+//! flight (see [`crate::kafka::offsets`]). A new partition is read from its committed offset
+//! ([`crate::kafka::resume`]).
 
 use super::{PipelineError, Role, Services, StopCause, stopped};
 use crate::internal_events;
@@ -52,6 +53,7 @@ pub(super) async fn run(
     let limit = Arc::new(Semaphore::new(VERIFY_CONCURRENCY));
     let mut tasks: JoinSet<Result<Done, KafkaError>> = JoinSet::new();
     let mut offsets = InOrderOffsets::default();
+    let mut resume = kafka::ResumeAtCommitted::new(&consumer);
     // A slot taken for the next request before it is read. Waiting on the semaphore, rather
     // than reading only while a slot is free, wakes the loop as soon as a check hands its slot
     // on; otherwise it would wait for some check's acknowledgement to look again.
@@ -94,6 +96,11 @@ pub(super) async fn run(
                         continue;
                     }
                 };
+                // Before the committed offset, or read again from before it: not this role's to
+                // check now, and the slot stays taken for the next request.
+                if resume.admit(&consumer, message.topic(), message.partition(), message.offset()) == kafka::Admit::Skip {
+                    continue;
+                }
                 let Some(permit) = slot.take() else {
                     // Cannot happen: the branch runs only with a slot taken. Fail loudly rather
                     // than lose the message silently.

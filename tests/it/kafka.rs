@@ -1,5 +1,6 @@
 //! The Kafka plumbing on the embedded broker (librdkafka's mock cluster, on 127.0.0.1): topics,
-//! round trips with headers, offsets that follow outputs, and the producer under injected faults.
+//! round trips with headers, offsets that follow outputs, and the producer under injected faults;
+//! and, on tansu, a role resuming inside a record batch.
 //! Every wait is bounded, so a failure fails rather than hangs.
 
 use std::time::Duration;
@@ -669,4 +670,67 @@ async fn a_role_whose_next_records_the_broker_deleted_counts_the_loss() {
     );
     let text = factgate::metrics::render();
     assert!(text.contains(&series), "no {series} in:\n{text}");
+}
+
+/// tansu (an independent Kafka-protocol broker) answers a fetch from inside a record batch with
+/// the next batch. A role whose committed offset falls inside a batch (its records were produced
+/// together, and it handled some of them before it stopped) must still read the rest of that
+/// batch when it starts again: here m3 to m5 of one batch of six, after m0 to m2 were handled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_role_restarted_inside_a_record_batch_on_tansu_reads_on_from_its_committed_offset() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (_broker, port) = crate::support::tansu::start_broker(dir.path()).await;
+    let bootstrap = format!("127.0.0.1:{port}");
+    let mut config = config(1);
+    // The six records wait for one another, so they go in one batch.
+    config.properties.insert("linger.ms".into(), "500".into());
+    timeout(WAIT, ensure_topics(&config, &bootstrap))
+        .await
+        .expect("topics in time")
+        .expect("topics");
+    let producer = EventProducer::new(&config, &bootstrap).expect("producer");
+    let headers = EventHeaders::new(DRAFT_V1, None);
+    let payloads: Vec<String> = (0..6).map(|i| format!("m{i}")).collect();
+    let sent = payloads.iter().map(|payload| {
+        producer.produce(
+            &config.topics.drafts,
+            "article-1",
+            payload.as_bytes(),
+            &headers,
+        )
+    });
+    let offsets: Vec<i64> = timeout(WAIT, futures::future::join_all(sent))
+        .await
+        .expect("delivered in time")
+        .into_iter()
+        .map(|delivered| delivered.expect("delivered").offset)
+        .collect();
+    assert_eq!(offsets, [0, 1, 2, 3, 4, 5]);
+
+    // The role handles m0..m2 and fails on m3: its committed offset is 3, inside the batch.
+    let first = factgate::kafka::consumer(&config, &bootstrap, "extract").expect("consumer");
+    first
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    let outcome = timeout(
+        WAIT,
+        consume_at_least_once(&first, std::future::pending(), |message| {
+            let failed = text(&message).1 == "m3";
+            async move { if failed { Err(NotAcknowledged) } else { Ok(()) } }
+        }),
+    )
+    .await
+    .expect("the loop stops on the failed handler");
+    assert!(
+        matches!(outcome, Err(ConsumeError::Handler { offset: 3, .. })),
+        "{outcome:?}"
+    );
+    close_consumer(first).await.expect("close");
+
+    let second = factgate::kafka::consumer(&config, &bootstrap, "extract").expect("consumer");
+    second
+        .subscribe(&[&config.topics.drafts])
+        .expect("subscribe");
+    let seen = acknowledge_n(&second, 3, Duration::from_secs(1)).await;
+    assert_eq!(seen, ["m3", "m4", "m5"]);
 }
