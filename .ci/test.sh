@@ -281,6 +281,12 @@ awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += 
      /Summary \[/ && / tests? run: / { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "%d passed, %d failed\n", p, f }' "$results"
 if [ "$status" -ne 0 ] || [ "$llm_status" -ne 0 ]; then
+  # Why each failed test failed, last, where a CI log cut short still shows it: every panic line
+  # and the assertion message after it, without the backtraces.
+  echo "==> why the failed tests failed"
+  awk '/ panicked at / { n = 8; print "  " $0; next }
+       n > 0 && /stack backtrace:|^ *[0-9]+: |^ *at / { n = 0; next }
+       n > 0 { n--; print "  " substr($0, 1, 400) }' "$results" | head -n 120
   echo "tests failed (other tests: status $status; llm_server: status $llm_status)" >&2
   exit 1
 fi
