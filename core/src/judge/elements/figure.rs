@@ -477,11 +477,17 @@ pub(crate) fn figure_and_period(t: &Text, f: &Figure, first: usize) -> (FigurePe
     let after = (first..t.toks.len())
         .find(|&i| (t.toks[i].start as usize) >= end)
         .unwrap_or(t.toks.len());
-    let mut period = FigurePeriod::default();
     if after >= t.toks.len() || !PERIOD_LEADS.contains(&t.lower(after)) {
-        return (period, after);
+        return (FigurePeriod::default(), after);
     }
-    let mut j = after + 1;
+    let (period, past) = period_at(t, after + 1);
+    (period, if period.is_some() { past } else { after })
+}
+
+/// The month, the year, or the month and year written from token `j` of `t` ("March", "2024",
+/// "March 2024"; not a decade), and the token past them.
+fn period_at(t: &Text, mut j: usize) -> (FigurePeriod, usize) {
+    let mut period = FigurePeriod::default();
     if j < t.toks.len()
         && t.toks[j].capital()
         && let Some(month) = crate::text::lexicon::month_number(t.lower(j))
@@ -497,7 +503,27 @@ pub(crate) fn figure_and_period(t: &Text, f: &Figure, first: usize) -> (FigurePe
         period.year = Some(year.value as i64);
         j += 1;
     }
-    (period, if period.is_some() { j } else { after })
+    (period, j)
+}
+
+/// The period the page's figure `f` (at token `first` of its sentence `s`) is given for: the one
+/// written after it; else the one the sentence opens with ("In 2024 sales rose 5%, after 2% in
+/// 2023": 2024 for the 5%), for the figures before the first that names its own.
+pub(crate) fn page_period(s: &Text, f: &Figure, first: usize) -> FigurePeriod {
+    let after = period_after(s, f, first);
+    if after.is_some() || s.toks.is_empty() || !PERIOD_LEADS.contains(&s.lower(0)) {
+        return after;
+    }
+    let (opening, past) = period_at(s, 1);
+    if !opening.is_some() {
+        return after;
+    }
+    let named_before = s
+        .figures
+        .iter()
+        .filter(|(g, at)| *at >= past && *at < first && g.unit != Unit::Year)
+        .any(|(g, at)| period_after(s, g, *at).is_some());
+    if named_before { after } else { opening }
 }
 
 /// The period the claim's figure `c` (at claim token `at`) is given for: the one written after
@@ -574,7 +600,7 @@ pub(crate) fn same_fact(
             }
             // A figure the page gives for another year or month ("3% in 2023 and 5% in 2024")
             // is not the claim's for its own.
-            if c.unit != Unit::Year && ours_period.differs(&period_after(s, f, *ft)) {
+            if c.unit != Unit::Year && ours_period.differs(&page_period(s, f, *ft)) {
                 continue;
             }
             // A sentence that dates things by its own date too ("took the cup this year,

@@ -99,6 +99,16 @@ impl Alignment<'_> {
                 ),
             ),
             SlotKind::Negation => (ClaimElement::Negation, true, says(&sub.source)),
+            // The sentence writes the claim's year as well ("In 2024 sales rose 5%, after 2% in
+            // 2023" for sales up 5% in 2024): which year dates which figure is for the figure
+            // rule (`same_fact`, by the period of each) to say, not word order.
+            SlotKind::Year
+                if self.sentences[k].figures.iter().any(|(f, _)| {
+                    f.unit == crate::model::Unit::Year && f.text == sub.claim.trim()
+                }) =>
+            {
+                return None;
+            }
             SlotKind::Year => (ClaimElement::Date, true, says(&sub.source)),
             SlotKind::Number => {
                 let number = |t: &str| t.trim().replace(',', "").parse::<f64>().ok();

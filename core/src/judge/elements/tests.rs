@@ -121,6 +121,7 @@ fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject_and
     let targets = "The city aims to cut emissions 40% by 2030 and 60% by 2040.";
     let prices = "Inflation rose to 5% in March from 3% in February.";
     let exports = "Exports rose 12% in 2021 and 4% in 2022, the ministry said on Monday.";
+    let opening = "In 2024 online sales of books rose 5%, after 2% in 2023.";
     let cases = [
         ("Wages rose 8% last year.", rents, Refuted),
         ("Wages rose 3% last year.", rents, Supported),
@@ -252,6 +253,32 @@ fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject_and
             "Turnout was 60% in 2019.",
             "Turnout was 60% in the 2019 election and 55% in 2024.",
             Supported,
+        ),
+        // A sentence that opens with its period gives it to its figures that name none.
+        ("Online sales of books rose 5% in 2023.", opening, Refuted),
+        ("Online sales of books rose 5% in 2024.", opening, Supported),
+        ("Online sales of books rose 2% in 2023.", opening, Supported),
+        (
+            "In 2024, online sales of books rose 5%.",
+            opening,
+            Supported,
+        ),
+        // A sentence that writes the claim's year as well does not contradict it word for word
+        // ("in 2024" against its "in 2023").
+        (
+            "Sales rose 5% in 2024.",
+            "In 2024 sales rose 5%, after 2% in 2023.",
+            Supported,
+        ),
+        (
+            "Exports fell 2% in March.",
+            "In March, exports fell 2% and imports rose 1%.",
+            Supported,
+        ),
+        (
+            "Exports fell 2% in April.",
+            "In March, exports fell 2% and imports rose 1%.",
+            Refuted,
         ),
     ];
     let wrong: Vec<String> = cases
