@@ -459,6 +459,11 @@ impl FigurePeriod {
     fn is_some(&self) -> bool {
         self.year.is_some() || self.month.is_some()
     }
+
+    /// The year it names, if any.
+    pub(crate) fn year(&self) -> Option<i64> {
+        self.year
+    }
 }
 
 /// Words that lead from a figure to the period it is for.

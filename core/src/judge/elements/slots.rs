@@ -68,6 +68,28 @@ impl Alignment<'_> {
         out
     }
 
+    /// Whether sentence `k` gives one of the claim's figures (other than years) for the year
+    /// `year` the claim writes: the same value, with the period written after it or opening the
+    /// sentence (`figure::page_period`) being that year.
+    fn dates_the_claims_figure(&self, k: usize, year: &str) -> bool {
+        use crate::model::Unit;
+        let Ok(year) = year.parse::<i64>() else {
+            return false;
+        };
+        let s = self.sentences[k];
+        self.claim
+            .figures
+            .iter()
+            .filter(|(c, _)| c.unit != Unit::Year)
+            .any(|(c, _)| {
+                s.figures.iter().any(|(f, at)| {
+                    f.unit == c.unit
+                        && relative_error(c.value, f.value) <= 0.02
+                        && super::figure::page_period(s, f, *at).year() == Some(year)
+                })
+            })
+    }
+
     pub(crate) fn substitution_finding(
         &self,
         k: usize,
@@ -99,16 +121,10 @@ impl Alignment<'_> {
                 ),
             ),
             SlotKind::Negation => (ClaimElement::Negation, true, says(&sub.source)),
-            // The sentence writes the claim's year as well ("In 2024 sales rose 5%, after 2% in
-            // 2023" for sales up 5% in 2024): which year dates which figure is for the figure
-            // rule (`same_fact`, by the period of each) to say, not word order.
-            SlotKind::Year
-                if self.sentences[k].figures.iter().any(|(f, _)| {
-                    f.unit == crate::model::Unit::Year && f.text == sub.claim.trim()
-                }) =>
-            {
-                return None;
-            }
+            // The sentence gives the claim's figure for the claim's year ("In 2024 sales rose 5%,
+            // after 2% in 2023" for sales up 5% in 2024): the year it lines up with word for
+            // word dates another figure.
+            SlotKind::Year if self.dates_the_claims_figure(k, sub.claim.trim()) => return None,
             SlotKind::Year => (ClaimElement::Date, true, says(&sub.source)),
             SlotKind::Number => {
                 let number = |t: &str| t.trim().replace(',', "").parse::<f64>().ok();

@@ -270,6 +270,12 @@ fn of_two_figures_in_a_sentence_the_claim_is_held_to_the_one_for_its_subject_and
             "In 2024 sales rose 5%, after 2% in 2023.",
             Supported,
         ),
+        // But the claim's figure given for another year is still the year changed.
+        (
+            "Sales reached $7 million in 2019.",
+            "Sales were $5 million in 2019 and reached $7 million in 2020.",
+            Refuted,
+        ),
         (
             "Exports fell 2% in March.",
             "In March, exports fell 2% and imports rose 1%.",
