@@ -121,11 +121,6 @@ pub fn join_consumer_error(err: &dyn std::fmt::Display) {
     warn!(error = %err, "consumer error; reading on");
 }
 
-/// A newly assigned partition could not be moved back to re-read its recent messages.
-pub fn join_rewind_failed(err: &dyn std::fmt::Display, topic: &str, partition: i32) {
-    warn!(error = %err, topic = %topic, partition, "cannot rewind the partition; it is read from its committed offset");
-}
-
 /// The consumer's assignment could not be read, to pause or resume `topic` (all when `None`).
 pub fn join_assignment_unread(err: &dyn std::fmt::Display, topic: Option<&str>) {
     match topic {

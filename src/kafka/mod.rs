@@ -48,6 +48,19 @@ pub use resume::{Admit, ResumeAtCommitted};
 
 use rdkafka::error::KafkaError;
 
+/// Runs a blocking librdkafka call from inside a consumer's callback (a rebalance runs in the
+/// poll of the role's task, on an async worker): on a multi-threaded runtime the worker hands
+/// its other tasks on while it waits (`block_in_place`); on a current-thread runtime (tests) it
+/// simply waits. For what must happen inside the callback: the join's flush before a handover,
+/// the offset queries of an assignment (`resume`). Elsewhere, blocking calls go to the blocking
+/// pool.
+pub(crate) fn block_in_callback<T>(call: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(call),
+        _ => call(),
+    }
+}
+
 /// The brokers did not answer within `kafka.connect_timeout_ms`.
 #[derive(Debug, thiserror::Error)]
 #[error(

@@ -101,11 +101,7 @@ impl ResumeAtCommitted {
         // At the committed offset; or past it after the read began before it (a gap the broker
         // holds, not one it skipped); or past it with nowhere further back to read from.
         let nowhere_back = resuming.moved_to <= resuming.low;
-        if offset == resuming.committed
-            || resuming.before_seen
-            || nowhere_back
-            || resuming.committed <= resuming.low
-        {
+        if offset == resuming.committed || resuming.before_seen || nowhere_back {
             self.resuming.remove(&tp);
             return Admit::Handle;
         }
@@ -154,7 +150,9 @@ pub(crate) fn move_back_assignment<C: ConsumerContext>(
     role: &str,
     assigned: &TopicPartitionList,
 ) -> Vec<(TopicPartition, Resuming)> {
-    let committed = match blocking(|| consumer.committed_offsets(assigned.clone(), QUERY_TIMEOUT)) {
+    let committed = match super::block_in_callback(|| {
+        consumer.committed_offsets(assigned.clone(), QUERY_TIMEOUT)
+    }) {
         Ok(committed) => committed,
         Err(err) => {
             crate::internal_events::committed_offsets_unknown(&err, role);
@@ -167,7 +165,9 @@ pub(crate) fn move_back_assignment<C: ConsumerContext>(
             continue;
         };
         let (topic, partition) = (element.topic(), element.partition());
-        let low = match blocking(|| consumer.fetch_watermarks(topic, partition, QUERY_TIMEOUT)) {
+        let low = match super::block_in_callback(|| {
+            consumer.fetch_watermarks(topic, partition, QUERY_TIMEOUT)
+        }) {
             Ok((low, _high)) => low,
             Err(err) => {
                 crate::internal_events::committed_offsets_unknown(&err, role);
@@ -203,14 +203,4 @@ pub(crate) fn move_back_assignment<C: ConsumerContext>(
         ));
     }
     moved
-}
-
-/// Runs a blocking librdkafka query from the consumer's task: on a multi-threaded runtime the
-/// worker hands its other tasks on while it waits; on a current-thread runtime (tests) it simply
-/// waits. Only at an assignment, once per partition.
-fn blocking<T>(query: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
-        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(query),
-        _ => query(),
-    }
 }

@@ -53,15 +53,13 @@ pub enum ReadBackError {
 pub(super) struct ReadBack {
     /// The decisions that may concern what is read again.
     pub decisions: Vec<Decision>,
-    /// Where the join should start reading each new partition: `rewind` messages before its
-    /// committed offset (not before the partition's first).
-    pub starts: Vec<(factgate_core::events::TopicPartition, i64)>,
 }
 
 /// The decisions that may concern the messages of `assigned` (the join's new partitions) the
 /// join will read again from `rewind` messages before their committed offsets: every decision
 /// of `decisions_topic` written since the oldest of those messages, less [`CLOCK_SKEW`], up to
-/// the end of the topic; and where each of those reads starts. No decision when nothing is read
+/// the end of the topic. (The join's consumer starts those reads there by itself: its
+/// assignments are moved back the same way, `kafka::resume`.) No decision when nothing is read
 /// again. Blocking: run it off the async workers.
 ///
 /// # Errors
@@ -87,17 +85,6 @@ pub(super) fn read_back(
     let consumer: BaseConsumer<ReaderContext> = client.create_with_context(ReaderContext)?;
 
     let by_topic = join_starts(&consumer, assigned, rewind)?;
-    let starts: Vec<(factgate_core::events::TopicPartition, i64)> = by_topic
-        .iter()
-        .flat_map(|(topic, froms)| {
-            froms.iter().map(|(&partition, &from)| {
-                (
-                    factgate_core::events::TopicPartition::new(topic.as_str(), partition),
-                    from,
-                )
-            })
-        })
-        .collect();
     tracing::debug!(committed = ?by_topic, "the join's new partitions start at");
     let mut oldest: Option<i64> = None;
     for (topic, froms) in &by_topic {
@@ -107,10 +94,7 @@ pub(super) fn read_back(
         }
     }
     let Some(oldest) = oldest else {
-        return Ok(ReadBack {
-            decisions: Vec::new(),
-            starts,
-        });
+        return Ok(ReadBack::default());
     };
     let since = oldest - i64::try_from(CLOCK_SKEW.as_millis()).unwrap_or(i64::MAX);
 
@@ -125,10 +109,7 @@ pub(super) fn read_back(
         "reading back past decisions"
     );
     if ends.is_empty() {
-        return Ok(ReadBack {
-            decisions: Vec::new(),
-            starts,
-        });
+        return Ok(ReadBack::default());
     }
     let mut decisions = Vec::new();
     let unfinished = read_to_end(
@@ -147,7 +128,7 @@ pub(super) fn read_back(
                 .collect(),
         ));
     }
-    Ok(ReadBack { decisions, starts })
+    Ok(ReadBack { decisions })
 }
 
 /// Reads the decisions of `assignment` (one topic's partitions) from where it says to the end of each partition, passing each

@@ -181,8 +181,6 @@ pub(super) async fn run(
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut stop_signal = stop.clone();
-    // Where each partition newly assigned is to be read from, until its first message comes.
-    let mut rewinds: HashMap<TopicPartition, i64> = HashMap::new();
     let stop = stopped(stop);
     tokio::pin!(stop);
     let mut paused = Paused::default();
@@ -201,7 +199,7 @@ pub(super) async fn run(
                 Ok(marks) => {
                     // A rebalance may have run in a `recv` that returned an error: what it
                     // revoked is dropped before anything is stored.
-                    drop_revoked(&consumer, &mut state, &mut consumed, &mut stored, &mut rewinds);
+                    drop_revoked(&consumer, &mut state, &mut consumed, &mut stored);
                     stored.store(&consumer, &marks);
                 }
                 Err(err) => break Err(PipelineError::Client(err)),
@@ -211,7 +209,7 @@ pub(super) async fn run(
                 if !caught_up && started.elapsed() < TICK_HOLDOFF {
                     continue;
                 }
-                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored, &mut rewinds);
+                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored);
                 let decisions = state.on_tick_traced(Utc::now());
                 note_in_flight(&state);
                 if decisions.is_empty() {
@@ -239,10 +237,10 @@ pub(super) async fn run(
                 };
                 // A revocation runs inside `recv`: drop what the join no longer owns before
                 // taking anything of the new assignment, and read back what was decided of it.
-                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored, &mut rewinds);
+                drop_revoked(&consumer, &mut state, &mut consumed, &mut stored);
                 let assigned = consumer.context().take_assigned();
                 if !assigned.is_empty() {
-                    match read_back_decided(&services, &mut rewinds, &mut state, &mut history, assigned, &mut stop_signal).await {
+                    match read_back_decided(&services, &mut state, &mut history, assigned, &mut stop_signal).await {
                         Ok(true) => {}
                         // Asked to stop meanwhile: nothing of the new partitions is taken.
                         Ok(false) => break Ok(()),
@@ -254,16 +252,6 @@ pub(super) async fn run(
                     partition: message.partition(),
                 };
                 let offset = message.offset();
-                // The first message of a new partition: its reading moves back
-                // [`REWIND_ON_ASSIGN`] messages, and this one comes again.
-                if let Some(start) = rewinds.remove(&tp)
-                    && offset > start
-                {
-                    match consumer.seek(&tp.topic, tp.partition, rdkafka::Offset::Offset(start), Duration::ZERO) {
-                        Ok(()) => continue,
-                        Err(err) => crate::internal_events::join_rewind_failed(&err, &tp.topic, tp.partition),
-                    }
-                }
                 let decisions = on_message(&mut state, topics, &tp, offset, &message);
                 consumed.insert(tp, offset);
                 log_notes(&mut state);
@@ -379,13 +367,11 @@ fn drop_revoked(
     state: &mut JoinState,
     consumed: &mut HashMap<TopicPartition, i64>,
     stored: &mut StoredMarks,
-    rewinds: &mut HashMap<TopicPartition, i64>,
 ) {
     for tp in consumer.context().take_revoked() {
         let dropped = state.revoke(&tp);
         consumed.remove(&tp);
         stored.forget(&tp);
-        rewinds.remove(&tp);
         crate::internal_events::join_partition_revoked(&tp.topic, tp.partition, dropped);
     }
 }
@@ -396,13 +382,7 @@ fn drop_revoked(
 /// (`block_in_place`) so the worker's other tasks move on.
 fn flush_before_handover(producer: &kafka::EventProducer) {
     use rdkafka::producer::Producer;
-    let flush = || producer.inner().flush(REVOKE_FLUSH_TIMEOUT);
-    let flushed = match tokio::runtime::Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(flush)
-        }
-        _ => flush(),
-    };
+    let flushed = kafka::block_in_callback(|| producer.inner().flush(REVOKE_FLUSH_TIMEOUT));
     if let Err(err) = flushed {
         crate::internal_events::join_revoked_unacknowledged(&err, REVOKE_FLUSH_TIMEOUT.as_secs());
     }
@@ -414,7 +394,6 @@ fn flush_before_handover(producer: &kafka::EventProducer) {
 /// `Ok(false)` when `stop` was raised first.
 async fn read_back_decided(
     services: &Arc<Services>,
-    rewinds: &mut HashMap<TopicPartition, i64>,
     state: &mut JoinState,
     history: &mut RevisionHistory,
     assigned: Vec<TopicPartition>,
@@ -452,7 +431,6 @@ async fn read_back_decided(
                         state.on_past_decision(d)
                     })
                     .count();
-                rewinds.extend(read.starts);
                 crate::internal_events::join_read_back(
                     assigned.len(),
                     taken,

@@ -179,15 +179,7 @@ async fn the_desk_lists_an_unreadable_draft_with_where_and_why() {
 
     // The board reads drafts apart from the roles: wait for the desk to list it.
     let page = loop {
-        let page = client
-            .get(format!("{base}/ui/"))
-            .header("accept", "text/html")
-            .send()
-            .await
-            .expect("the desk answers")
-            .text()
-            .await
-            .expect("text");
+        let page = crate::support::pipeline::html_page(&client, &format!("{base}/ui/")).await;
         if page.contains("data-unreadable=") || tokio::time::Instant::now() > until {
             break page;
         }

@@ -137,15 +137,9 @@ async fn an_override_passes_its_revision_with_the_audit_fields_and_no_other() {
     assert_eq!(admin_page.status(), 404, "no pages on the admin listener");
 
     // The decision page, logged in, offers the form for the finding.
-    let page = client
-        .get(format!("{base}/ui/decisions/{article}"))
-        .header("accept", "text/html")
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page =
+        crate::support::pipeline::html_page(&client, &format!("{base}/ui/decisions/{article}"))
+            .await;
     assert!(
         page.contains("<form method=\"post\"") && page.contains("name=\"finding_type\""),
         "the page offers the override form: {page}"
@@ -198,15 +192,11 @@ async fn an_override_passes_its_revision_with_the_audit_fields_and_no_other() {
             .any(|i| applied.finding.names(i))
     );
     assert_valid(&validator("decision.v1"), &passed);
-    let page = client
-        .get(format!("{base}/ui/decisions/{article}?revision=1"))
-        .header("accept", "text/html")
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page = crate::support::pipeline::html_page(
+        &client,
+        &format!("{base}/ui/decisions/{article}?revision=1"),
+    )
+    .await;
     assert!(page.contains("Waived findings") && page.contains("the archived page shows"));
     assert!(page.contains(&format!("overridden by {TEST_EDITOR}")));
 

@@ -126,6 +126,19 @@ impl Running {
 }
 
 /// An HTTP client for loopback with a bounded wait per request, logged in with [`TEST_TOKEN`].
+/// The HTML page at `url`, as a browser asks for it.
+pub async fn html_page(client: &reqwest::Client, url: &str) -> String {
+    client
+        .get(url)
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{url} answers: {e}"))
+        .text()
+        .await
+        .expect("the page's text")
+}
+
 pub fn http_client() -> reqwest::Client {
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(
