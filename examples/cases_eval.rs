@@ -1,14 +1,16 @@
 //! Measures decisions on hand-written article/source cases (`tests/fixtures/claims/<set>/`), each
 //! checked as `factgate check` checks it, with its sources served on 127.0.0.1.
 //!
-//! Usage: `cargo run --release --example cases_eval -- SET [SET…] [--verbose] [--strictness S]`
-//! where SET is a folder under `tests/fixtures/claims/` (`tuning`, `heldout`, `blind-dev`,
-//! `blind-test`) or a path to one.
+//! Usage: `cargo run --release --example cases_eval -- SET [SET…] [--verbose [--all-issues]]
+//! [--only KIND] [--strictness S]` where SET is a folder under `tests/fixtures/claims/`
+//! (`tuning`, `heldout`, `blind-dev`, `blind-test`) or `tests/fixtures/news/` (the news
+//! stories, one folder per writer: `w2`, `w4`…), or a path to one.
 //!
 //! Prints per kind of case: clean articles that pass, and wrong articles blocked *because of
 //! their wrong statement* (an issue of medium or high severity about the claim the case names)
-//! whose clean twin, when the case names one, passes. `--verbose` lists every case that is not
-//! decided as expected, with the issues it raised.
+//! whose clean twin, when the case names one, passes; with several sets, the same per set.
+//! `--verbose` lists every case that is not decided as expected, with the issues that block it
+//! (`--all-issues`: every issue), `--only KIND` those of one kind.
 
 #[path = "../tests/support/cases.rs"]
 mod cases;
@@ -39,7 +41,8 @@ struct Outcome1 {
     about_claim: bool,
     /// Some issue, of any severity, concerns the claim the case names (listed for review).
     listed: bool,
-    issues: Vec<String>,
+    /// Each issue in words, and whether it is of medium or high severity (what blocks).
+    issues: Vec<(String, bool)>,
 }
 
 /// What `factgate check` decided of `case`: blocked, and whether a finding of medium or higher
@@ -63,10 +66,11 @@ fn outcome_of(case: &Case, decision: &factgate_core::events::Decision) -> Outcom
         .issues
         .iter()
         .map(|i| {
-            format!(
+            let line = format!(
                 "[{:?} {:?} {:?}] {} | {} | {}",
                 i.severity, i.issue_type, i.element, i.claim, i.problem, i.evidence
-            )
+            );
+            (line, i.severity >= Severity::Medium)
         })
         .collect();
     Outcome1 {
@@ -86,7 +90,7 @@ fn sets_named() -> Vec<String> {
             skip = false;
             continue;
         }
-        if a == "--strictness" || a == "--medium-below" {
+        if a == "--strictness" || a == "--medium-below" || a == "--only" {
             skip = true;
             continue;
         }
@@ -99,6 +103,10 @@ fn sets_named() -> Vec<String> {
 
 fn main() -> anyhow::Result<()> {
     let verbose = std::env::args().any(|a| a == "--verbose");
+    // `--verbose` lists the issues that block (medium and high); `--all-issues` the low too.
+    let all_issues = std::env::args().any(|a| a == "--all-issues");
+    // `--only KIND` lists the misses of one kind of case ("clean", "figure", …).
+    let only = arg("--only");
     let strictness: Strictness = arg("--strictness")
         .map_or(Ok(Strictness::Normal), |s| s.parse())
         .map_err(|e: String| anyhow::anyhow!(e))?;
@@ -161,6 +169,8 @@ fn main() -> anyhow::Result<()> {
     let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut wrong_blocked_any = 0;
     let mut misses = Vec::new();
+    // set -> (clean passing, clean, wrong caught, wrong)
+    let mut by_set: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
     for (case, o) in all.iter().zip(&outcomes) {
         let ok = match case.expect {
             Expect::Pass => !o.blocked,
@@ -176,6 +186,14 @@ fn main() -> anyhow::Result<()> {
         let entry = by_kind.entry(case.kind_label()).or_default();
         entry.0 += usize::from(ok);
         entry.1 += 1;
+        let set = by_set.entry(case.set.clone()).or_default();
+        if case.expect == Expect::Block {
+            set.2 += usize::from(ok);
+            set.3 += 1;
+        } else {
+            set.0 += usize::from(ok);
+            set.1 += 1;
+        }
         if !ok {
             misses.push((case, o));
         }
@@ -199,8 +217,16 @@ fn main() -> anyhow::Result<()> {
     println!(
         "clean articles that pass: {clean_ok}/{clean_all}; wrong articles blocked because of their wrong statement (twin passing): {wrong_ok}/{wrong_all}; wrong articles blocked at all: {wrong_blocked_any}/{wrong_all}"
     );
+    if by_set.len() > 1 {
+        for (set, (cp, c, wc, w)) in &by_set {
+            println!("  {set}: clean {cp}/{c}, wrong caught {wc}/{w}");
+        }
+    }
     if verbose {
         for (case, o) in misses {
+            if only.as_ref().is_some_and(|k| *k != case.kind_label()) {
+                continue;
+            }
             println!(
                 "\n{} [{}] expected {:?}, {}:",
                 case.id(),
@@ -211,8 +237,10 @@ fn main() -> anyhow::Result<()> {
             if let Some(about) = &case.claim_contains {
                 println!("    about: {about}");
             }
-            for i in &o.issues {
-                println!("    {i}");
+            for (i, blocks) in &o.issues {
+                if *blocks || all_issues {
+                    println!("    {i}");
+                }
             }
         }
     }

@@ -52,20 +52,105 @@ pub struct Case {
     pub set: String,
 }
 
-#[derive(Deserialize)]
-struct File {
-    case: Vec<Case>,
+/// The PDF writer for `.pdf` sources, included so the examples that take this file by path
+/// find it too.
+#[allow(dead_code)]
+pub mod pdf {
+    include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/pdf.rs"));
 }
 
-/// The folder of a set: a name under `tests/fixtures/claims/`, or a path.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    case: Vec<Case>,
+    #[serde(default)]
+    story: Vec<Story>,
+}
+
+/// A news story as the writers of `tests/fixtures/news/` give it: the clean story, its sources,
+/// and the errors planted in copies of it, each one edit (`find` → `replace`), so the clean story
+/// is each wrong copy's control.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Story {
+    name: String,
+    beat: String,
+    format: String,
+    title: String,
+    article: String,
+    sources: BTreeMap<String, String>,
+    #[serde(default)]
+    error: Vec<Planted>,
+}
+
+/// One error planted in a copy of a story.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Planted {
+    kind: String,
+    find: String,
+    replace: String,
+    claim_contains: String,
+    /// What is wrong, against the source, for a reader of the fixture.
+    #[allow(dead_code)]
+    note: String,
+}
+
+impl Story {
+    /// The clean story as a case that must pass, then each wrong copy as a case that must block
+    /// because of its wrong statement, its twin the clean story.
+    fn cases(self) -> anyhow::Result<Vec<Case>> {
+        let clean = Case {
+            name: self.name.clone(),
+            category: None,
+            kind: Some("clean".to_owned()),
+            style: Some(self.beat.clone()),
+            twin: None,
+            expect: Expect::Pass,
+            claim_contains: None,
+            format: Some(self.format.clone()),
+            title: Some(self.title.clone()),
+            article: self.article.clone(),
+            sources: self.sources.clone(),
+            file: String::new(),
+            set: String::new(),
+        };
+        let mut out = vec![clean];
+        for (i, e) in self.error.into_iter().enumerate() {
+            anyhow::ensure!(
+                self.article.matches(&e.find).count() == 1,
+                "{}: error {} does not find its text exactly once",
+                self.name,
+                i + 1
+            );
+            out.push(Case {
+                name: format!("{}--{}-{}", self.name, e.kind, i + 1),
+                kind: Some(e.kind),
+                twin: Some(self.name.clone()),
+                expect: Expect::Block,
+                claim_contains: Some(e.claim_contains),
+                article: self.article.replacen(&e.find, &e.replace, 1),
+                ..out[0].clone()
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The folder of a set: a name under `tests/fixtures/claims/` or `tests/fixtures/news/`, or a
+/// path.
 pub fn set_dir(set: &str) -> PathBuf {
     let path = Path::new(set);
     if path.is_dir() {
         return path.to_path_buf();
     }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/claims")
-        .join(set)
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let news = fixtures.join("news").join(set);
+    if news.is_dir() {
+        return news;
+    }
+    fixtures.join("claims").join(set)
 }
 
 /// Every case of a set, in file then case order.
@@ -92,7 +177,11 @@ pub fn load_set(set: &str) -> anyhow::Result<Vec<Case>> {
             .and_then(|s| s.to_str())
             .unwrap_or_default()
             .to_owned();
-        for mut case in file.case {
+        let mut read = file.case;
+        for story in file.story {
+            read.extend(story.cases()?);
+        }
+        for mut case in read {
             anyhow::ensure!(
                 case.expect == Expect::Pass || case.claim_contains.is_some(),
                 "{}: a block or review case names the claim it is about",
@@ -163,6 +252,16 @@ pub async fn serve(cases: &[Case]) -> anyhow::Result<String> {
         UrlPath(path): UrlPath<String>,
     ) -> Response {
         match pages.get(&path) {
+            Some(text) if path.ends_with(".pdf") => (
+                [(axum::http::header::CONTENT_TYPE, "application/pdf")],
+                pdf::pdf_from_text(text),
+            )
+                .into_response(),
+            Some(text) if path.ends_with(".csv") => (
+                [(axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8")],
+                text.clone(),
+            )
+                .into_response(),
             Some(html) => Html(html.clone()).into_response(),
             None => (StatusCode::NOT_FOUND, "not found").into_response(),
         }
