@@ -237,6 +237,10 @@ pub struct Citation {
     /// The marker or anchor text as written: "2" for `[2]`, the link text for a link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// For a source a claim borrows from elsewhere in the article (rules `section` and
+    /// `article`): the paragraph where the article first links it, counting from 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paragraph: Option<usize>,
 }
 
 /// How a claim's citations were found.
@@ -245,10 +249,25 @@ pub struct Citation {
 pub enum CitationRule {
     /// A citation in the claim's own sentence.
     SameSentence,
-    /// No citation in the sentence; the paragraph's citations back it (see `extract` docs).
+    /// No citation in the sentence; the paragraph's citations back it, then the article's other
+    /// sources (see `extract` docs).
     Paragraph,
-    /// No citation backs the claim.
+    /// No citation in the paragraph; the sources linked in the paragraphs before it in its
+    /// section back it, then the article's other sources.
+    Section,
+    /// No citation in the section before it; the sources the article cites elsewhere back it.
+    Article,
+    /// No citation backs the claim: the article cites no source (or the sentence's own markers
+    /// lead nowhere).
     None,
+}
+
+impl CitationRule {
+    /// Whether the claim's sources are its own sentence's: every other rule borrows them from
+    /// its paragraph, section or article, and the claim is backed by whichever of them states it.
+    pub fn is_own(self) -> bool {
+        self == CitationRule::SameSentence
+    }
 }
 
 /// The element of a claim its source states otherwise, as each writes it: what an editor needs
@@ -284,6 +303,10 @@ pub enum UnsourcedKind {
     Allegation,
     /// A qualitative claim with no source: low.
     Qualitative,
+    /// What a named person or body said ("…," she said; the union said …): something the
+    /// reporter heard, which no source the article cites holds. Low: listed as not checkable
+    /// against the sources, never a block.
+    ReportedSpeech,
 }
 
 /// The judgment extraction makes for a claim that cites nothing.
@@ -319,6 +342,11 @@ pub struct Claim {
     /// Set when the claim cites nothing: the issue it raises without any fetch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prejudgment: Option<Prejudgment>,
+    /// Set when the claim's sources are borrowed from its paragraph, section or article (not its
+    /// own sentence's): the issue it raises when none of them states it, judged as `prejudgment`
+    /// is for a claim that cites nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unbacked: Option<Prejudgment>,
 }
 
 /// The element of a claim that disagrees with its source: what a judgment compared and found

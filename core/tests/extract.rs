@@ -292,7 +292,12 @@ fn e2e_markdown_claims_map_to_the_right_sources() {
         CitationRule::Paragraph,
         "borrows the paragraph's link"
     );
-    assert_eq!(urls(euro), vec!["https://example.com/market-report"]);
+    assert_eq!(
+        urls(euro)[0],
+        "https://example.com/market-report",
+        "the paragraph's link first, then the article's others"
+    );
+    assert!(euro.unbacked.is_some());
 
     let timing = claim(&x, "3x as many practice questions");
     assert_eq!(urls(timing), vec!["https://example.com/session-logs"]);

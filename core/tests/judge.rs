@@ -50,6 +50,7 @@ fn claim(text: &str, figures: Vec<Figure>, quotes: &[&str]) -> Claim {
         citations: Vec::new(),
         citation_rule: CitationRule::SameSentence,
         prejudgment: None,
+        unbacked: None,
     }
 }
 

@@ -53,9 +53,11 @@ pub fn cited_claim(line: usize, text: &str, url: &str) -> Claim {
             url: url.to_owned(),
             style: CitationStyle::InlineLink,
             label: None,
+            paragraph: None,
         }],
         citation_rule: CitationRule::SameSentence,
         prejudgment: None,
+        unbacked: None,
         text,
     }
 }

@@ -446,6 +446,7 @@ mod tests {
             confidence: None,
             from_cache: None,
             supporting_source: None,
+            backed_by: None,
         }
     }
 

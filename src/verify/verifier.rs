@@ -503,6 +503,7 @@ mod tests {
             citations: Vec::new(),
             citation_rule: CitationRule::SameSentence,
             prejudgment: None,
+            unbacked: None,
         }
     }
 

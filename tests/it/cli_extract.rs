@@ -99,13 +99,20 @@ fn extract_prints_claims_with_kinds_figures_locations_and_citations() {
     assert_eq!(pilot["prejudgment"]["severity"], "high");
     assert_eq!(pilot["prejudgment"]["kind"], "first_person_data");
 
-    // An unsourced statistic is high severity.
+    // A statistic without a link of its own borrows the article's sources; if none of them
+    // gives it, it is an unsourced statistic: high severity.
     let stat = claim_with(claims, "87% of students use digital learning tools daily");
     assert!(
         stat["text"].as_str().is_some_and(|t| t.starts_with("87%")),
         "the claim is its own sentence: {stat}"
     );
-    assert_eq!(stat["prejudgment"]["severity"], "high");
+    assert!(
+        ["section", "article"].contains(&stat["citation_rule"].as_str().unwrap_or_default()),
+        "{stat}"
+    );
+    assert!(!stat["citations"].as_array().expect("citations").is_empty());
+    assert_eq!(stat["unbacked"]["severity"], "high");
+    assert_eq!(stat["unbacked"]["kind"], "statistic");
     assert_eq!(stat["location"]["section"], "Who pays, and who does not");
 
     // "doubles" is a change, and its [2] resolves to the second reference.

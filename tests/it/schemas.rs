@@ -322,9 +322,11 @@ fn market_claim() -> Claim {
             url: "http://127.0.0.1:8080/market".into(),
             style: CitationStyle::NumberedReference,
             label: Some("3".into()),
+            paragraph: None,
         }],
         citation_rule: CitationRule::SameSentence,
         prejudgment: None,
+        unbacked: None,
     }
 }
 
@@ -463,6 +465,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
                     confidence: None,
                     source_credibility: 0.5,
                 }),
+                backed_by: Some("the article's source in paragraph 1".into()),
             }],
             changes_since_previous: Some(RevisionChanges {
                 previous_revision: 2,

@@ -149,6 +149,7 @@ fn claim_verdict(
             .filter(|r| r.fetch_status.is_ok())
             .map(|r| r.fetch_attempts == 0),
         contested: supporting.is_some(),
+        backed_by: None,
         supporting_source: supporting.map(|r| SupportingSource {
             source_url: r.source_url.clone(),
             evidence_quote: r.evidence.as_ref().map(|e| e.quote.clone()),
@@ -178,12 +179,21 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
         if let Some(pre) = &claim.prejudgment {
             issues.push(unsourced_issue(claim, pre));
         }
-        let status = ClaimStatus::synthesize(own.iter().map(|r| r.verdict));
-        let deciding = deciding_result(&own);
-        let supporting = (status == Some(ClaimStatus::Contested))
-            .then(|| most_credible(&own, Verdict::Supported))
-            .flatten();
-        result_issues(&own, deciding, supporting, claim, &mut issues);
+        let (status, deciding, supporting, backed_by) = if claim.unbacked.is_some() {
+            // A statement without a source of its own: backed by whichever of the sources it
+            // borrows states it (judge::backing).
+            let backing = crate::judge::backing::choose(claim, &own);
+            issues.extend(backing.issues);
+            (backing.status, backing.deciding, None, backing.backed_by)
+        } else {
+            let status = ClaimStatus::synthesize(own.iter().map(|r| r.verdict));
+            let deciding = deciding_result(&own);
+            let supporting = (status == Some(ClaimStatus::Contested))
+                .then(|| most_credible(&own, Verdict::Supported))
+                .flatten();
+            result_issues(&own, deciding, supporting, claim, &mut issues);
+            (status, deciding, supporting, None)
+        };
         for key in check.unfinished.iter().filter(|k| k.claim_id == claim.id) {
             issues.push(unfinished_issue(claim, &key.source_url));
         }
@@ -211,7 +221,9 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
             }
         }
         let severity = issues[first_issue..].iter().map(|i| i.severity).max();
-        claims.push(claim_verdict(claim, status, deciding, supporting, severity));
+        let mut verdict = claim_verdict(claim, status, deciding, supporting, severity);
+        verdict.backed_by = backed_by;
+        claims.push(verdict);
     }
     missing_checks += unaccounted(check, &results, &mut issues);
     // Stable: within a severity, issues stay in reading order.
@@ -340,6 +352,7 @@ fn unsourced_issue(claim: &Claim, pre: &crate::model::Prejudgment) -> Issue {
         }
         UnsourcedKind::Allegation => "No source provided for the allegation",
         UnsourcedKind::Qualitative => "No citation found",
+        UnsourcedKind::ReportedSpeech => "No source holds it: what the reporter heard",
     };
     Issue {
         severity: pre.severity,

@@ -96,6 +96,7 @@ mod tests {
             contested: false,
             from_cache: None,
             supporting_source: None,
+            backed_by: None,
         }
     }
 

@@ -34,6 +34,7 @@ fn claim(id: &str, text: &str, url: Option<&str>) -> Claim {
                 url: u.to_owned(),
                 style: CitationStyle::InlineLink,
                 label: None,
+                paragraph: None,
             })
             .into_iter()
             .collect(),
@@ -48,6 +49,7 @@ fn claim(id: &str, text: &str, url: Option<&str>) -> Claim {
             problem: "No source provided for first-person data".to_owned(),
             recommendation: "Remove claim or provide verifiable source".to_owned(),
         }),
+        unbacked: None,
     }
 }
 
@@ -412,6 +414,7 @@ fn two_source_claim(text: &str) -> Claim {
         url: "https://b.example/p".to_owned(),
         style: CitationStyle::InlineLink,
         label: None,
+        paragraph: None,
     });
     two
 }

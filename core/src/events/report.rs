@@ -298,6 +298,10 @@ pub struct ClaimVerdict {
     /// source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supporting_source: Option<SupportingSource>,
+    /// For a statement without a source of its own, which of the sources it borrows decided its
+    /// verdict, in words: "the article's source in paragraph 1".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backed_by: Option<String>,
 }
 
 /// The report an editor acts on.

@@ -221,6 +221,17 @@ impl<'a> Budget<'a> {
         Ok(())
     }
 
+    /// `extra` more checks: the sources a claim borrows from its section and article.
+    pub(super) fn checks(&mut self, extra: usize) -> Result<(), LimitExceeded> {
+        self.checks = self.checks.saturating_add(extra);
+        if self.checks > self.limits.max_checks {
+            return Err(LimitExceeded::Checks {
+                limit: self.limits.max_checks,
+            });
+        }
+        Ok(())
+    }
+
     /// One more claim was found, the `claims`-th, citing `sources` distinct sources.
     pub(super) fn claim(&mut self, claims: usize, sources: usize) -> Result<(), LimitExceeded> {
         if claims > self.limits.max_claims {

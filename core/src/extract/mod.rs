@@ -25,10 +25,24 @@
 //! 2. **Paragraph** ([`CitationRule::Paragraph`]): when the sentence cites nothing, the citations
 //!    of the nearest sentence *after* it in the same block (paragraph, list item, cell) that
 //!    cites something, else of the nearest one *before* it. Writers put the citation at the end of
-//!    the run of sentences it supports, so the next one is the better guess. A citation never
-//!    crosses into another block.
-//! 3. **None** ([`CitationRule::None`]): nothing in the block backs the claim. The claim carries
+//!    the run of sentences it supports, so the next one is the better guess.
+//! 3. **Section** ([`CitationRule::Section`]): when its block cites nothing, the sources linked in
+//!    the paragraphs before it in its section, nearest first.
+//! 4. **Article** ([`CitationRule::Article`]): else every source the article links, nearest
+//!    first. A news story links its source once ("[the statistics office said](…)") and reports
+//!    its figures over the paragraphs after; "according to the ONS" in paragraph one covers
+//!    paragraph six.
+//! 5. **None** ([`CitationRule::None`]): the article links no source at all. The claim carries
 //!    `prejudgment = cues::prejudge(..)`: the issue it raises with no fetch.
+//!
+//! Rules 2–4 *borrow* sources: the statement is given its paragraph's, then its section's, then
+//! the article's other sources (at most [`MAX_BORROWED_SOURCES`], the links of asides and footers
+//! left out), is judged against each, and is backed by whichever states it
+//! (`judge::backing`); its rule names the nearest that gave one. `unbacked` carries the issue it
+//! raises when none of them states it, as `prejudgment` does for a claim that cites nothing: an
+//! unsourced statistic is high, what a named person said is reported speech (low). Titles and
+//! headings that state a fact borrow the same way. First-person data ("our survey found")
+//! borrows nothing: only a source of its own backs it.
 //!
 //! A sentence whose markers all *dangle* (`[7]` with no 7th reference, a footnote with no
 //! definition or no URL) cites nothing usable and does not borrow a neighbour's citation: it is
@@ -298,6 +312,24 @@ struct Reader<'a> {
     heading: Option<String>,
     /// A "Source: …" line lends its citations to the block before it.
     source_lines: SourceLines,
+    /// The links each prose block of the body writes, for the claims that borrow them.
+    block_links: Vec<BlockLinks>,
+    /// The claims whose sources are borrowed (by id), and where each is.
+    borrowing: std::collections::HashMap<String, Borrowing>,
+}
+
+/// The links one prose block writes, and where it is.
+struct BlockLinks {
+    section: usize,
+    paragraph: usize,
+    citations: Vec<Citation>,
+}
+
+/// Where a claim that borrows its sources is, and the issue it raises when none states it.
+struct Borrowing {
+    section: usize,
+    paragraph: usize,
+    unbacked: crate::model::Prejudgment,
 }
 
 /// One sentence of a prose block, with the citations that may source it.
@@ -347,6 +379,8 @@ impl<'a> Reader<'a> {
             section: 0,
             heading: None,
             source_lines: source_line_citations(doc),
+            block_links: Vec::new(),
+            borrowing: std::collections::HashMap::new(),
         }
     }
 
@@ -455,11 +489,15 @@ impl<'a> Reader<'a> {
         self.out.sentences += sentences.len();
         if self.source_lines.lines.contains(&block_index) {
             // "Source: [link]": not a statement; its citations went to the block before.
-            self.list(block_citations(block, &self.doc.references));
+            let cites = block_citations(block, &self.doc.references);
+            self.record_links(block, index, &cites);
+            self.list(cites);
             return Ok(());
         }
         let (cites, dangling) = sentence_citations(block, &sentences, &self.doc.references);
-        self.list(cites.iter().flatten().cloned());
+        let written: Vec<Citation> = cites.iter().flatten().cloned().collect();
+        self.record_links(block, index, &written);
+        self.list(written);
         // For the paragraph rule: the nearest citing sentence after and before each sentence. A
         // source line after the block cites after its last sentence.
         let trailing = self.source_lines.lent.get(&block_index).cloned();
@@ -510,6 +548,11 @@ impl<'a> Reader<'a> {
             });
         }
         let text = collapse_whitespace(at.text);
+        // A dateline or byline ("VARELL, 13 May 2025", "By Priya Mistry, 21 March 2025") says
+        // where and when the story was filed, and by whom: no claim a source could back.
+        if is_dateline(&text) {
+            return Ok(());
+        }
         let features = (self.analyze)(&text);
         let worthy = features.is_check_worthy();
         // Only a sentence a citation could cover needs reading as a statement.
@@ -530,7 +573,7 @@ impl<'a> Reader<'a> {
         };
         let is_claim = match rule {
             CitationRule::SameSentence => worthy || statement,
-            CitationRule::Paragraph => true,
+            CitationRule::Paragraph | CitationRule::Section | CitationRule::Article => true,
             CitationRule::None => worthy && at.block.peripheral.is_none(),
         };
         if !is_claim {
@@ -560,8 +603,25 @@ impl<'a> Reader<'a> {
         budget.sentence(at.index, &text)?;
         budget.figures(at.index, features.figures.len())?;
         budget.claim(self.out.claims.len() + 1, citations.len())?;
+        let id = claim_id(&text, at.index, at.i);
+        // A statement without a source of its own may be backed by its paragraph's, its
+        // section's or its article's: unless its own markers lead nowhere, or it reports the
+        // publisher's own data, which only a source of its own can back.
+        if !rule.is_own()
+            && at.dangling.is_empty()
+            && !features.has(crate::model::ClaimKind::FirstPersonData)
+        {
+            self.borrowing.insert(
+                id.clone(),
+                Borrowing {
+                    section: self.section,
+                    paragraph: at.index,
+                    unbacked: cues::prejudge(&features),
+                },
+            );
+        }
         self.out.claims.push(Claim {
-            id: claim_id(&text, at.index, at.i),
+            id,
             text,
             kinds: features.kinds.clone(),
             figures: features.figures.clone(),
@@ -571,8 +631,22 @@ impl<'a> Reader<'a> {
             citations,
             citation_rule: rule,
             prejudgment,
+            unbacked: None,
         });
         Ok(())
+    }
+
+    /// Notes the links a prose block writes (not an aside's or a footer's: those point
+    /// elsewhere), and where the article first links each.
+    fn record_links(&mut self, block: &document::Block, paragraph: usize, cites: &[Citation]) {
+        if cites.is_empty() || block.peripheral.is_some() {
+            return;
+        }
+        self.block_links.push(BlockLinks {
+            section: self.section,
+            paragraph,
+            citations: cites.to_vec(),
+        });
     }
 
     /// Where the sentence at `range` of `block` is in the draft's own text, in characters.
@@ -612,7 +686,18 @@ impl<'a> Reader<'a> {
                 }
                 taken += 1;
             }
-            if let Some(claim) = restated_claim(&r, &self.cited, self.analyze) {
+            if let Some(mut claim) = restated_claim(&r, &self.cited, self.analyze) {
+                if let Some(unbacked) = claim.unbacked.take() {
+                    self.borrowing.insert(
+                        claim.id.clone(),
+                        Borrowing {
+                            // The title and headings stand for the whole article.
+                            section: usize::MAX,
+                            paragraph: claim.location.paragraph,
+                            unbacked,
+                        },
+                    );
+                }
                 restated += 1;
                 // A title, heading or alt text that makes a claim was read as a sentence too.
                 self.out.sentences += 1;
@@ -628,9 +713,81 @@ impl<'a> Reader<'a> {
         for claim in &mut merged {
             claim.location.paragraph = claim.location.paragraph.min(paragraph.saturating_sub(1));
         }
+        // An article that links no source keeps its unsourced claims as they are.
+        for claim in &mut merged {
+            if let Some(at) = self.borrowing.get(&claim.id)
+                && (!self.block_links.is_empty() || !claim.citations.is_empty())
+            {
+                let before = claim.citations.len();
+                borrow_sources(claim, at, &self.block_links);
+                budget.checks(claim.citations.len().saturating_sub(before))?;
+            }
+        }
         self.out.claims = merged;
         Ok(self.out)
     }
+}
+
+/// The most sources a statement without its own is judged against: its paragraph's, then its
+/// section's before it, then the article's others, nearest first. News stories cite a handful;
+/// past this many the nearest are the likeliest.
+pub const MAX_BORROWED_SOURCES: usize = 8;
+
+/// Gives a claim without a source of its own the sources that may back it, in order: its
+/// paragraph's (already its citations), the sources linked in the paragraphs before it in its
+/// section (nearest first), then every other source the article links, nearest first. Its rule
+/// names the nearest that gave one, and `unbacked` the issue it raises when none states it.
+fn borrow_sources(claim: &mut Claim, at: &Borrowing, links: &[BlockLinks]) {
+    let first_linked = |url: &str| {
+        links
+            .iter()
+            .find(|b| b.citations.iter().any(|c| c.url == url))
+            .map(|b| b.paragraph)
+    };
+    let mut chosen: Vec<Citation> = std::mem::take(&mut claim.citations);
+    let mut rule = claim.citation_rule;
+    let add = |c: &Citation, chosen: &mut Vec<Citation>| {
+        if chosen.len() < MAX_BORROWED_SOURCES && !chosen.iter().any(|have| have.url == c.url) {
+            chosen.push(c.clone());
+            true
+        } else {
+            false
+        }
+    };
+    // The section's paragraphs before it, nearest first.
+    for b in links
+        .iter()
+        .rev()
+        .filter(|b| b.section == at.section && b.paragraph < at.paragraph)
+    {
+        for c in &b.citations {
+            if add(c, &mut chosen) && rule == CitationRule::None {
+                rule = CitationRule::Section;
+            }
+        }
+    }
+    // The rest of the article, nearest first (before it on a tie).
+    let mut rest: Vec<&BlockLinks> = links.iter().collect();
+    rest.sort_by_key(|b| {
+        (
+            b.paragraph.abs_diff(at.paragraph),
+            b.paragraph > at.paragraph,
+        )
+    });
+    for b in rest {
+        for c in &b.citations {
+            if add(c, &mut chosen) && rule == CitationRule::None {
+                rule = CitationRule::Article;
+            }
+        }
+    }
+    for c in &mut chosen {
+        c.paragraph = first_linked(&c.url);
+    }
+    claim.citations = chosen;
+    claim.citation_rule = rule;
+    claim.unbacked = Some(at.unbacked.clone());
+    claim.prejudgment = None;
 }
 
 /// The citations of each of a block's `sentences`, each URL once per sentence, and the
@@ -770,7 +927,8 @@ fn restated_claim(
     if !restates && alt_text {
         return None;
     }
-    let prejudgment = (rule == CitationRule::None).then(|| cues::prejudge(&features));
+    let judged = cues::prejudge(&features);
+    let prejudgment = (rule == CitationRule::None).then(|| judged.clone());
     let role = r.location.block.map_or("", BlockRole::as_str);
     Some(Claim {
         id: claim_id(
@@ -787,6 +945,8 @@ fn restated_claim(
         citations,
         citation_rule: rule,
         prejudgment,
+        // Read by `finish`: the issue it raises if it borrows sources and none states it.
+        unbacked: (!rule.is_own()).then_some(judged),
     })
 }
 
@@ -840,6 +1000,44 @@ const LINK_LEADS: &[&str] = &[
     "data",
     "figures",
 ];
+
+/// Words a dateline or byline is made of, besides names, places and the date.
+const DATELINE_WORDS: &[&str] = &[
+    "by", "and", "staff", "reporter", "correspondent", "editor", "writer", "desk", "updated",
+    "published", "posted", "filed", "last", "at", "on", "am", "pm", "gmt", "bst", "utc", "cet",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mon", "tue",
+    "wed", "thu", "fri", "sat", "sun", "the", "of", "in", "our", "political", "health",
+    "business", "economics", "science", "sports", "sport", "local", "court", "courts",
+];
+
+/// Whether a line is a dateline or byline: a date with at most a place, a name or a byline's
+/// words around it ("VARELL, 13 May 2025", "By Ellie Carter, 11 June 2025", "Updated 14:05
+/// GMT"), or "By" and a name. Nothing in it is lower-case but those words.
+pub(crate) fn is_dateline(text: &str) -> bool {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() || words.len() > 10 {
+        return false;
+    }
+    let is_month = |w: &str| {
+        crate::text::lexicon::MONTHS
+            .iter()
+            .any(|(m, _)| m.eq_ignore_ascii_case(w))
+    };
+    let dated = words.iter().any(|w| is_month(w));
+    let byline = words[0].eq_ignore_ascii_case("by") && words.len() <= 6;
+    if !dated && !byline {
+        return false;
+    }
+    words.iter().all(|w| {
+        w.chars().all(|c| c.is_ascii_digit())
+            || is_month(w)
+            || DATELINE_WORDS.contains(&w.to_lowercase().as_str())
+            || w.chars().next().is_some_and(char::is_uppercase)
+    })
+}
 
 /// Whether a sentence states something a source could back: not a question, not a pointer to a
 /// link ("See the report [1]"), and with at least two content words ("Sales fell [1]").

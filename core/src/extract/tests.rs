@@ -54,24 +54,106 @@ fn paragraph_rule_prefers_the_next_citing_sentence_then_the_previous() {
     let x = run(body, BodyFormat::Markdown);
     let first = claim(&x, "First");
     assert_eq!(first.citation_rule, CitationRule::Paragraph);
-    assert_eq!(urls(first), vec!["https://example.com/a"]);
-    assert_eq!(urls(claim(&x, "Third")), vec!["https://example.com/b"]);
+    // The paragraph's nearest citation first, then the article's others.
+    assert_eq!(
+        urls(first),
+        vec!["https://example.com/a", "https://example.com/b"]
+    );
+    assert_eq!(
+        urls(claim(&x, "Third")),
+        vec!["https://example.com/b", "https://example.com/a"]
+    );
     let fifth = claim(&x, "Fifth");
     assert_eq!(fifth.citation_rule, CitationRule::Paragraph);
     assert_eq!(
-        urls(fifth),
-        vec!["https://example.com/b"],
+        urls(fifth)[0],
+        "https://example.com/b",
         "nothing after: the one before"
     );
     assert_eq!(fifth.prejudgment, None);
+    assert!(
+        fifth.unbacked.is_some(),
+        "it borrows, so it says what it raises unbacked"
+    );
+    // A sentence with its own citation borrows nothing.
+    let second = claim(&x, "Second");
+    assert_eq!(urls(second), vec!["https://example.com/a"]);
+    assert_eq!(second.unbacked, None);
 }
 
 #[test]
-fn citations_never_cross_paragraphs() {
+fn a_statement_without_a_link_borrows_its_sections_then_its_articles_sources() {
+    let body = "Intro 1 fact [a](https://example.com/a).\n\nSecond 2 fact.\n\n## Next part\n\n\
+                Third 3 fact [b](https://example.com/b).\n\nFourth 4 fact.\n\nFifth 5 fact [c](https://example.com/c).\n";
+    let x = run(body, BodyFormat::Markdown);
+    let second = claim(&x, "Second");
+    assert_eq!(second.citation_rule, CitationRule::Section);
+    assert_eq!(
+        urls(second),
+        vec![
+            "https://example.com/a",
+            "https://example.com/b",
+            "https://example.com/c"
+        ],
+        "its section's source, then the article's, nearest first"
+    );
+    assert_eq!(second.citations[0].paragraph, Some(0));
+    assert_eq!(second.citations[1].paragraph, Some(2));
+    let fourth = claim(&x, "Fourth");
+    assert_eq!(fourth.citation_rule, CitationRule::Section);
+    assert_eq!(
+        urls(fourth),
+        vec![
+            "https://example.com/b",
+            "https://example.com/c",
+            "https://example.com/a"
+        ],
+        "the section's before it; then the article's: c is one paragraph away, a two"
+    );
+    assert!(second.prejudgment.is_none() && second.unbacked.is_some());
+    // A claim with a link of its own keeps it alone.
+    assert_eq!(urls(claim(&x, "Third")), vec!["https://example.com/b"]);
+}
+
+#[test]
+fn a_statement_before_any_link_borrows_the_articles_sources() {
     let x = run(
-        "Cited 1 claim [a](https://example.com/a).\n\nOur pilot with 500 students showed 73% improvement.",
+        "Opening 1 fact.\n\nLater 2 fact [a](https://example.com/a).",
         BodyFormat::Markdown,
     );
+    let opening = claim(&x, "Opening");
+    assert_eq!(opening.citation_rule, CitationRule::Article);
+    assert_eq!(urls(opening), vec!["https://example.com/a"]);
+    assert_eq!(opening.citations[0].paragraph, Some(1));
+}
+
+#[test]
+fn an_article_without_links_keeps_its_claims_unsourced() {
+    let x = run("One 1 fact.\n\nTwo 2 fact.", BodyFormat::Markdown);
+    for c in &x.claims {
+        assert_eq!(c.citation_rule, CitationRule::None);
+        assert!(c.citations.is_empty());
+        assert!(c.prejudgment.is_some() && c.unbacked.is_none());
+    }
+}
+
+#[test]
+fn first_person_data_borrows_no_source() {
+    let analyze = |s: &str| {
+        let mut f = digits_are_claims(s);
+        if s.starts_with("Our") {
+            f.kinds.push(ClaimKind::FirstPersonData);
+            f.kinds.sort_unstable();
+        }
+        f
+    };
+    let x = extract_with(
+        "Cited 1 claim [a](https://example.com/a).\n\nOur pilot with 500 students showed 73% improvement.",
+        BodyFormat::Markdown,
+        None,
+        &analyze,
+    )
+    .expect("extracts");
     let pilot = claim(&x, "Our pilot");
     assert_eq!(pilot.citation_rule, CitationRule::None);
     assert!(pilot.citations.is_empty());
@@ -404,4 +486,27 @@ fn a_title_over_the_field_cap_is_refused_before_the_body_is_read() {
         })
     );
     assert!(err.to_string().contains("extract.max_field_bytes"), "{err}");
+}
+
+#[test]
+fn datelines_and_bylines_are_no_claims() {
+    for line in [
+        "VARELL, 13 May 2025",
+        "By Ellie Carter, 11 June 2025",
+        "7 March 2025",
+        "Thursday 6 March 2025",
+        "By Priya Mistry",
+        "Updated 14:05 GMT, 3 June 2025",
+        "LONDON, March 12 (Meridian)",
+    ] {
+        assert!(is_dateline(line), "{line}");
+    }
+    for sentence in [
+        "The council approved the plan on 13 May 2025.",
+        "By March 2025 the register held 3,412 households.",
+        "Turnout was 61.3% on 2 May.",
+        "Kettlebridge Council, 13 May 2025, approved the budget.",
+    ] {
+        assert!(!is_dateline(sentence), "{sentence}");
+    }
 }

@@ -18,6 +18,11 @@
 //!    negation, subject, unit, date, speaker, specifics, quote, a fact-check's rating, a
 //!    rebuttal), each saying why.
 //! 4. **Decide the verdict** ([`verdict`]): the rules below, in order.
+//! 5. **Choose the backing source** ([`backing`]), for a statement with no link of its own: it
+//!    is judged (steps 1–4) against each source it borrows from its paragraph, section and
+//!    article, and the source that states it best backs it; it is refuted only where a source
+//!    plainly states the same fact otherwise, and unsourced only where no source gives its
+//!    figure in any form (reported speech is then low: not checkable against the sources).
 //!
 //! # Verdict rules, in order
 //! 1. The source has no readable text: unconfirmed, medium (it could not be checked).
@@ -43,6 +48,7 @@
 //!    claim ([`calibration`]) is below `unconfirmed_medium_below`, low (for review) above it.
 
 pub mod align;
+pub mod backing;
 pub mod calibration;
 pub mod credibility;
 pub mod elements;

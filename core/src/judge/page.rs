@@ -63,7 +63,7 @@ pub struct PageIndex {
     /// The page's words as the quote check reads them.
     quote_words: Vec<quote::Token>,
     /// Every number its sentences state, with the sentence (`presence::page_values`).
-    figure_values: Vec<(f64, usize)>,
+    figure_values: Vec<presence::PageValue>,
     /// Its furniture (title, masthead, footer), lower-cased: see [`Source::furniture`].
     furniture: Box<str>,
     /// The figures of windows of sentences, as the best passages are read.
@@ -261,7 +261,7 @@ impl PageIndex {
     }
 
     /// Every number the page states, with the sentence that states it.
-    pub(crate) fn figure_values(&self) -> &[(f64, usize)] {
+    pub(crate) fn figure_values(&self) -> &[presence::PageValue] {
         &self.figure_values
     }
 
@@ -337,7 +337,9 @@ impl PageIndex {
                 .sum::<usize>();
         let names = heap_allocation(self.name_prefixes.capacity() * 4)
             + heap_allocation(self.furniture.len())
-            + heap_allocation(self.figure_values.capacity() * std::mem::size_of::<(f64, usize)>());
+            + heap_allocation(
+                self.figure_values.capacity() * std::mem::size_of::<presence::PageValue>(),
+            );
         let quote_words =
             heap_allocation(self.quote_words.capacity() * std::mem::size_of::<quote::Token>());
         // The text behind its reference counts.

@@ -209,9 +209,12 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
         t.kind_of(tok) == TokKind::Word && tok.capital() && i > 0 && t.lower(i).chars().count() > 1
     };
     let is_number = |t: &Text, i: usize| t.kind(i) == Some(TokKind::Number);
+    // "1,826" is a count, not the year 1826.
     let is_year = |t: &Text, i: usize| {
         let w = t.lower(i);
-        w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1800..=2100).contains(&y))
+        w.len() == 4
+            && w.parse::<u32>().is_ok_and(|y| (1800..=2100).contains(&y))
+            && !t.span(i..i + 1).contains(',')
     };
     let negation =
         |t: &Text, slot: &[usize]| slot.iter().any(|&i| lexicon::is_negation(t.lower(i)));

@@ -95,6 +95,13 @@ enum FigureReading {
     Absent { claim: Figure },
     /// The page gives the claim's value to another subject, and the claim's subject another.
     Swapped { claim: Figure, swap: subject::Swap },
+    /// Within the tolerance of the page's figure for the same fact, but no rounding of it as the
+    /// claim writes it ("2,897" for 2,987), and the page gives the claim's value nowhere.
+    Misrounded {
+        claim: Figure,
+        fact: SameFact,
+        error: f64,
+    },
 }
 
 /// What the steps found about one claim and one source, and the judgment being built.
@@ -222,7 +229,32 @@ impl<'a> Reading<'a> {
         for (c, at) in a.claim.figures.iter() {
             let hedge = presence::hedge_before(self.text, c);
             let sf = same_fact(a, c, *at, hedge, elements::figure::DEFAULT_SAME_FACT_SHARE);
+            // The page writes the claim's value for what the claim says it of, or derives it:
+            // the claim's figure is the page's, whatever sentence the alignment chose. A figure
+            // the page states is never refuted on its value (a value the page gives only to
+            // another subject is a swap, below).
+            let stated_here =
+                subject::written_for_claim(a, c, *at) || presence::derived_exactly(c, values);
+            // Close to the page's figure for the same fact, but no rounding of how the claim
+            // writes it ("2,897" for 2,987), and the page writes the claim's value nowhere: a
+            // figure misread or mistyped.
+            let misrounded = |page: &Figure| {
+                c.unit != Unit::Year
+                    && hedge == presence::Hedge::Exact
+                    && relative_error(c.value, page.value) <= self.settings.figure_medium_tolerance
+                    && presence::beyond_rounding(c, page)
+                    && !stated_here
+                    && !presence::written_exactly(c, values)
+            };
             match sf {
+                Some(fact) if misrounded(&fact.figure) => {
+                    let error = relative_error(c.value, fact.figure.value);
+                    self.figures.push(FigureReading::Misrounded {
+                        claim: c.clone(),
+                        fact,
+                        error,
+                    });
+                }
                 Some(fact) if fact.agrees => agreed.push((c.clone(), fact.figure)),
                 // The page's figure for the claim's subject differs, and the claim's value is
                 // the page's figure for something else: a swap, stated plainly.
@@ -232,6 +264,7 @@ impl<'a> Reading<'a> {
                         swap,
                     });
                 }
+                Some(_) if stated_here => {}
                 Some(fact) => {
                     let error = relative_error(c.value, fact.figure.value);
                     self.figures.push(FigureReading::Differs {
@@ -244,6 +277,18 @@ impl<'a> Reading<'a> {
                     self.figures.push(FigureReading::Swapped {
                         claim: c.clone(),
                         swap,
+                    });
+                }
+                // Not aligned, but a figure close to it and no rounding of it stands in a
+                // sentence that says most of the rest: a figure misread or mistyped.
+                None if let Some(fact) = super::elements::figure::near_miss(a, c, *at)
+                    && misrounded(&fact.figure) =>
+                {
+                    let error = relative_error(c.value, fact.figure.value);
+                    self.figures.push(FigureReading::Misrounded {
+                        claim: c.clone(),
+                        fact,
+                        error,
                     });
                 }
                 None if c.unit == Unit::Year => {
@@ -305,9 +350,10 @@ impl<'a> Reading<'a> {
                 let i = *a.sentence_index.get(k)?;
                 sentence_evidence(page, i)
             });
-            let strong = f.strong
-                || f.sentence
-                    .is_some_and(|k| a.sentence_coverage(k) >= STRONGLY_STATED);
+            let strong = !f.review_only
+                && (f.strong
+                    || f.sentence
+                        .is_some_and(|k| a.sentence_coverage(k) >= STRONGLY_STATED));
             self.j
                 .reasons
                 .push(format!("{}: {}", f.element.as_str(), f.problem));
@@ -561,6 +607,33 @@ impl<'a> Reading<'a> {
             ));
         }
 
+        // Rule 5: a figure 10–20% off the page's figure for the same thing, or closer but no
+        // rounding of it.
+        if worst.is_none_or(|w| w.2 <= settings.figure_medium_tolerance)
+            && let Some((c, fact, e)) = self.figures.iter().find_map(|f| match f {
+                FigureReading::Misrounded { claim, fact, error } => {
+                    Some((claim.clone(), fact.clone(), *error))
+                }
+                _ => None,
+            })
+        {
+            self.j.evidence = sentence_evidence(self.page, fact.sentence);
+            self.j.correction = Some(format!("source says {}", describe(&fact.figure)));
+            self.j.support = lexical * 0.5;
+            self.j.element = Some(ClaimElement::Figure);
+            self.j.figure_error = Some(e);
+            self.j.difference = Some(difference(&c.text, &fact.figure.text));
+            return Some((
+                Verdict::Unconfirmed,
+                Severity::Medium,
+                IssueKind::FigureDiscrepancy,
+                format!(
+                    "The claim says {} where the source says {}: not a rounding of it",
+                    c.text,
+                    describe(&fact.figure)
+                ),
+            ));
+        }
         // Rule 5: a figure 10–20% off the page's figure for the same thing.
         if let Some((c, fact, e)) = worst.filter(|w| w.2 > settings.figure_medium_tolerance) {
             self.j.evidence = sentence_evidence(self.page, fact.sentence);

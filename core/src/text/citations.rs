@@ -218,6 +218,7 @@ pub fn resolve(marker: &Marker, text: &str, refs: &References) -> Resolved {
                     url,
                     style: *style,
                     label,
+                    paragraph: None,
                 }])
             }
             None => Resolved::Ignored,
@@ -230,6 +231,7 @@ pub fn resolve(marker: &Marker, text: &str, refs: &References) -> Resolved {
                         url: url.clone(),
                         style: CitationStyle::NumberedReference,
                         label: Some(n.to_string()),
+                        paragraph: None,
                     })
                 })
                 .collect();
@@ -244,6 +246,7 @@ pub fn resolve(marker: &Marker, text: &str, refs: &References) -> Resolved {
                 url: url.clone(),
                 style: CitationStyle::Footnote,
                 label: Some(label.clone()),
+                paragraph: None,
             }]),
             None => Resolved::Dangling(written()),
         },
@@ -252,6 +255,7 @@ pub fn resolve(marker: &Marker, text: &str, refs: &References) -> Resolved {
                 url: url.clone(),
                 style: CitationStyle::Footnote,
                 label: Some(written()).filter(|t| !t.is_empty()),
+                paragraph: None,
             }]),
             // An in-page link to something that is no reference ("#top") cites nothing.
             None => Resolved::Ignored,

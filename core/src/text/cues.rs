@@ -36,9 +36,13 @@
 //! that applies wins ([`prejudge`]):
 //! 1. FirstPersonData → **high**, [`UnsourcedKind::FirstPersonData`]: first-person data with no
 //!    source cannot be verified and is likely fabricated; remove it or provide a source.
-//! 2. `market` and a figure other than a year → **high**, [`UnsourcedKind::MarketFigure`].
-//! 3. Percentage, Money, Count, Ratio or Change → **high**, [`UnsourcedKind::Statistic`].
-//! 4. Anything else (quotes, attributions, dates, comparatives, superlatives) → **low**,
+//! 2. Reported speech ([`SentenceFeatures::speech`]: a quotation, or "X said …" with a named
+//!    speaker or a pronoun for one) → **low**, [`UnsourcedKind::ReportedSpeech`], figures inside
+//!    it included: what the reporter heard is not a statistic a source can settle.
+//! 3. `market` and a figure other than a year → **high**, [`UnsourcedKind::MarketFigure`].
+//! 4. Allegation against a named person → **high**, [`UnsourcedKind::Allegation`].
+//! 5. Percentage, Money, Count, Ratio or Change → **high**, [`UnsourcedKind::Statistic`].
+//! 6. Anything else (attributions to documents, dates, comparatives, superlatives) → **low**,
 //!    [`UnsourcedKind::Qualitative`]: acceptable without a citation, never blocks alone.
 //!
 //! # Cost
@@ -66,6 +70,10 @@ pub struct SentenceFeatures {
     pub attributed_to: Option<String>,
     /// Whether it speaks of a market, revenue, share or competitors.
     pub market: bool,
+    /// Whether it reports what someone said: a quotation, or a verb of speech ("said", "told",
+    /// "warned") with a named speaker or a pronoun for one ("she said"). "Experts say" names no
+    /// one; "according to the report" and "the study found" cite a document, not speech.
+    pub speech: bool,
 }
 
 impl SentenceFeatures {
@@ -130,14 +138,25 @@ pub fn analyze(sentence: &str) -> SentenceFeatures {
     }
     kinds.sort_unstable();
     kinds.dedup();
+    let speech = !quotes.is_empty()
+        || (SPEECH_VERB.is_match(sentence)
+            && (attributed_to.is_some() || matches(Cue::PronounSaid)));
     SentenceFeatures {
         kinds,
         figures,
         quotes,
         attributed_to,
         market: matches(Cue::Market),
+        speech,
     }
 }
+
+/// Verbs that report speech, as opposed to a finding or a document ("found", "according to").
+static SPEECH_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?-u:\b)(?:said|says|say|told|tells|added|adds|explained|argued|claimed|warned|insisted|stated|noted|wrote|recalled|continued|asked|admitted|acknowledged|complained|urged|replied|agreed)(?-u:\b)",
+    )
+});
 
 /// Who `sentence` attributes its statement to: [`SentenceFeatures::attributed_to`] of
 /// [`analyze`], without reading the rest of its features.
@@ -154,6 +173,14 @@ pub(crate) fn prejudge(features: &SentenceFeatures) -> Prejudgment {
             "No source provided for first-person data; it cannot be verified and appears to \
              be fabricated",
             "Remove claim or provide verifiable source",
+        )
+    } else if features.speech {
+        (
+            UnsourcedKind::ReportedSpeech,
+            Severity::Low,
+            "Reported speech: no source the article cites holds it, so it cannot be checked \
+             against the sources",
+            "Check it against the reporter's notes or recording",
         )
     } else if features.is_market_figure() {
         (

@@ -706,7 +706,9 @@ impl<'a> Parser<'a> {
             if self.is_num(b_at)
                 && let Some(b) = self.digit_quantity(b_at, true)
             {
-                if scale == 1.0 {
+                // "$3-5 billion": the first end is in billions too; "£334,000 to £5.1m" is
+                // written in full, and keeps its own scale.
+                if scale == 1.0 && q.value() < 1000.0 {
                     scale = b.scale;
                 }
                 if !own_symbol {
@@ -782,9 +784,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// "-", "–" or "to" between the two ends of a range; returns the index after it.
+    /// "-", "–" or "to" between the two ends of a range; returns the index after it. A dash
+    /// spaced from the number before it and glued to the one after ("8.9 9.6 -7.3%", a table's
+    /// cells) is the second number's minus sign, not a range.
     fn range_separator(&self, i: usize) -> Option<usize> {
         match self.tok(i)?.kind {
+            Kind::Sym('-' | '–' | '—') if !self.glued(i) && self.glued(i + 1) => None,
             Kind::Sym('-' | '–' | '—') => Some(i + 1),
             Kind::Word if self.is_word(i, &["to"]) => Some(i + 1),
             _ => None,
@@ -978,6 +983,7 @@ impl<'a> Parser<'a> {
         // A range whose second end carries the unit: "10-15%", "3 to 5 million".
         if allow_range
             && q.scale == 1.0
+            && q.value() < 1000.0
             && let Some(b_at) = self.range_separator(end)
             && (self.is_num(b_at) || !q.digits)
         {
@@ -1152,6 +1158,26 @@ impl<'a> Parser<'a> {
                 return Some(plain(Unit::Ratio, n / b, b_end));
             }
             return None;
+        }
+        // Hundredths of a currency: "87 cents" is $0.87, "45 pence" £0.45.
+        let hundredths = if lower_is("cents") || lower_is("cent") {
+            Some("USD")
+        } else if lower_is("pence") || (w == "p" && glued) {
+            Some("GBP")
+        } else {
+            None
+        };
+        if let Some(code) = hundredths
+            && q.scale == 1.0
+        {
+            return Some(Suffix {
+                unit: Unit::Currency,
+                value: n / 100.0,
+                scale: 1.0,
+                currency: Some(code),
+                per: None,
+                end: end + 1,
+            });
         }
         // Money named after the amount: "5 million USD", "20 euros".
         let currency = currency_code(w).or_else(|| currency_word(w))?;
@@ -1846,6 +1872,49 @@ mod tests {
                 ("$3", 3e9, Currency, Some("USD"), 1e9, None),
                 ("5 billion", 5e9, Currency, Some("USD"), 1e9, None),
             ],
+        );
+        // An amount written in full keeps its own scale beside a scaled one, in every form.
+        check(
+            "spending rises by £334,000 to £5.1m",
+            &[
+                ("£334,000", 334_000.0, Currency, Some("GBP"), 1.0, None),
+                ("£5.1m", 5.1e6, Currency, Some("GBP"), 1e6, None),
+            ],
+        );
+        check(
+            "up by $2,400 to $1.2 billion",
+            &[
+                ("$2,400", 2_400.0, Currency, Some("USD"), 1.0, None),
+                ("$1.2 billion", 1.2e9, Currency, Some("USD"), 1e9, None),
+            ],
+        );
+        check(
+            "grew from 1,500 to 2 million users",
+            &[
+                ("1,500", 1_500.0, Count, None, 1.0, None),
+                ("2 million", 2e6, Count, None, 1e6, None),
+            ],
+        );
+        // A table's cells: a minus glued to its number is a sign, not a range.
+        check(
+            "Bulk cargo (million tonnes) 8.9 9.6 -7.3%",
+            &[
+                ("8.9", 8.9, Count, None, 1.0, None),
+                ("9.6", 9.6, Count, None, 1.0, None),
+                ("7.3%", 7.3, Percent, None, 1.0, None),
+            ],
+        );
+        check(
+            "or 87 cents a share",
+            &[("87 cents", 0.87, Currency, Some("USD"), 1.0, None)],
+        );
+        check(
+            "a rise of 45 pence a litre",
+            &[("45 pence", 0.45, Currency, Some("GBP"), 1.0, None)],
+        );
+        check(
+            "stamps up 10 pence",
+            &[("10 pence", 0.10, Currency, Some("GBP"), 1.0, None)],
         );
         check(
             "the global market for AI tutors is worth $50 billion",

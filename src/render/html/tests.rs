@@ -595,6 +595,7 @@ fn an_edited_claim_is_listed_once_as_changed_with_before_and_after() {
         contested: false,
         from_cache: None,
         supporting_source: None,
+        backed_by: None,
     };
     let decided = |revision, claims| {
         let mut d = factgate_core::decide::decide_not_checked(

@@ -48,6 +48,7 @@ impl Alignment<'_> {
                     element: ClaimElement::Date,
                     contradiction: true,
                     strong: false,
+                    review_only: false,
                     problem: format!("The claim says {text} where the source says {said}"),
                     correction: Some(self.said(k)),
                     sentence: Some(k),
@@ -106,6 +107,7 @@ impl Alignment<'_> {
                 element: ClaimElement::Date,
                 contradiction: true,
                 strong: false,
+                review_only: false,
                 problem: format!(
                     "The claim says {} where the source says {}",
                     self.claim.span(p.at..p.at + 1),

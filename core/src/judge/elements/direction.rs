@@ -139,6 +139,7 @@ impl Alignment<'_> {
                     element: ClaimElement::Direction,
                     contradiction: true,
                     strong: false,
+                    review_only: false,
                     problem: format!(
                         "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                         phrase_with_negation(claim, i),
@@ -193,6 +194,7 @@ impl Alignment<'_> {
             element: ClaimElement::Direction,
             contradiction: true,
             strong: false,
+            review_only: false,
             problem: format!(
                 "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                 phrase_with_negation(&self.claim, i),
@@ -278,6 +280,7 @@ pub(crate) fn figure_direction(a: &Alignment<'_>) -> Option<Finding> {
                 element: ClaimElement::Direction,
                 contradiction: true,
                 strong: false,
+                review_only: false,
                 problem: format!(
                     "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                     phrase_with_negation(claim, word),

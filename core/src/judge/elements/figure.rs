@@ -435,7 +435,7 @@ pub(crate) fn same_kind(c: &Figure, f: &Figure) -> bool {
 }
 
 /// The noun a count counts, by its text ("9,000 procedures" → "procedur").
-fn counted(t: &Text, f: &Figure) -> Option<String> {
+pub(crate) fn counted(t: &Text, f: &Figure) -> Option<String> {
     counted_noun(t.text(), &f.text)
 }
 
@@ -534,7 +534,7 @@ pub(crate) fn page_period(s: &Text, f: &Figure, first: usize) -> FigurePeriod {
 /// The period the claim's figure `c` (at claim token `at`) is given for: the one written after
 /// it, else the claim's only year and only month led in by a word of time ("In 2024, wages rose
 /// 5%"; not "the 2024 report").
-fn claim_period(t: &Text, c: &Figure, at: usize) -> FigurePeriod {
+pub(crate) fn claim_period(t: &Text, c: &Figure, at: usize) -> FigurePeriod {
     let after = period_after(t, c, at);
     if after.is_some() {
         return after;
@@ -696,6 +696,73 @@ pub(crate) fn same_fact(
     choose(agreeing, best)
 }
 
+/// The share of the claim's weighted words a sentence must hold for its figure to be a near miss
+/// of the claim's.
+const NEAR_MISS_SHARE: f64 = 0.5;
+
+/// A figure of the page close to the claim's (within the tolerance) but no rounding of it as the
+/// claim writes it, in a sentence that states most of what the claim says of its figure: where
+/// the alignment did not pair them, "2,897 a year earlier" against "against 2,987 on 1 April
+/// 2024". The best such figure by the share of the claim's words its sentence holds.
+pub(crate) fn near_miss(a: &Alignment<'_>, c: &Figure, at: usize) -> Option<SameFact> {
+    let claim = &a.claim;
+    if c.unit == Unit::Year || super::presence::counts_time(claim.text(), c) {
+        return None;
+    }
+    // What the claim says of its figure, else the whole claim ("up from 2,897 a year earlier"
+    // says little of its own).
+    let own = said_of(claim, at);
+    let words = if own.len() >= 3 {
+        own
+    } else {
+        a.claim_stems.clone()
+    };
+    // Its words, not its numbers: a number the page does not write weighs most and says least.
+    let words = Stems::of(
+        words
+            .iter()
+            .filter(|w| !crate::judge::retrieve::is_number(a.stem_text(*w)))
+            .collect(),
+    );
+    if words.len() < 2 {
+        return None;
+    }
+    let ours_period = claim_period(claim, c, at);
+    let mut best: Option<(f64, SameFact)> = None;
+    for (i, s) in a.page.sentences().iter().enumerate() {
+        if s.figures.len() > MAX_SENTENCE_FIGURES {
+            continue;
+        }
+        for (f, ft) in s.figures.iter() {
+            if !same_kind(c, f)
+                || relative_error(c.value, f.value) > super::presence::STATED_TOLERANCE
+                || !super::presence::beyond_rounding(c, f)
+                || ours_period.differs(&page_period(s, f, *ft))
+            {
+                continue;
+            }
+            // Counted, not weighted: a word the page never uses weighs the most, and a near
+            // miss is a figure the claim's other words place.
+            let held = words
+                .iter()
+                .filter(|&w| s.holds(0..s.toks.len(), w))
+                .count() as f64
+                / words.len() as f64;
+            if held >= NEAR_MISS_SHARE && best.as_ref().is_none_or(|(b, _)| held > *b) {
+                best = Some((
+                    held,
+                    SameFact {
+                        sentence: i,
+                        figure: f.clone(),
+                        agrees: true,
+                    },
+                ));
+            }
+        }
+    }
+    best.map(|(_, fact)| fact)
+}
+
 /// What the page's figure at token `ft` of sentence `s` is of, in words that tell one thing from
 /// another, for a claim figure of `unit`.
 fn page_figure_words(a: &Alignment<'_>, s: &Text, ft: usize, unit: Unit) -> Stems {
@@ -736,7 +803,7 @@ fn page_figure_words(a: &Alignment<'_>, s: &Text, ft: usize, unit: Unit) -> Stem
 /// The page's figure `f` at the claim figure `c`'s scale, when `f` is written without one and its
 /// sentence (`text`) names the claim's ("million" in a table row "Bulk cargo (million tonnes) |
 /// 8.9 | 9.6", "Revenue ($ millions)"); else `f` as written.
-fn in_named_scale(f: &Figure, c: &Figure, text: &str) -> Figure {
+pub(crate) fn in_named_scale(f: &Figure, c: &Figure, text: &str) -> Figure {
     let word = match c.scale {
         1e3 => "thousand",
         1e6 => "million",

@@ -55,6 +55,10 @@ pub struct Finding {
     /// For what the source does not state: the page states it nowhere, which is strong evidence
     /// on its own (medium), whatever sentence the claim aligns with.
     pub strong: bool,
+    /// For what the source does not state: only for review (low), however much of the claim
+    /// the aligned sentence states: a ranking the page's data cannot settle, a descriptive
+    /// superlative ("the most serious defects").
+    pub review_only: bool,
     /// What is wrong, for the editor: "The claim says “fell” where the source says “rose”".
     pub problem: String,
     /// What the source says instead, in its words: "the source says: “ridership rose 4%”".
@@ -91,6 +95,7 @@ impl Alignment<'_> {
             element,
             contradiction: false,
             strong: false,
+            review_only: false,
             problem,
             correction: k.map(|k| self.said(k)),
             sentence: k,

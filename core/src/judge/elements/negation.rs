@@ -59,6 +59,7 @@ impl Alignment<'_> {
                     element: ClaimElement::Negation,
                     contradiction: true,
                     strong: false,
+                    review_only: false,
                     problem: format!(
                         "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                         phrase_with_negation(claim, i),
@@ -105,6 +106,7 @@ impl Alignment<'_> {
                 element: ClaimElement::Negation,
                 contradiction: true,
                 strong: false,
+                review_only: false,
                 problem: format!(
                     "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                     claim.lower(i),
@@ -148,6 +150,7 @@ impl Alignment<'_> {
                 element: ClaimElement::Negation,
                 contradiction: true,
                 strong: false,
+                review_only: false,
                 problem: format!(
                     "The claim says \u{201C}{}\u{201D} where the source states it",
                     claim.span(frame).trim()
@@ -172,6 +175,7 @@ impl Alignment<'_> {
             element: ClaimElement::Negation,
             contradiction: true,
             strong: false,
+            review_only: false,
             problem: format!(
                 "The claim states what the source denies: \u{201C}{}\u{201D}",
                 s.span(frame).trim()

@@ -180,18 +180,38 @@ pub(crate) fn counts_time(claim: &str, figure: &Figure) -> bool {
         || before.ends_with('#')
 }
 
-/// The numbers a page's sentences state, each figure's value once, with where it is: (value,
-/// sentence).
-pub(crate) fn page_values(sentences: &[Text]) -> Vec<(f64, usize)> {
+/// A number a page's sentence states: its value, the sentence, and its unit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageValue {
+    pub value: f64,
+    pub sentence: usize,
+    pub unit: Unit,
+}
+
+/// The numbers a page's sentences state, each figure's value once, with where it is. Years are
+/// left out: a year is a date, not a quantity, and its ratio to an amount gives any number.
+pub(crate) fn page_values(sentences: &[Text]) -> Vec<PageValue> {
     let mut out = Vec::new();
     for (i, s) in sentences.iter().enumerate() {
         for (f, _) in s.figures.iter() {
-            out.push((f.value, i));
+            if f.unit == Unit::Year {
+                continue;
+            }
+            let value = |value: f64, unit: Unit| PageValue {
+                value,
+                sentence: i,
+                unit,
+            };
+            out.push(value(f.value, f.unit));
             // A share written as a ratio is a percentage too ("one in five", "half": 20%, 50%),
             // and a percentage a ratio.
             match f.unit {
-                Unit::Ratio if f.value > 0.0 && f.value <= 1.0 => out.push((f.value * 100.0, i)),
-                Unit::Percent | Unit::PercentagePoints => out.push((f.value / 100.0, i)),
+                Unit::Ratio if f.value > 0.0 && f.value <= 1.0 => {
+                    out.push(value(f.value * 100.0, Unit::Percent));
+                }
+                Unit::Percent | Unit::PercentagePoints => {
+                    out.push(value(f.value / 100.0, Unit::Ratio));
+                }
                 _ => {}
             }
         }
@@ -211,57 +231,181 @@ pub(crate) fn number_written(c: &Figure, contains: impl Fn(&str) -> bool) -> boo
 /// Whether the page gives the claim's figure `c` (qualified by `hedge`), stated or derived from
 /// two of its figures close together (see the module documentation). `values` are
 /// [`page_values`] of the page.
-pub fn stated(c: &Figure, hedge: Hedge, values: &[(f64, usize)]) -> bool {
-    let claimed = match c.unit {
+pub fn stated(c: &Figure, hedge: Hedge, values: &[PageValue]) -> bool {
+    match c.unit {
         // "one in twenty" is 5 (percent) as well as 0.05.
         Unit::Ratio if c.value > 0.0 && c.value <= 1.0 => {
-            return stated_value(c.value, hedge, values)
-                || stated_value(c.value * 100.0, hedge, values);
+            stated_value(c.value, Unit::Ratio, hedge, values)
+                || stated_value(c.value * 100.0, Unit::Percent, hedge, values)
         }
-        _ => c.value,
-    };
-    stated_value(claimed, hedge, values)
+        unit => stated_value(c.value, unit, hedge, values),
+    }
+}
+
+/// Whether the page writes the claim's figure `c` itself: a number of the same value (to the
+/// rounding of how it is written) and a compatible unit: a percentage for a percentage, money
+/// for money, any number for a plain count.
+pub fn written_exactly(c: &Figure, values: &[PageValue]) -> bool {
+    if c.unit == Unit::Year || !c.value.is_finite() {
+        return false;
+    }
+    values.iter().any(|v| {
+        let units = v.unit == c.unit
+            || c.unit == Unit::Count
+            || (matches!(c.unit, Unit::Percent | Unit::PercentagePoints)
+                && matches!(v.unit, Unit::Percent | Unit::PercentagePoints));
+        let scale = c.value.abs().max(v.value.abs());
+        units && (scale == 0.0 || (c.value - v.value).abs() / scale <= 0.005)
+    })
+}
+
+/// What two figures of one unit give, as a figure of unit `claimed`: their difference (in
+/// their unit; points for two percentages), their ratio (a multiple or share), their change or
+/// share in percent.
+fn derivable(pair: Unit, claimed: Unit) -> (bool, bool, bool) {
+    // "2.4 points" may be read as a plain count.
+    let difference = pair == claimed
+        || (matches!(pair, Unit::Percent | Unit::PercentagePoints)
+            && matches!(
+                claimed,
+                Unit::Percent | Unit::PercentagePoints | Unit::Count
+            ));
+    let ratio = matches!(claimed, Unit::Ratio | Unit::Multiplier);
+    let percent = claimed == Unit::Percent;
+    (difference, ratio, percent)
 }
 
 /// The most figures of a sentence and its neighbour combined in pairs: past it, a table of
 /// numbers would cost the square of its size and give any value by chance.
 const MAX_PAIRED: usize = 24;
 
-fn stated_value(claimed: f64, hedge: Hedge, values: &[(f64, usize)]) -> bool {
-    if values.iter().any(|&(v, _)| gives(claimed, hedge, v)) {
-        return true;
+fn stated_value(claimed: f64, unit: Unit, hedge: Hedge, values: &[PageValue]) -> bool {
+    values.iter().any(|v| gives(claimed, hedge, v.value))
+        || derived(unit, values, false, |d| gives(claimed, hedge, d))
+}
+
+/// Whether the page gives the claim's figure `c` by the difference, ratio or change of two of its
+/// figures, to the rounding of how the claim writes it (half a percent): what a reporter
+/// computed from the page ("up 14.2%" from 2,987 to 3,412).
+pub fn derived_exactly(c: &Figure, values: &[PageValue]) -> bool {
+    if c.unit == Unit::Year {
+        return false;
     }
-    // Derived: from two figures of one sentence or of adjacent sentences.
-    let mut by_sentence: std::collections::BTreeMap<usize, Vec<f64>> = Default::default();
-    for &(v, i) in values {
-        by_sentence.entry(i).or_default().push(v);
+    let close =
+        |d: f64| ((c.value - d) / c.value.abs().max(d.abs()).max(f64::MIN_POSITIVE)).abs() <= 0.005;
+    derived(c.unit, values, true, close)
+}
+
+/// Whether two figures of one unit, in one sentence or adjacent sentences, give a value
+/// `accept` takes: their difference, ratio or change in percent, as `unit` can be derived.
+/// `strict`: only in the claim's own unit (two percentages differ by points, not by a percent).
+fn derived(unit: Unit, values: &[PageValue], strict: bool, accept: impl Fn(f64) -> bool) -> bool {
+    let mut by_sentence: std::collections::BTreeMap<usize, Vec<PageValue>> = Default::default();
+    for v in values {
+        by_sentence.entry(v.sentence).or_default().push(*v);
     }
     for (&i, here) in &by_sentence {
-        let mut near: Vec<f64> = here.clone();
+        let mut near: Vec<PageValue> = here.clone();
         if let Some(next) = by_sentence.get(&(i + 1)) {
             near.extend(next);
         }
         if near.len() > MAX_PAIRED {
             continue;
         }
-        for (x, &a) in near.iter().enumerate() {
-            for &b in &near[x + 1..] {
-                let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-                let mut derived = vec![hi - lo];
-                if lo > 0.0 {
+        for (x, a) in near.iter().enumerate() {
+            for b in &near[x + 1..] {
+                if a.unit != b.unit {
+                    continue;
+                }
+                let (difference, ratio, percent) = derivable(a.unit, unit);
+                let difference = difference && !(strict && unit == Unit::Percent);
+                let (lo, hi) = if a.value <= b.value {
+                    (a.value, b.value)
+                } else {
+                    (b.value, a.value)
+                };
+                let mut derived = Vec::with_capacity(6);
+                if difference {
+                    derived.push(hi - lo);
+                }
+                if lo > 0.0 && ratio {
                     derived.push(hi / lo);
                     derived.push(lo / hi);
+                }
+                if lo > 0.0 && percent {
                     derived.push(lo / hi * 100.0);
                     derived.push((hi - lo) / lo * 100.0);
                     derived.push((hi - lo) / hi * 100.0);
                 }
-                if derived.iter().any(|&d| d > 0.0 && gives(claimed, hedge, d)) {
+                if derived.iter().any(|&d| d > 0.0 && accept(d)) {
                     return true;
                 }
             }
         }
     }
     false
+}
+
+/// The rounding a figure is written to, in its value's units: "2,987" to the unit, "3,000" to
+/// the thousand, "4.7%" to a tenth, "£3.3m" to £100,000. `None` for a figure in words.
+pub fn rounding_of(c: &Figure) -> Option<f64> {
+    let digits: String = c
+        .text
+        .chars()
+        .skip_while(|ch| !ch.is_ascii_digit())
+        .take_while(|ch| ch.is_ascii_digit() || *ch == '.' || *ch == ',')
+        .filter(|ch| *ch != ',')
+        .collect();
+    let digits = digits.trim_end_matches('.');
+    if digits.is_empty() {
+        return None;
+    }
+    let step = match digits.split_once('.') {
+        Some((_, decimals)) => 10f64.powi(-i32::try_from(decimals.len()).ok()?),
+        None => {
+            let zeros = digits.len() - digits.trim_end_matches('0').len();
+            if zeros == digits.len() {
+                1.0
+            } else {
+                10f64.powi(i32::try_from(zeros).ok()?)
+            }
+        }
+    };
+    Some(step * c.scale.max(1.0))
+}
+
+/// Whether a figure is written as an exact value: with a decimal, or with three significant
+/// digits or more.
+fn precise(c: &Figure) -> bool {
+    let number: String = c
+        .text
+        .chars()
+        .skip_while(|ch| !ch.is_ascii_digit())
+        .take_while(|ch| ch.is_ascii_digit() || *ch == '.' || *ch == ',')
+        .filter(|ch| *ch != ',')
+        .collect();
+    let number = number.trim_end_matches('.');
+    if number.contains('.') {
+        return true;
+    }
+    number.trim_start_matches('0').trim_end_matches('0').len() >= 3
+}
+
+/// Whether the page's figure `page` is beyond what either figure, as written, rounds: "2,897"
+/// is no rounding of 2,987; "3,000" is one of 2,987, and "$31.5 billion" of the page's "$30
+/// billion" (written to the ten billion, it may round 31.5).
+pub fn beyond_rounding(c: &Figure, page: &Figure) -> bool {
+    // A figure of one or two digits ("27%", "40 homes") is often written loosely; one written
+    // to a decimal or to three digits or more ("4.4%", "1,826") says it is exact.
+    if !precise(c) {
+        return false;
+    }
+    let step = match (rounding_of(c), rounding_of(page)) {
+        (Some(a), Some(b)) => a.max(b),
+        (Some(a), None) => a,
+        _ => return false,
+    };
+    (c.value - page.value).abs() > step * 0.5 + 1e-9
 }
 
 /// Whether a page dates things relative to its own date ("last year", "this year", "the
@@ -335,6 +479,25 @@ mod tests {
         assert!(on_page(
             "Turnout rose 2.4 points.",
             "Turnout: 61.3% (2019: 58.9%)."
+        ));
+    }
+
+    #[test]
+    fn a_year_or_another_unit_derives_no_figure() {
+        // $120 million over the year 1991 is 60,271: no source of "about 64,000 jobs".
+        assert!(!on_page(
+            "Tourism supports about 64,000 jobs.",
+            "The fund, set up in 1991, has $120 million to spend."
+        ));
+        // An amount of money over a count of people is no count of jobs.
+        assert!(!on_page(
+            "The scheme created 2,500 jobs.",
+            "The council spent £5 million to help 2,000 households."
+        ));
+        // Two amounts of money still give their difference.
+        assert!(on_page(
+            "Spending rose by £2m.",
+            "Spending was £12m this year and £10m last year."
         ));
     }
 

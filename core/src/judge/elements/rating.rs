@@ -262,6 +262,25 @@ const REPORTING: &[&str] = &[
     "rumors",
     "posts",
     "post",
+    "message",
+    "messages",
+    "circulating",
+    "viral",
+    "video",
+    "videos",
+    "meme",
+    "warns",
+    "warned",
+    "warning",
+    "said that",
+    "says that",
+    "suggested",
+    "suggests",
+    "suggesting",
+    "asserted",
+    "asserts",
+    "insisted",
+    "insists",
 ];
 
 fn words_of(t: &str) -> Vec<String> {
@@ -506,6 +525,30 @@ mod tests {
         );
         assert_eq!(debunked.map(|a| a.rating), Some(Rating::True));
         assert!(applicable("The council approved the bypass route in May.", &reviews).is_none());
+    }
+
+    #[test]
+    fn a_story_that_reports_the_rated_claim_as_someones_is_not_rated() {
+        let reviews = [review(
+            "NASA has confirmed Earth will be plunged into six days of darkness in December",
+            Some("False"),
+            None,
+            None,
+        )];
+        for reported in [
+            "A message circulating on WhatsApp warns that NASA has confirmed Earth will be plunged into six days of darkness in December.",
+            "A viral video says that NASA has confirmed Earth will be plunged into six days of darkness in December.",
+            "Posts shared thousands of times claim NASA has confirmed Earth will be plunged into six days of darkness in December.",
+            "The blogger insisted NASA has confirmed Earth will be plunged into six days of darkness in December.",
+        ] {
+            assert!(applicable(reported, &reviews).is_none(), "{reported}");
+        }
+        // Stated as the article's own, it is rated false.
+        let asserted = applicable(
+            "NASA has confirmed that Earth will be plunged into six days of darkness in December.",
+            &reviews,
+        );
+        assert_eq!(asserted.map(|a| a.rating), Some(Rating::False));
     }
 
     #[test]

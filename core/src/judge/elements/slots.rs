@@ -168,6 +168,7 @@ impl Alignment<'_> {
             element,
             contradiction,
             strong,
+            review_only: false,
             problem,
             correction: Some(self.said(k)),
             sentence: Some(k),

@@ -66,6 +66,7 @@ impl Alignment<'_> {
                 element: ClaimElement::Speaker,
                 contradiction: true,
                 strong: false,
+                review_only: false,
                 problem: format!("The source attributes this to {other}, not to {name}"),
                 correction: Some(self.said(k)),
                 sentence: Some(k),
@@ -106,6 +107,7 @@ impl Alignment<'_> {
             element: ClaimElement::Speaker,
             contradiction: true,
             strong: false,
+            review_only: false,
             problem: format!(
                 "The source attributes this to \u{201C}{}\u{201D}, not to \u{201C}{}\u{201D}",
                 theirs[0].text, ours.text
@@ -129,6 +131,7 @@ impl Alignment<'_> {
             element: ClaimElement::Title,
             contradiction: true,
             strong: false,
+            review_only: false,
             problem: format!(
                 "The claim calls {name} \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                 claim_role.text, source_role.text

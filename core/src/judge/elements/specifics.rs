@@ -49,6 +49,7 @@ impl Alignment<'_> {
                     element: ClaimElement::Multiplier,
                     contradiction: false,
                     strong: false,
+                    review_only: false,
                     problem: format!(
                         "The claim says \u{201C}{}\u{201D}; the source states no such multiple",
                         c.text
@@ -138,15 +139,38 @@ impl Alignment<'_> {
             } else {
                 equivalents.iter().any(|w| page_word(w))
             };
-            if !stated {
-                let mut f = self.unsupported(
+            if stated {
+                continue;
+            }
+            // Not in the page's words. A ranking the page's table bears out is stated by it;
+            // one the table contradicts (another row ranks higher) is not; a claim about all
+            // time or the world is a record the page would have to say; anything else (a
+            // ranking the page has no data for, "the most serious defects") is for review.
+            let ranked = rank_in_table(self.page, &self.claim, &lower);
+            let outranked = matches!(ranked, Some(Ranked::Outranked { .. }));
+            let mut f = match ranked {
+                Some(Ranked::BorneOut) => continue,
+                Some(Ranked::Outranked { label, value }) => self.unsupported(
+                    ClaimElement::Superlative,
+                    format!(
+                        "The claim says \u{201C}{word}\u{201D}; the source's table gives {label} {value}, which ranks above it"
+                    ),
+                ),
+                None => self.unsupported(
                     ClaimElement::Superlative,
                     format!("The claim says \u{201C}{word}\u{201D}; the source does not"),
-                );
+                ),
+            };
+            // "The first town to ban…", "the only council to…": a claim about all others,
+            // which only a page that says so backs.
+            let unique = matches!(lower.as_str(), "first" | "last" | "only");
+            if outranked || unique || beyond_the_page(&claim_lower) {
                 f.strong = true;
-                out.push(f);
-                break;
+            } else {
+                f.review_only = true;
             }
+            out.push(f);
+            break;
         }
         out
     }
@@ -204,6 +228,7 @@ impl Alignment<'_> {
                     element: ClaimElement::Quantifier,
                     contradiction: false,
                     strong: false,
+                    review_only: false,
                     problem: format!(
                         "The claim says \u{201C}{said}\u{201D} where the source says \u{201C}{lower}\u{201D}"
                     ),
@@ -215,6 +240,7 @@ impl Alignment<'_> {
                     element: ClaimElement::Quantifier,
                     contradiction: false,
                     strong: false,
+                    review_only: false,
                     problem: format!(
                         "The claim says \u{201C}{said}\u{201D}; the source does not say all"
                     ),
@@ -263,6 +289,7 @@ impl Alignment<'_> {
                     element: ClaimElement::Place,
                     contradiction: false,
                     strong: false,
+                    review_only: false,
                     problem: format!(
                         "The claim says {} {shown} where the source says {} {other}",
                         word, word
@@ -283,6 +310,7 @@ impl Alignment<'_> {
                         element: ClaimElement::Place,
                         contradiction: false,
                         strong: false,
+                        review_only: false,
                         problem: format!("The source does not mention {shown}"),
                         correction: k.map(|k| self.said(k)),
                         sentence: k,
@@ -320,6 +348,230 @@ pub(crate) fn claims_a_rank(t: &Text, word: &str) -> bool {
         }),
         _ => true,
     }
+}
+
+/// Whether a superlative claim reaches past what a page's figures can rank: all time ("ever",
+/// "in its history", "since 2010"), a kind or a world ("of its kind", "in Europe"). Such a
+/// claim is a record, and the page must say it.
+pub(crate) fn beyond_the_page(claim_lower: &str) -> bool {
+    const SCOPES: &[&str] = &[
+        " ever",
+        "history",
+        "of its kind",
+        "of their kind",
+        "on record",
+        "records began",
+        "all-time",
+        "all time",
+        "living memory",
+        "in decades",
+        "in a generation",
+        "in the world",
+        "worldwide",
+        "in europe",
+        "in the country",
+        "nationally",
+        "first time",
+        " since ",
+    ];
+    SCOPES.iter().any(|s| claim_lower.contains(s))
+}
+
+/// Which end of a column a superlative names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Top,
+    Bottom,
+}
+
+/// The end of a ranking `word` names, given the column it ranks (`header`, lower-case): "quickest"
+/// of a column of days is its bottom. `None` for a word whose end depends on what is ranked
+/// ("best", "worst").
+fn end_named(word: &str, header: &str) -> Option<End> {
+    let first = word.split_whitespace().next().unwrap_or(word);
+    let timed = [
+        "day", "days", "hour", "hours", "minute", "minutes", "week", "weeks", "time", "wait",
+    ]
+    .iter()
+    .any(|t| {
+        header
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == *t)
+    });
+    let end = match first {
+        "highest" | "largest" | "biggest" | "greatest" | "most" | "top" | "steepest"
+        | "sharpest" | "strongest" | "longest" | "heaviest" | "wettest" | "warmest" | "hottest"
+        | "oldest" | "busiest" | "deepest" | "widest" | "tallest" | "richest" => End::Top,
+        "lowest" | "smallest" | "least" | "fewest" | "weakest" | "shortest" | "coldest"
+        | "driest" | "youngest" | "cheapest" | "poorest" | "narrowest" | "lightest" => End::Bottom,
+        "fastest" | "quickest" | "speediest" => {
+            if timed {
+                End::Bottom
+            } else {
+                End::Top
+            }
+        }
+        "slowest" => {
+            if timed {
+                End::Top
+            } else {
+                End::Bottom
+            }
+        }
+        _ => return None,
+    };
+    Some(end)
+}
+
+/// A figure of a table as the page's text gives it: "Kelbridge, Offences per 1,000: 122.5."
+/// (`webpage::table_text`: the row's label, the column's heading, the cell).
+#[derive(Debug)]
+struct Cell<'t> {
+    label: &'t str,
+    header: &'t str,
+    value: f64,
+    text: &'t str,
+    /// Cells of one table are consecutive sentences: the first sentence of the run.
+    run: usize,
+}
+
+/// The table cells of a page, read from its sentences.
+fn table_cells(page: &crate::judge::PageIndex) -> Vec<Cell<'_>> {
+    let mut out: Vec<Cell<'_>> = Vec::new();
+    let mut run_start = 0;
+    let mut last: Option<usize> = None;
+    for (i, s) in page.sentences().iter().enumerate() {
+        let text = s.text().trim();
+        let Some(body) = text.strip_suffix('.') else {
+            continue;
+        };
+        let Some((head, cell)) = body.rsplit_once(": ") else {
+            continue;
+        };
+        let Some((figure, _)) = s.figures.last() else {
+            continue;
+        };
+        // The cell is the figure, as written (a sign, a unit, a note mark at most around it).
+        if cell.len() > figure.text.len() + 6 || !cell.contains(figure.text.as_str()) {
+            continue;
+        }
+        let (label, header) = head.rsplit_once(", ").unwrap_or((head, ""));
+        if last != Some(i.wrapping_sub(1)) {
+            run_start = i;
+        }
+        last = Some(i);
+        let negative = cell.trim_start().starts_with(['-', '\u{2212}']) && figure.value > 0.0;
+        out.push(Cell {
+            label: label.trim(),
+            header: header.trim(),
+            value: if negative {
+                -figure.value
+            } else {
+                figure.value
+            },
+            text: cell.trim(),
+            run: run_start,
+        });
+    }
+    out
+}
+
+/// Row labels that sum or average the others: never a row a ranking is among.
+fn is_summary_row(label: &str) -> bool {
+    let lower = label.to_lowercase();
+    [
+        "total", "all ", "overall", "average", "mean", "median", "national", "county", "england",
+        "region", "sum",
+    ]
+    .iter()
+    .any(|w| lower.starts_with(w) || lower.contains(&format!(" {}", w.trim())))
+}
+
+/// What a page's table says of a claim's ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Ranked {
+    /// The claim's row is at the end of its column the superlative names.
+    BorneOut,
+    /// Another row of the column ranks beyond it.
+    Outranked { label: String, value: String },
+}
+
+/// Whether the page's table bears out the claim's superlative `word`: the claim's row is found
+/// by its figure (a cell the figure is in) or its label (a row label the claim names, in the
+/// column whose heading shares most words with the claim), and ranked in its column among the
+/// table's other rows (not totals or averages). `None` where no table holds the claim's row and
+/// at least two others.
+pub(crate) fn rank_in_table(
+    page: &crate::judge::PageIndex,
+    claim: &Text,
+    word: &str,
+) -> Option<Ranked> {
+    let cells = table_cells(page);
+    if cells.len() < 3 {
+        return None;
+    }
+    let claim_lower = claim.text().to_lowercase();
+    let claim_words: std::collections::HashSet<String> =
+        retrieve::tokenize(claim.text()).into_iter().collect();
+    let names_row = |label: &str| {
+        let l = label.to_lowercase();
+        !l.is_empty()
+            && claim_lower.match_indices(&l).any(|(at, _)| {
+                let before = claim_lower[..at].chars().next_back();
+                let after = claim_lower[at + l.len()..].chars().next();
+                !before.is_some_and(char::is_alphanumeric)
+                    && !after.is_some_and(char::is_alphanumeric)
+            })
+    };
+    let header_overlap = |header: &str| {
+        retrieve::tokenize(header)
+            .into_iter()
+            .filter(|w| claim_words.contains(w))
+            .count()
+    };
+    let by_figure = |c: &Cell<'_>| {
+        claim.figures.iter().any(|(f, _)| {
+            f.unit != Unit::Year
+                && f.value != 0.0
+                && relative_error(c.value.abs(), f.value) <= 0.005
+        })
+    };
+    // The claim's cell: its figure in a row it names, else its figure, else a row it names in
+    // the column most like it.
+    let chosen = cells
+        .iter()
+        .filter(|c| by_figure(c) && names_row(c.label))
+        .max_by_key(|c| header_overlap(c.header))
+        .or_else(|| {
+            cells
+                .iter()
+                .find(|c| by_figure(c) && !is_summary_row(c.label))
+        })
+        .or_else(|| {
+            cells
+                .iter()
+                .filter(|c| names_row(c.label) && header_overlap(c.header) > 0)
+                .max_by_key(|c| header_overlap(c.header))
+        })?;
+    let end = end_named(word, &chosen.header.to_lowercase())?;
+    let column: Vec<&Cell<'_>> = cells
+        .iter()
+        .filter(|c| c.run == chosen.run && c.header == chosen.header && !is_summary_row(c.label))
+        .collect();
+    if column.len() < 3 || is_summary_row(chosen.label) {
+        return None;
+    }
+    let beyond = column.iter().find(|c| match end {
+        End::Top => c.value > chosen.value,
+        End::Bottom => c.value < chosen.value,
+    });
+    Some(match beyond {
+        None => Ranked::BorneOut,
+        Some(c) => Ranked::Outranked {
+            label: c.label.to_owned(),
+            value: c.text.to_owned(),
+        },
+    })
 }
 
 /// Superlatives that say the same: "largest", "biggest", "greatest".

@@ -77,6 +77,71 @@ const PARALLEL: f64 = 0.5;
 
 pub(crate) type Label = Vec<(TokenId, usize)>;
 
+/// Stems that say when a figure is for, or join two figures, not what it is of.
+const PERIOD_WORDS: &[&str] = &[
+    "last", "year", "first", "second", "third", "fourth", "half", "quarter", "month", "week",
+    "while", "whilst", "and", "but", "financial", "fiscal", "previous", "earlier", "same",
+];
+
+/// Whether the page writes the claim's value `c` (at token `at`; to the rounding of how the
+/// claim writes it) for what the claim may be saying it of: a figure whose label the claim mostly
+/// shares, that counts the same things and is of the same period ("aged 4, 9 and 12" for
+/// "aged four, nine and 12"; "£318,000 towards local healthcare"). A value the page gives only
+/// to another subject ("Rents rose 8%" for wages, "30 shops" for homes, "3% in 2023" for 2024)
+/// is not.
+pub(crate) fn written_for_claim(a: &Alignment<'_>, c: &Figure, at: usize) -> bool {
+    if c.unit == Unit::Year {
+        return false;
+    }
+    // A label word that is a number ("the family of five") says how many, not of what; nor does
+    // a word that only says what kind of figure it is, or when ("last year", "May").
+    let telling = |w: TokenId| {
+        let text = a.stem_text(w);
+        !generic(text)
+            && !crate::judge::retrieve::is_number(text)
+            && crate::text::figures::number_word(text).is_none()
+            && !crate::text::lexicon::MONTHS
+                .iter()
+                .any(|(m, _)| m.starts_with(text))
+            && !PERIOD_WORDS.contains(&text)
+    };
+    let kind_word = |w: TokenId| {
+        let text = a.stem_text(w);
+        generic(text) && !PERIOD_WORDS.contains(&text)
+    };
+    let ours_noun = super::figure::counted(&a.claim, c);
+    let ours_period = super::figure::claim_period(&a.claim, c, at);
+    a.page.sentences().iter().any(|s| {
+        s.figures.len() <= super::figure::MAX_SENTENCE_FIGURES
+            && s.figures.iter().any(|(f, ft)| {
+                // A table's figure whose scale its label gives ("(million tonnes) 9.6") is read
+                // at the claim's scale.
+                let f = &super::figure::in_named_scale(f, c, s.text());
+                let scale = c.value.abs().max(f.value.abs());
+                let nouns_agree = match (&ours_noun, super::figure::counted(s, f)) {
+                    (Some(o), Some(t)) => *o == t,
+                    _ => true,
+                };
+                same_kind(c, f)
+                    && (scale == 0.0 || (c.value - f.value).abs() / scale <= 0.005)
+                    && nouns_agree
+                    && !ours_period.differs(&super::figure::page_period(s, f, *ft))
+                    && {
+                        // Most of what the page says the figure is of, the claim says too; where
+                        // the label only names a kind of figure ("Sales grew 12%"), that kind.
+                        let all: Vec<TokenId> = label(s, *ft, a).iter().map(|(w, _)| *w).collect();
+                        let mut words: Vec<TokenId> =
+                            all.iter().copied().filter(|w| telling(*w)).collect();
+                        if words.is_empty() {
+                            words = all.into_iter().filter(|w| kind_word(*w)).collect();
+                        }
+                        let shared = words.iter().filter(|w| a.claim_stems.contains(**w)).count();
+                        shared * 2 >= words.len()
+                    }
+            })
+    })
+}
+
 /// Where the page gives the claim's figure `c` to another subject and the claim's subject another
 /// value, in a parallel entry of the same list or table; see the module documentation.
 pub fn swapped(a: &Alignment<'_>, c: &Figure, at: usize, hedge: Hedge) -> Option<Swap> {

@@ -778,3 +778,173 @@ fn a_direction_is_read_across_the_passage_that_states_the_claim() {
     let got = windows(agreeing, source, 0..3);
     assert!(!got.iter().any(|(_, c)| *c), "{got:?}");
 }
+
+/// A page with a table of a figure by district, as `webpage::table_text` writes one.
+const DISTRICT_TABLE: &str = "Recorded crime by district, 2024-25\n\n\
+    Kelbridge, Offences per 1,000: 122.5.\n\n\
+    Ashworth, Offences per 1,000: 98.1.\n\n\
+    Marbury, Offences per 1,000: 88.0.\n\n\
+    Stainmoor, Offences per 1,000: 76.4.\n\n\
+    County total, Offences per 1,000: 100.0.";
+
+#[test]
+fn a_ranking_the_pages_table_bears_out_is_stated() {
+    use crate::model::Severity;
+    for claim in [
+        "Stainmoor had the lowest crime rate, at 76.4 offences per 1,000 residents.",
+        "The lowest rate was Stainmoor's 76.4 offences per 1,000.",
+        "At 76.4 offences per 1,000 people, Stainmoor recorded the smallest rate of any district.",
+        "Kelbridge had the highest rate, 122.5 offences per 1,000.",
+        "Kelbridge, which had the highest, recorded 122.5 offences per 1,000 residents.",
+    ] {
+        let (_, severity, element) = judged(claim, DISTRICT_TABLE);
+        assert!(
+            severity.is_none_or(|s| s == Severity::Low)
+                && element != Some(ClaimElement::Superlative),
+            "{claim}: {severity:?} {element:?}"
+        );
+    }
+}
+
+#[test]
+fn a_ranking_the_pages_table_contradicts_is_unsupported() {
+    use crate::model::Severity;
+    for claim in [
+        "Ashworth had the highest crime rate, at 98.1 offences per 1,000.",
+        "The lowest rate was Marbury's 88.0 offences per 1,000.",
+        "At 98.1 offences per 1,000, Ashworth recorded the largest rate of any district.",
+        "Marbury had the fewest offences per 1,000, at 88.0.",
+    ] {
+        let (_, severity, element) = judged(claim, DISTRICT_TABLE);
+        assert_eq!(
+            (severity, element),
+            (Some(Severity::Medium), Some(ClaimElement::Superlative)),
+            "{claim}"
+        );
+    }
+}
+
+#[test]
+fn a_superlative_the_page_neither_states_nor_ranks_is_for_review() {
+    use crate::model::Severity;
+    for (claim, source) in [
+        (
+            "The most serious offences fell by 4% in the year.",
+            "Serious offences fell by 4% in the year, the force said.",
+        ),
+        (
+            "The youngest defendant, Ellis Carr, 19, was sentenced to three years.",
+            "Ellis Carr, 19, of Westford, was sentenced to three years in a young offender institution.",
+        ),
+        (
+            "Even in the most pessimistic scenario, emissions were 29% lower.",
+            "In a scenario in which all charging came from gas, emissions were 29% lower.",
+        ),
+    ] {
+        let (_, severity, _) = judged(claim, source);
+        assert!(
+            severity.is_none_or(|s| s == Severity::Low),
+            "{claim}: {severity:?}"
+        );
+    }
+    // A superlative of all time is a record the page must state.
+    let (_, severity, element) = judged(
+        "Officers repaired 9,036 potholes, the most ever recorded in the district.",
+        "Officers repaired 9,036 potholes in the district in 2024-25, up from 7,412.",
+    );
+    assert_eq!(
+        (severity, element),
+        (Some(Severity::Medium), Some(ClaimElement::Superlative))
+    );
+}
+
+#[test]
+fn a_figure_the_page_writes_is_never_refuted_on_its_value() {
+    use crate::model::Verdict;
+    for (claim, source) in [
+        (
+            "The family, two adults and three children aged four, nine and 12, were woken by their smoke alarm.",
+            "The family of five, two adults and three children aged 4, 9 and 12, were woken by a smoke alarm shortly after 2am.",
+        ),
+        (
+            "Had it gone ahead, the development would have included 51 affordable homes, along with £1.26m towards school places and £318,000 for local healthcare.",
+            "Officers considered that the benefits of the scheme, including 51 affordable homes, contributions of £1.26 million towards primary school places and £318,000 towards local healthcare, outweighed the harm.",
+        ),
+        (
+            "There were 3,412 households on the register on 1 April, up from 2,987 a year earlier.",
+            "The register held 3,412 households on 1 April 2025, against 2,987 on 1 April 2024. Of these, 168 were in Band A.",
+        ),
+        (
+            "Turnout was 24.6%, with 1,312 ballot papers counted from an electorate of 5,338.",
+            "Electorate: 5,338. Ballot papers counted: 1,312. Turnout: 24.6%.",
+        ),
+    ] {
+        let (verdict, _, element) = judged(claim, source);
+        assert!(
+            verdict != Verdict::Refuted && element != Some(ClaimElement::Figure),
+            "{claim}: {verdict:?} {element:?}"
+        );
+    }
+    // A figure the page does not write, for the same fact, still differs: far off, it blocks
+    // (high); close, but no rounding of the page's (a transposed digit), it blocks (medium).
+    let (_, severity, element) = judged(
+        "There were 3,412 households on the register on 1 April, up from 1,987 a year earlier.",
+        "The register held 3,412 households on 1 April 2025, against 2,987 on 1 April 2024.",
+    );
+    assert_eq!(
+        (severity, element),
+        (
+            Some(crate::model::Severity::High),
+            Some(ClaimElement::Figure)
+        )
+    );
+    for (claim, source) in [
+        (
+            "There were 3,412 households on the register on 1 April, up from 2,897 a year earlier.",
+            "The register held 3,412 households on 1 April 2025, against 2,987 on 1 April 2024.",
+        ),
+        (
+            "The force had 1,826 officers on 31 March.",
+            "The force had 1,862 full-time equivalent officers on 31 March 2025.",
+        ),
+        (
+            "Unemployment rose to 4.4% in the third quarter.",
+            "Unemployment rose to 4.7% in the third quarter, the office said.",
+        ),
+    ] {
+        let (_, severity, element) = judged(claim, source);
+        assert_eq!(
+            (severity, element),
+            (
+                Some(crate::model::Severity::Medium),
+                Some(ClaimElement::Figure)
+            ),
+            "{claim}"
+        );
+    }
+    // A rounding is a rounding.
+    for (claim, source) in [
+        (
+            "Almost 3,000 households were on the register a year earlier.",
+            "The register held 2,987 households on 1 April 2024.",
+        ),
+        (
+            "The register held 3,000 households a year earlier.",
+            "The register held 2,987 households on 1 April 2024.",
+        ),
+        (
+            "Unemployment rose to 4.7% in the third quarter.",
+            "Unemployment rose to 4.66% in the third quarter, the office said.",
+        ),
+        (
+            "The budget is £3.3m.",
+            "The budget for 2025-26 is £3,287,000.",
+        ),
+    ] {
+        let (verdict, _, element) = judged(claim, source);
+        assert!(
+            verdict != Verdict::Refuted && element != Some(ClaimElement::Figure),
+            "{claim}: {verdict:?} {element:?}"
+        );
+    }
+}

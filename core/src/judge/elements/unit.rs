@@ -47,6 +47,7 @@ impl Alignment<'_> {
                     element,
                     contradiction: true,
                     strong: false,
+                    review_only: false,
                     problem: format!(
                         "The claim says {} where the source says {}",
                         c.text,
