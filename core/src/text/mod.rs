@@ -13,6 +13,8 @@
 //!   dates, superlatives; and the prejudgment of a claim that cites nothing.
 //! - [`figures`]: the figures a sentence states, normalized to value, unit and scale.
 //! - [`markup`]: bounded HTML and Markdown parsing: nesting checked before any tree is built.
+//! - [`pdf`]: a cited PDF as text, bounded against hostile files: pages, paragraphs, and tables
+//!   written as sentences as HTML tables are.
 //! - [`lexicon`]: the word lists (months, negations, change verbs, units…) every reader shares.
 
 pub mod citations;
@@ -22,6 +24,7 @@ pub mod figures;
 pub mod html;
 pub mod lexicon;
 pub mod markup;
+pub mod pdf;
 pub mod sentences;
 pub mod tokens;
 pub mod webpage;

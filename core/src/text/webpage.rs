@@ -362,7 +362,6 @@ fn table_text(table: ElementRef<'_>) -> String {
             out.push(caption);
         }
     }
-    let has_digit = |t: &str| t.chars().any(|c| c.is_ascii_digit());
     let header: Option<Vec<String>> = rows
         .iter()
         .find(|(head, _)| *head)
@@ -372,39 +371,52 @@ fn table_text(table: ElementRef<'_>) -> String {
         if *head {
             continue;
         }
-        let label = cells.first().filter(|c| !c.is_empty() && !has_digit(c));
-        let figures = cells.iter().skip(1).any(|c| has_digit(c));
-        if !by_cell || !figures || (label.is_none() && header.is_none()) {
-            let line = cells
-                .iter()
-                .filter(|c| !c.is_empty())
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" | ");
-            if !line.is_empty() {
-                out.push(line);
-            }
-            continue;
-        }
-        let first = usize::from(label.is_some());
-        for (i, cell) in cells.iter().enumerate().skip(first) {
-            if cell.is_empty() {
-                continue;
-            }
-            let heading = header
-                .as_ref()
-                .and_then(|h| h.get(i))
-                .filter(|h| !h.is_empty());
-            let sentence = match (label, heading) {
-                (Some(l), Some(h)) => format!("{l}, {h}: {cell}."),
-                (Some(l), None) => format!("{l}: {cell}."),
-                (None, Some(h)) => format!("{h}: {cell}."),
-                (None, None) => format!("{cell}."),
-            };
-            out.push(sentence);
-        }
+        table_row_text(header.as_deref(), cells, by_cell, &mut out);
     }
     out.join("\n\n")
+}
+
+/// One body row of a table as text, pushed to `out`: a sentence per figure cell with the row's
+/// label and the column's heading ("Southern population, 2022 territories: 640."), or, for a row
+/// without figures, without a label and a header, or when `by_cell` is false (a table too long to
+/// read cell by cell), its cells joined by " | ". `header` holds the column headings, aligned with
+/// `cells`. HTML tables and the tables recovered from a PDF's layout are written by this one
+/// function, so that a figure reads the same from either.
+pub(crate) fn table_row_text(
+    header: Option<&[String]>,
+    cells: &[String],
+    by_cell: bool,
+    out: &mut Vec<String>,
+) {
+    let has_digit = |t: &str| t.chars().any(|c| c.is_ascii_digit());
+    let label = cells.first().filter(|c| !c.is_empty() && !has_digit(c));
+    let figures = cells.iter().skip(1).any(|c| has_digit(c));
+    if !by_cell || !figures || (label.is_none() && header.is_none()) {
+        let line = cells
+            .iter()
+            .filter(|c| !c.is_empty())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" | ");
+        if !line.is_empty() {
+            out.push(line);
+        }
+        return;
+    }
+    let first = usize::from(label.is_some());
+    for (i, cell) in cells.iter().enumerate().skip(first) {
+        if cell.is_empty() {
+            continue;
+        }
+        let heading = header.and_then(|h| h.get(i)).filter(|h| !h.is_empty());
+        let sentence = match (label, heading) {
+            (Some(l), Some(h)) => format!("{l}, {h}: {cell}."),
+            (Some(l), None) => format!("{l}: {cell}."),
+            (None, Some(h)) => format!("{h}: {cell}."),
+            (None, None) => format!("{cell}."),
+        };
+        out.push(sentence);
+    }
 }
 
 /// The most reviews read from one page; a fact-check page carries one or a few.
