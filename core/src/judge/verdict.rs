@@ -223,6 +223,73 @@ impl<'a> Reading<'a> {
                 .push("the source is of low credibility".into());
         }
         // Figures: against the page's figure for the same fact, else whether the page gives them.
+        let agreed = self.read_figures(a);
+        // How far the claim's figures are from the page's that agree with them (a rounding, a
+        // hedged estimate); a figure that differs sets it below.
+        self.j.figure_error = agreed
+            .iter()
+            .map(|(c, s)| relative_error(c.value, s.value))
+            .max_by(f64::total_cmp);
+        // A figure the page states within the tolerance counts as stated in the lexical
+        // comparison too: "27%" against the page's "28%" is a rounding.
+        for (c, s) in &agreed {
+            if let (Some(from), Some(to)) = (number_token(&c.text), number_token(&s.text)) {
+                for t in self.terms.iter_mut().filter(|t| t.token == from) {
+                    t.token = to.clone();
+                }
+            }
+        }
+        let index = page.index();
+        self.coverage = score::coverage(index, &self.terms, &entity_terms(self.text));
+        self.j.support = self.coverage.score();
+        self.j.reasons.push(format!(
+            "the best passage covers {:.0}% of the claim's weighted content",
+            self.coverage.window * 100.0
+        ));
+        if !self.coverage.missing_terms.is_empty() {
+            self.j.reasons.push(format!(
+                "the source never uses: {}",
+                self.coverage.missing_terms.join(", ")
+            ));
+        }
+        // A cited fact-check's rating of this claim, or a rebuttal of it in the page's prose
+        // (read with the page's reviews).
+        self.rated = rating::applicable(self.text, page.reviews());
+        // The other elements, against the aligned sentences.
+        for f in elements::findings(a) {
+            let evidence = f.sentence.and_then(|k| {
+                let i = *a.sentence_index.get(k)?;
+                sentence_evidence(page, i)
+            });
+            let strong = !f.review_only
+                && (f.strong
+                    || f.sentence
+                        .is_some_and(|k| a.sentence_coverage(k) >= STRONGLY_STATED));
+            self.j
+                .reasons
+                .push(format!("{}: {}", f.element.as_str(), f.problem));
+            self.findings.push((f, evidence, strong));
+        }
+        // Quotations.
+        for q in &self.claim.quotes {
+            match page.check_quote(q) {
+                QuoteCheck::Found => {}
+                QuoteCheck::TitleMissing => self.j.reasons.push(format!(
+                    "the source does not name \u{201C}{q}\u{201D} in full"
+                )),
+                QuoteCheck::Missing => {
+                    if self.misquote.is_none() {
+                        self.misquote = Some((q.clone(), QuoteCheck::Missing));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The claim's figures each read against the page (step 3's figures): the readings that
+    /// differ or are absent kept, and those that agree returned with the page's figure.
+    fn read_figures(&mut self, a: &Alignment<'_>) -> Vec<(Figure, Figure)> {
+        let page = self.page;
         let values = page.figure_values();
         let mut agreed: Vec<(Figure, Figure)> = Vec::new();
         self.uncompared_figures = a.uncompared_figures;
@@ -313,66 +380,7 @@ impl<'a> Reading<'a> {
                 None => {}
             }
         }
-        // How far the claim's figures are from the page's that agree with them (a rounding, a
-        // hedged estimate); a figure that differs sets it below.
-        self.j.figure_error = agreed
-            .iter()
-            .map(|(c, s)| relative_error(c.value, s.value))
-            .max_by(f64::total_cmp);
-        // A figure the page states within the tolerance counts as stated in the lexical
-        // comparison too: "27%" against the page's "28%" is a rounding.
-        for (c, s) in &agreed {
-            if let (Some(from), Some(to)) = (number_token(&c.text), number_token(&s.text)) {
-                for t in self.terms.iter_mut().filter(|t| t.token == from) {
-                    t.token = to.clone();
-                }
-            }
-        }
-        let index = page.index();
-        self.coverage = score::coverage(index, &self.terms, &entity_terms(self.text));
-        self.j.support = self.coverage.score();
-        self.j.reasons.push(format!(
-            "the best passage covers {:.0}% of the claim's weighted content",
-            self.coverage.window * 100.0
-        ));
-        if !self.coverage.missing_terms.is_empty() {
-            self.j.reasons.push(format!(
-                "the source never uses: {}",
-                self.coverage.missing_terms.join(", ")
-            ));
-        }
-        // A cited fact-check's rating of this claim, or a rebuttal of it in the page's prose
-        // (read with the page's reviews).
-        self.rated = rating::applicable(self.text, page.reviews());
-        // The other elements, against the aligned sentences.
-        for f in elements::findings(a) {
-            let evidence = f.sentence.and_then(|k| {
-                let i = *a.sentence_index.get(k)?;
-                sentence_evidence(page, i)
-            });
-            let strong = !f.review_only
-                && (f.strong
-                    || f.sentence
-                        .is_some_and(|k| a.sentence_coverage(k) >= STRONGLY_STATED));
-            self.j
-                .reasons
-                .push(format!("{}: {}", f.element.as_str(), f.problem));
-            self.findings.push((f, evidence, strong));
-        }
-        // Quotations.
-        for q in &self.claim.quotes {
-            match page.check_quote(q) {
-                QuoteCheck::Found => {}
-                QuoteCheck::TitleMissing => self.j.reasons.push(format!(
-                    "the source does not name \u{201C}{q}\u{201D} in full"
-                )),
-                QuoteCheck::Missing => {
-                    if self.misquote.is_none() {
-                        self.misquote = Some((q.clone(), QuoteCheck::Missing));
-                    }
-                }
-            }
-        }
+        agreed
     }
 
     /// Step 4: the verdict, by the rules of [`super`] in order.

@@ -79,8 +79,25 @@ pub(crate) type Label = Vec<(TokenId, usize)>;
 
 /// Stems that say when a figure is for, or join two figures, not what it is of.
 const PERIOD_WORDS: &[&str] = &[
-    "last", "year", "first", "second", "third", "fourth", "half", "quarter", "month", "week",
-    "while", "whilst", "and", "but", "financial", "fiscal", "previous", "earlier", "same",
+    "last",
+    "year",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "half",
+    "quarter",
+    "month",
+    "week",
+    "while",
+    "whilst",
+    "and",
+    "but",
+    "financial",
+    "fiscal",
+    "previous",
+    "earlier",
+    "same",
 ];
 
 /// Whether the page writes the claim's value `c` (at token `at`; to the rounding of how the
