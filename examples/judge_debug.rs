@@ -54,8 +54,10 @@ fn main() -> anyhow::Result<()> {
         if let Some(p) = &claim.prejudgment {
             println!("  prejudgment {p:?}");
         }
+        let base = format!("{}/", case.base(origin));
         for c in &claim.citations {
-            let path = c.url.rsplit('/').next().unwrap_or("");
+            // The source's path under the case's base URL ("council/news/budget").
+            let path = c.url.strip_prefix(&base).unwrap_or("");
             let Some(html) = case.sources.get(path) else {
                 println!("  cites {} (not served)", c.url);
                 continue;

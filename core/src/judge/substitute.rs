@@ -202,6 +202,34 @@ fn span(t: &Text, slot: &[usize]) -> String {
     }
 }
 
+/// Whether two words are one title, short and in full.
+fn same_title(a: &str, b: &str) -> bool {
+    const TITLES: &[(&str, &str)] = &[
+        ("prof", "professor"),
+        ("dr", "doctor"),
+        ("cllr", "councillor"),
+        ("sgt", "sergeant"),
+        ("insp", "inspector"),
+        ("supt", "superintendent"),
+        ("det", "detective"),
+        ("gov", "governor"),
+        ("sen", "senator"),
+        ("rep", "representative"),
+        ("capt", "captain"),
+        ("lt", "lieutenant"),
+        ("col", "colonel"),
+        ("gen", "general"),
+        ("rev", "reverend"),
+        ("st", "saint"),
+        ("mt", "mount"),
+    ];
+    let (a, b) = (a.trim_end_matches('.'), b.trim_end_matches('.'));
+    a == b
+        || TITLES
+            .iter()
+            .any(|(short, full)| (a == *short && b == *full) || (a == *full && b == *short))
+}
+
 /// What kind of fact the two slots hold differently, if any.
 fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<SlotKind> {
     let is_name = |t: &Text, i: usize| {
@@ -233,6 +261,10 @@ fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<Sl
         }
     }
     if c.is_empty() || s.is_empty() {
+        return None;
+    }
+    // A title written short or in full ("Prof" for "Professor", "Cllr" for "Councillor").
+    if c.len() == 1 && s.len() == 1 && same_title(claim.lower(c[0]), source.lower(s[0])) {
         return None;
     }
     // Both slots hold a year, each absent from the other text: a date changed.

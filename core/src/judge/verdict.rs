@@ -19,6 +19,10 @@ use crate::text::tokens::FoldHashSet as HashSet;
 /// that.
 pub(crate) const STRONGLY_STATED: f64 = 0.6;
 
+/// The share of a claim one passage of a fact-check must state for the claim to be the
+/// fact-checker's own words rather than the claim it rates.
+const STATED_IN_PROSE: f64 = 0.9;
+
 /// Step 1: the best passages of the source for the claim, and the claim's terms.
 pub(crate) struct Passages {
     /// The best passages for the whole claim, best first.
@@ -254,7 +258,29 @@ impl<'a> Reading<'a> {
         }
         // A cited fact-check's rating of this claim, or a rebuttal of it in the page's prose
         // (read with the page's reviews).
-        self.rated = rating::applicable(self.text, page.reviews());
+        // The words of the claim's own link ("[the guide says](…)", "[FactLine found](…)") name
+        // the source it cites, not someone whose claim the article reports.
+        let mut own_words = self.text.to_owned();
+        for label in self
+            .claim
+            .citations
+            .iter()
+            .filter_map(|c| c.label.as_deref())
+        {
+            if label.split_whitespace().count() > 1 {
+                own_words = own_words.replace(label, " ");
+            }
+        }
+        self.rated = rating::applicable(&own_words, page.reviews());
+        // A claim the fact-check's own prose states word for word, and that is not the claim it
+        // rates, is something the fact-checker says ("The Lib Dems have run the council since
+        // 2019" on a check of "…put up your council tax by 40%"): not rated.
+        if self.rated.as_ref().is_some_and(|applied| {
+            self.coverage.window >= STATED_IN_PROSE
+                && !rating::same_claim(&own_words, &applied.review.claim_reviewed)
+        }) {
+            self.rated = None;
+        }
         // The other elements, against the aligned sentences.
         for f in elements::findings(a) {
             let evidence = f.sentence.and_then(|k| {
@@ -300,8 +326,9 @@ impl<'a> Reading<'a> {
             // the claim's figure is the page's, whatever sentence the alignment chose. A figure
             // the page states is never refuted on its value (a value the page gives only to
             // another subject is a swap, below).
-            let stated_here =
-                subject::written_for_claim(a, c, *at) || presence::derived_exactly(c, values);
+            let stated_here = subject::written_for_claim(a, c, *at)
+                || presence::derived_exactly(c, values)
+                || (c.unit == Unit::Year && a.states_with_the_claim(&c.text));
             // Close to the page's figure for the same fact, but no rounding of how the claim
             // writes it ("2,897" for 2,987), and the page writes the claim's value nowhere: a
             // figure misread or mistyped.

@@ -121,7 +121,9 @@ pub fn analyze(sentence: &str) -> SentenceFeatures {
     if superlative(sentence, &cues) {
         kinds.push(ClaimKind::Superlative);
     }
-    if first_person_data(sentence, &cues, !figures.is_empty()) {
+    // "our study" inside a quotation is the speaker's, not the publisher's: reported speech.
+    let unquoted = without_quotes(sentence, &quotes);
+    if first_person_data(&unquoted, &cues, !figures.is_empty()) {
         kinds.push(ClaimKind::FirstPersonData);
     }
     if vague_count(sentence, &cues) {
@@ -708,6 +710,15 @@ static FIRST_PERSON_WEAK: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The sentence with its quoted spans blanked.
+fn without_quotes(sentence: &str, quotes: &[String]) -> String {
+    let mut out = sentence.to_owned();
+    for q in quotes {
+        out = out.replace(q.as_str(), " ");
+    }
+    out
+}
+
 fn first_person_data(sentence: &str, cues: &Cues, has_figures: bool) -> bool {
     cues.regex(Cue::FirstPerson)
         .is_some_and(|re| re.is_match(sentence))
@@ -1214,6 +1225,23 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn first_person_words_inside_a_quotation_are_the_speakers() {
+        for s in [
+            "\"The idea that heat pumps don't work in old houses is simply not supported by our data,\" said Prof Ian Caldwell.",
+            "Dr Lucía Romero told FactLine: \"The post takes one number from our study and presents it as the conclusion.\"",
+            "“Our survey of 400 members found most were paid late,” the union's secretary said.",
+        ] {
+            let f = analyze(s);
+            assert!(!f.has(ClaimKind::FirstPersonData), "{s}");
+            assert!(f.speech, "{s}");
+            assert_eq!(prejudge(&f).kind, UnsourcedKind::ReportedSpeech, "{s}");
+        }
+        // The publisher's own data, outside quotes, stays first-person data.
+        let f = analyze("Our survey of 500 readers found 62% read the paper daily.");
+        assert!(f.has(ClaimKind::FirstPersonData));
     }
 
     #[test]

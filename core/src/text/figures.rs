@@ -55,6 +55,16 @@ pub fn parse_figures(text: &str) -> Vec<Figure> {
             i = next;
             continue;
         }
+        // The base of a rate ("41.2 per 100,000 people", "for every 1,000 residents") is no
+        // figure of its own: it says what the figure before it is counted against.
+        if parser.is_num(i) && parser.rate_base(i) {
+            let mut skipped = Vec::new();
+            i = match parser.read_figure(i, false, &mut skipped) {
+                Some(next) if next > i => next,
+                _ => i + 1,
+            };
+            continue;
+        }
         match parser.read_figure(i, true, &mut out) {
             Some(next) if next > i => i = next,
             _ => i += 1,
@@ -287,6 +297,22 @@ impl<'a> Parser<'a> {
     /// Token `i` exists and touches the token before it.
     fn glued(&self, i: usize) -> bool {
         self.tok(i).is_some_and(|t| !t.spaced)
+    }
+
+    /// Whether the number at `i` follows "per" or "for every"/"in every" and is a round base
+    /// (100, 1,000, 100,000…): the base of a rate.
+    fn rate_base(&self, i: usize) -> bool {
+        let Some(t) = self.tok(i) else {
+            return false;
+        };
+        let round = t.frac_digits == 0 && t.mantissa >= 10.0 && {
+            let digits = format!("{}", t.mantissa as u64);
+            digits.starts_with('1') && digits[1..].chars().all(|c| c == '0')
+        };
+        let after_per = i >= 1 && self.is_word(i - 1, &["per"]);
+        let after_every =
+            i >= 2 && self.is_word(i - 1, &["every"]) && self.is_word(i - 2, &["for", "in"]);
+        round && (after_per || after_every)
     }
 
     fn is_num(&self, i: usize) -> bool {
@@ -1903,6 +1929,22 @@ mod tests {
                 ("9.6", 9.6, Count, None, 1.0, None),
                 ("7.3%", 7.3, Percent, None, 1.0, None),
             ],
+        );
+        // The base of a rate is no figure.
+        check(
+            "a death rate of 41.2 per 100,000 people aged 65 and over",
+            &[
+                ("41.2", 41.2, Count, None, 1.0, None),
+                ("65", 65.0, Count, None, 1.0, None),
+            ],
+        );
+        check(
+            "251 officers for every 100,000 residents",
+            &[("251", 251.0, Count, None, 1.0, None)],
+        );
+        check(
+            "76.4 offences per 1,000 residents",
+            &[("76.4", 76.4, Count, None, 1.0, None)],
         );
         check(
             "or 87 cents a share",

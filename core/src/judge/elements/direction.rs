@@ -27,7 +27,65 @@ pub(crate) struct Candidate {
     on_axis: Vec<(usize, bool)>,
 }
 
+/// Whether the direction word at `i` of `t` says nothing of which way an amount went: a physical
+/// movement ("the sunlight falling on it", "fell into the harbour"), or a negation that limits a
+/// quantity ("not every force grew").
+fn not_a_direction(t: &Text, i: usize) -> bool {
+    let physical = matches!(
+        t.lower(i + 1),
+        "on" | "onto" | "off" | "into" | "through" | "behind" | "asleep" | "ill" | "apart"
+    );
+    let limited = (i.saturating_sub(4)..i).any(|j| {
+        crate::text::lexicon::is_negation(t.lower(j)) && matches!(t.lower(j + 1), "every" | "all")
+    });
+    physical || limited
+}
+
+/// Whether a page sentence is a table's cell as `webpage::table_text` writes it: "label,
+/// heading: figure."
+pub(crate) fn is_table_cell(text: &str) -> bool {
+    let body = text.trim().trim_end_matches('.');
+    let Some((_, cell)) = body.rsplit_once(": ") else {
+        return false;
+    };
+    cell.chars().any(|c| c.is_ascii_digit())
+        && cell.split_whitespace().count() <= 2
+        && cell.len() <= 24
+}
+
 impl Alignment<'_> {
+    /// The names the claim gives past its first word (capitalized, not a month or weekday) that
+    /// the page also uses: whom or what the claim is about, as the page names them.
+    pub(crate) fn claim_names(&self) -> Vec<TokenId> {
+        let claim = &self.claim;
+        let mut out = Vec::new();
+        for (i, tok) in claim.toks.iter().enumerate().skip(1) {
+            if !tok.is_word() || !tok.capital() {
+                continue;
+            }
+            let lower = claim.lower(i);
+            let calendar = crate::text::lexicon::MONTHS
+                .iter()
+                .any(|(m, _)| *m == lower)
+                || matches!(
+                    lower,
+                    "monday"
+                        | "tuesday"
+                        | "wednesday"
+                        | "thursday"
+                        | "friday"
+                        | "saturday"
+                        | "sunday"
+                );
+            let after_stop = i > 0 && matches!(claim.lower(i - 1), "." | ":" | "\u{201C}" | "\"");
+            if calendar || after_stop || self.index.word_id(self.stem_text(tok.stem)).is_none() {
+                continue;
+            }
+            out.push(tok.stem);
+        }
+        out
+    }
+
     pub(crate) fn direction(&self) -> Vec<Finding> {
         let claim = &self.claim;
         let mut out = Vec::new();
@@ -35,12 +93,21 @@ impl Alignment<'_> {
         // Words inside the claim's quotation marks are the speaker's: the quote check reads
         // them against the page as they are written.
         let quoted = super::negation::quoted_tokens(claim);
+        let names = self.claim_names();
         for i in 0..claim.toks.len() {
-            if quoted.contains(&i) {
+            if quoted.contains(&i) || not_a_direction(claim, i) {
                 continue;
             }
             for &(axis, polarity) in claim.directions(i) {
                 if !seen_axes.insert(axis) {
+                    continue;
+                }
+                // A claim that goes both ways on the axis ("the most widespread bird …, its count
+                // the lowest since …") speaks of two things; which is which is not read here.
+                if claim
+                    .all_directions()
+                    .any(|(_, a, p)| a == axis && p != polarity)
+                {
                     continue;
                 }
                 let clause = claim.clause_of(i);
@@ -56,6 +123,16 @@ impl Alignment<'_> {
                 let mut candidates: Vec<Candidate> = Vec::new();
                 for (k, c) in self.source_clauses() {
                     let s = &self.sentences[k];
+                    // A table's cell sentence ("Seats won 2021: 14.") names a column: its words
+                    // say what the figure is, not which way anything went.
+                    if is_table_cell(s.text()) {
+                        continue;
+                    }
+                    // The claim names whom it is about ("Felstead Bay … went up"), and the page
+                    // names them: a sentence that does not is about someone else.
+                    if !names.is_empty() && !names.iter().any(|&n| s.holds(0..s.toks.len(), n)) {
+                        continue;
+                    }
                     let on_axis: Vec<(usize, bool)> = c
                         .clone()
                         .flat_map(|j| {

@@ -696,6 +696,41 @@ pub(crate) fn same_fact(
     choose(agreeing, best)
 }
 
+impl Alignment<'_> {
+    /// Whether a sentence of the page writes `written` (a year, a figure as the claim writes it),
+    /// dates nothing else, and holds most of the claim's other words (counted): the page states
+    /// the claim with it.
+    pub(crate) fn states_with_the_claim(&self, written: &str) -> bool {
+        let words: Vec<crate::judge::retrieve::TokenId> = self
+            .claim_stems
+            .iter()
+            .filter(|w| !crate::judge::retrieve::is_number(self.stem_text(*w)))
+            .collect();
+        if words.len() < 2 || written.is_empty() {
+            return false;
+        }
+        // A sentence that dates two things ("$5 million in 2019 and $7 million in 2020") does
+        // not say which its year is of.
+        let one_year = |s: &Text| {
+            s.figures
+                .iter()
+                .filter(|(f, _)| f.unit == Unit::Year && f.text != written)
+                .count()
+                == 0
+        };
+        self.page.sentences().iter().any(|s| {
+            s.text().contains(written)
+                && one_year(s)
+                && words
+                    .iter()
+                    .filter(|&&w| s.holds(0..s.toks.len(), w))
+                    .count()
+                    * 2
+                    >= words.len()
+        })
+    }
+}
+
 /// The share of the claim's weighted words a sentence must hold for its figure to be a near miss
 /// of the claim's.
 const NEAR_MISS_SHARE: f64 = 0.5;

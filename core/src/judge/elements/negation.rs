@@ -11,6 +11,29 @@ use crate::judge::text::*;
 use crate::model::ClaimElement;
 use crate::text::lexicon::{self};
 
+/// Whether any word of `t` is a negation ("not", "no", "none", "never"…).
+fn negates_anything(t: &Text) -> bool {
+    t.lowers().any(lexicon::is_negation) || t.lowers().any(|w| w == "none")
+}
+
+/// Whether the negation before predicate `i` of `t` denies nothing of the predicate: a double
+/// negative ("would not have happened without climate change"), a contrast after a comma
+/// ("…, not all children"), or a quantifier it limits ("not every force grew").
+fn not_a_denial(t: &Text, i: usize) -> bool {
+    let clause = t.clause_of(i);
+    let from = i.saturating_sub(NEGATION_REACH).max(clause.start);
+    let Some(neg) = (from..i).rev().find(|&j| lexicon::is_negation(t.lower(j))) else {
+        return false;
+    };
+    let limits = matches!(
+        t.lower(neg + 1),
+        "all" | "every" | "only" | "just" | "necessarily" | "always"
+    );
+    let contrast = neg > 0 && t.lower(neg - 1) == ",";
+    let double = (i..clause.end).any(|j| t.lower(j) == "without");
+    limits || contrast || double
+}
+
 impl Alignment<'_> {
     /// A predicate (not a direction word) negated on one side and stated plainly on the other.
     pub(crate) fn negation(&self) -> Vec<Finding> {
@@ -47,7 +70,7 @@ impl Alignment<'_> {
         };
         let quoted = quoted_tokens(claim);
         for &i in &claim_negated {
-            if !first_after_negation(claim, i) || quoted.contains(&i) {
+            if !first_after_negation(claim, i) || quoted.contains(&i) || not_a_denial(claim, i) {
                 continue;
             }
             let stem = claim.toks[i].stem;
@@ -55,6 +78,11 @@ impl Alignment<'_> {
             let subject = claim.stems(clause, &|j| j == i);
             if let Some((k, j)) = self.plain_in_source(stem, &subject) {
                 let s = &self.sentences[k];
+                // The source negates something in that sentence too: the two negate, each in
+                // its words ("none would be lost", "no sports pitches").
+                if negates_anything(s) {
+                    continue;
+                }
                 out.push(Finding {
                     element: ClaimElement::Negation,
                     contradiction: true,
@@ -83,8 +111,11 @@ impl Alignment<'_> {
             else {
                 continue;
             };
-            // Negated in the claim, or in a statement it denies: they agree.
-            if negated || claim.denied(i) {
+            // Negated in the claim, or in a statement it denies: they agree. A claim that
+            // negates something in that clause too says it in its own words ("one of the
+            // stations had no lifebuoy" for "one had no lifebuoy"; "none would be taken out of
+            // use" for "no sports pitches would be lost").
+            if negated || claim.denied(i) || negates_anything(claim) {
                 continue;
             }
             let clause = claim.part_of(i);

@@ -178,6 +178,29 @@ pub(crate) fn counts_time(claim: &str, figure: &Figure) -> bool {
         || before.ends_with("age")
         || before.ends_with("No.")
         || before.ends_with('#')
+        || is_age_after_name(claim, at, figure)
+}
+
+/// "Ewan Lindsay, 78, secretary of the club": a person's age, set off by commas after their name
+/// (a capitalized word), as news copy writes it.
+fn is_age_after_name(claim: &str, at: usize, figure: &Figure) -> bool {
+    if figure.value < 1.0 || figure.value > 120.0 || figure.value.fract() != 0.0 {
+        return false;
+    }
+    let before = claim[..at].trim_end();
+    let after = claim[at + figure.text.len()..].trim_start();
+    let Some(name_end) = before.strip_suffix(',') else {
+        return false;
+    };
+    let last_word = name_end
+        .rsplit(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or_default();
+    (after.starts_with(',') || after.starts_with(')') || after.is_empty() || after.starts_with('.'))
+        && last_word.chars().next().is_some_and(char::is_uppercase)
+        && last_word
+            .chars()
+            .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
 }
 
 /// A number a page's sentence states: its value, the sentence, and its unit.
@@ -511,6 +534,31 @@ mod tests {
             "A survey counted 2,950 territories in all.",
             "The northern population held 1,180 territories, down from 1,600 in 2012."
         ));
+    }
+
+    #[test]
+    fn a_persons_age_after_their_name_is_no_statistic() {
+        for (claim, age) in [
+            (
+                "Ewan Lindsay, 78, secretary of the club, said members keep stones ready.",
+                "78",
+            ),
+            (
+                "At the bus station, Darren Kaye, 46, a delivery driver, said the buses decided it.",
+                "46",
+            ),
+            ("The victim, Amira Haddad, 23, died at the scene.", "23"),
+        ] {
+            let f = parse_figures(claim)
+                .into_iter()
+                .find(|f| f.text == age)
+                .expect("the age is read as a figure");
+            assert!(!is_statistic(claim, &f), "{claim}");
+        }
+        // A count after a place name is a statistic.
+        let claim = "Across Kelbridge, 4,200 homes lost power.";
+        let f = parse_figures(claim).into_iter().next().expect("a figure");
+        assert!(is_statistic(claim, &f));
     }
 
     #[test]

@@ -245,6 +245,11 @@ const MIXED_VERDICTS: &[&str] = &[
     "mostly false",
 ];
 /// Words that report a claim as someone's, without asserting it.
+/// Verbs of speech: a claim that says who said the rated claim reports it.
+const SPEECH: &[&str] = &[
+    "said", "says", "told", "tells", "telling", "added", "argued",
+];
+
 const REPORTING: &[&str] = &[
     "claim",
     "claims",
@@ -262,13 +267,6 @@ const REPORTING: &[&str] = &[
     "rumors",
     "posts",
     "post",
-    "message",
-    "messages",
-    "circulating",
-    "viral",
-    "video",
-    "videos",
-    "meme",
     "warns",
     "warned",
     "warning",
@@ -321,7 +319,10 @@ pub(crate) fn stance(claim: &str, reviewed: &str) -> Stance {
         (None, Some(_)) => return Stance::Asserts,
         (None, None) => {}
     }
-    if REPORTING.iter().any(|w| has(w)) {
+    // What someone said ("… told the Commons: “…”", "she said one in five…") is reported, not
+    // asserted: the article quotes the rated claim as theirs.
+    let quoted = claim.contains(['"', '“', '”']) || SPEECH.iter().any(|w| has(w));
+    if quoted || REPORTING.iter().any(|w| has(w)) {
         return Stance::Reports;
     }
     if opposite(claim, reviewed) {
@@ -528,6 +529,27 @@ mod tests {
     }
 
     #[test]
+    fn a_statement_that_shares_a_few_words_with_the_rated_claim_is_not_rated() {
+        let reviews = [review(
+            "The Lib Dems have put up your council tax by 40% since 2020",
+            Some("False"),
+            None,
+            None,
+        )];
+        for other in [
+            "Council tax in the borough rose by 22% over the period, the council's figures show.",
+            "The Lib Dems took control of the borough in 2020.",
+        ] {
+            assert!(applicable(other, &reviews).is_none(), "{other}");
+        }
+        let stated = applicable(
+            "The Lib Dems have put up council tax by 40% since 2020.",
+            &reviews,
+        );
+        assert_eq!(stated.map(|a| a.rating), Some(Rating::False));
+    }
+
+    #[test]
     fn a_story_that_reports_the_rated_claim_as_someones_is_not_rated() {
         let reviews = [review(
             "NASA has confirmed Earth will be plunged into six days of darkness in December",
@@ -537,11 +559,18 @@ mod tests {
         )];
         for reported in [
             "A message circulating on WhatsApp warns that NASA has confirmed Earth will be plunged into six days of darkness in December.",
-            "A viral video says that NASA has confirmed Earth will be plunged into six days of darkness in December.",
+            "A viral video suggests NASA has confirmed Earth will be plunged into six days of darkness in December.",
             "Posts shared thousands of times claim NASA has confirmed Earth will be plunged into six days of darkness in December.",
             "The blogger insisted NASA has confirmed Earth will be plunged into six days of darkness in December.",
         ] {
             assert!(applicable(reported, &reviews).is_none(), "{reported}");
+        }
+        // Nor one that quotes or reports who said it.
+        for said in [
+            "The MP told the Commons: \"NASA has confirmed Earth will be plunged into six days of darkness in December.\"",
+            "The influencer said NASA has confirmed Earth will be plunged into six days of darkness in December.",
+        ] {
+            assert!(applicable(said, &reviews).is_none(), "{said}");
         }
         // Stated as the article's own, it is rated false.
         let asserted = applicable(

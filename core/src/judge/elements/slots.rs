@@ -125,6 +125,9 @@ impl Alignment<'_> {
             // after 2% in 2023" for sales up 5% in 2024): the year it lines up with word for
             // word dates another figure.
             SlotKind::Year if self.dates_the_claims_figure(k, sub.claim.trim()) => return None,
+            // Another sentence of the page states the claim with its year ("have run the
+            // council since 2019"): the one that differs is about something else.
+            SlotKind::Year if self.states_with_the_claim(sub.claim.trim()) => return None,
             SlotKind::Year => (ClaimElement::Date, true, says(&sub.source)),
             SlotKind::Number => {
                 let number = |t: &str| t.trim().replace(',', "").parse::<f64>().ok();

@@ -17,11 +17,21 @@ impl Alignment<'_> {
     pub(crate) fn speaker(&self) -> Vec<Finding> {
         let claim = &self.claim;
         // A named speaker: "according to the survey" names no one to check.
+        // Not a pronoun ("He said", whose referent is not read here) and not a day or month
+        // ("scientists said on Thursday").
         let speakers: Vec<String> = speakers(claim)
             .into_iter()
             .filter(|n| {
-                n.split_whitespace()
-                    .any(|w| w.starts_with(char::is_uppercase))
+                n.split_whitespace().any(|w| {
+                    let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+                    let lower = bare.to_lowercase();
+                    bare.starts_with(char::is_uppercase)
+                        && !is_calendar_word(lower.trim_end_matches("'s").trim_end_matches("’s"))
+                        && !matches!(
+                            lower.as_str(),
+                            "he" | "she" | "they" | "it" | "we" | "i" | "you"
+                        )
+                })
             })
             .collect();
         let Some(name) = speakers.first() else {
@@ -45,10 +55,12 @@ impl Alignment<'_> {
             return Vec::new();
         }
         let s = &self.sentences[k];
+        // The sentence names the claim's speaker: every word of the name, or its first two (the
+        // person, whatever body the claim adds: "Dr Yusuf Demir of Carrowmore University").
         let in_sentence = |t: &Text| {
-            name_words
-                .iter()
-                .all(|n| t.lowers().any(|w| w == n.as_str()))
+            let has = |n: &String| t.lowers().any(|w| w == n.as_str());
+            name_words.iter().all(has)
+                || (name_words.len() > 2 && name_words.iter().take(2).all(has))
         };
         if in_sentence(s) {
             return self.title(name, &name_words, k).into_iter().collect();
@@ -225,7 +237,29 @@ pub(crate) fn name_words(name: &str) -> Vec<String> {
         .filter(|w| {
             !matches!(
                 *w,
-                "de" | "van" | "von" | "mr" | "mrs" | "ms" | "dr" | "sir" | "dame"
+                "de" | "van"
+                    | "von"
+                    | "mr"
+                    | "mrs"
+                    | "ms"
+                    | "miss"
+                    | "dr"
+                    | "doctor"
+                    | "sir"
+                    | "dame"
+                    | "prof"
+                    | "professor"
+                    | "cllr"
+                    | "councillor"
+                    | "rev"
+                    | "revd"
+                    | "lord"
+                    | "lady"
+                    | "baroness"
+                    | "sgt"
+                    | "det"
+                    | "insp"
+                    | "supt"
             )
         })
         .map(str::to_owned)

@@ -105,12 +105,15 @@ impl Alignment<'_> {
                         .map(|s| s.text().to_lowercase())
                 })
                 .collect();
+            // A page's series is its record: "the warmest years in the series" are those on
+            // record.
+            let series = |s: &str| s.contains("in the series") || s.contains("series began");
             let stated = if figure_sentences.is_empty() {
-                has_record(page_lower())
+                has_record(page_lower()) || series(page_lower())
             } else {
                 figure_sentences
                     .iter()
-                    .any(|s| has_record(s) || s.contains("record"))
+                    .any(|s| has_record(s) || s.contains("record") || series(s))
             };
             if !stated {
                 let phrase = lexicon::RECORD_PHRASES
@@ -341,10 +344,16 @@ impl Alignment<'_> {
 pub(crate) fn claims_a_rank(t: &Text, word: &str) -> bool {
     match word {
         "top" | "leading" | "most" | "least" => false,
+        // "the first town to ban", "for the first time"; not "the first year" or "the first
+        // decade of the record", which count periods.
         "first" | "last" | "only" => t.lowers().enumerate().any(|(i, w)| {
             w == word
-                && (i + 1..(i + 7).min(t.toks.len()))
-                    .any(|n| matches!(t.lower(n), "to" | "ever" | "time"))
+                && !PERIOD_NOUNS.contains(&t.lower(i + 1))
+                && (i + 1..(i + 7).min(t.toks.len())).any(|n| match t.lower(n) {
+                    "to" => !t.lower(n + 1).starts_with(|c: char| c.is_ascii_digit()),
+                    "ever" | "time" => true,
+                    _ => false,
+                })
         }),
         _ => true,
     }
@@ -574,6 +583,29 @@ pub(crate) fn rank_in_table(
     })
 }
 
+/// Nouns of a period an ordinal counts ("the first year", "the last quarter").
+const PERIOD_NOUNS: &[&str] = &[
+    "year",
+    "years",
+    "decade",
+    "half",
+    "quarter",
+    "month",
+    "week",
+    "day",
+    "season",
+    "round",
+    "leg",
+    "minute",
+    "hour",
+    "phase",
+    "stage",
+    "innings",
+    "period",
+    "term",
+    "half-year",
+];
+
 /// Superlatives that say the same: "largest", "biggest", "greatest".
 pub(crate) fn superlative_equivalents(word: &str) -> Vec<&str> {
     const GROUPS: &[&[&str]] = &[
@@ -592,7 +624,11 @@ pub(crate) fn superlative_equivalents(word: &str) -> Vec<&str> {
 /// three", "all-time").
 pub(crate) fn quantifies_a_population(t: &Text, start: usize, n: usize) -> bool {
     let prev = start.checked_sub(1).map(|p| t.lower(p));
-    if matches!(prev, Some("at" | "after" | "above" | "once" | "for")) {
+    // "across all homes", "in all": where, not how many.
+    if matches!(
+        prev,
+        Some("at" | "after" | "above" | "once" | "for" | "across")
+    ) {
         return false;
     }
     let Some(next) = t.toks.get(start + n) else {

@@ -20,7 +20,7 @@ use super::figure::same_kind;
 use super::presence::{self, Hedge};
 use crate::judge::align::Alignment;
 use crate::judge::retrieve::TokenId;
-use crate::judge::text::Text;
+use crate::judge::text::{Text, is_calendar_word};
 use crate::model::{Figure, Unit};
 use crate::text::lexicon::Axis;
 
@@ -215,11 +215,17 @@ pub fn swapped(a: &Alignment<'_>, c: &Figure, at: usize, hedge: Hedge) -> Option
         }
         x.iter().filter(|w| y.contains(w)).count() as f64 / union as f64
     };
+    // A word the claim uses anywhere names something it speaks of: not another subject.
+    let in_claim = |w: TokenId| a.claim_stems.contains(w);
+    let calendar = |w: TokenId| is_calendar_word(a.stem_text(w));
+    // The claim's subject stands before its figure ("Harrowvale lost 37", "Exports rose 6%"); a
+    // word after it says what the figure counts or where ("42 flats", "in the county").
+    let before_figure = |w: TokenId| (0..at).any(|j| a.claim.toks[j].stem == w);
     for (i1, l1) in &agreeing {
         // What the page gives the claim's value to: words of its label the claim lacks.
         let foreign: Vec<TokenId> = words(l1)
             .into_iter()
-            .filter(|w| specific(*w) && !ours.contains(*w))
+            .filter(|w| specific(*w) && !ours.contains(*w) && !in_claim(*w) && !calendar(*w))
             .collect();
         if foreign.is_empty() {
             continue;
@@ -231,9 +237,9 @@ pub fn swapped(a: &Alignment<'_>, c: &Figure, at: usize, hedge: Hedge) -> Option
         for (i2, f2, l2) in &others {
             let subject: Vec<TokenId> = words(l2)
                 .into_iter()
-                .filter(|w| specific(*w) && ours.contains(*w))
+                .filter(|w| specific(*w) && ours.contains(*w) && !calendar(*w))
                 .collect();
-            if subject.is_empty() {
+            if subject.is_empty() || !subject.iter().any(|w| before_figure(*w)) {
                 continue;
             }
             // The other entry names nothing the claim lacks but what the agreeing one does.

@@ -948,3 +948,208 @@ fn a_figure_the_page_writes_is_never_refuted_on_its_value() {
         );
     }
 }
+
+#[test]
+fn a_negation_said_in_other_words_or_limiting_a_quantity_is_no_contradiction() {
+    use crate::model::Verdict;
+    for (claim, source) in [
+        (
+            "One of the three lifebuoy stations on the pier had no lifebuoy.",
+            "Of the three lifebuoy stations on the North Pier, one had no lifebuoy.",
+        ),
+        (
+            "He asked about sports pitches and allotments, and Cllr Nair told him none would be taken out of use.",
+            "Cllr Nair confirmed that no sports pitches or allotments would be taken out of use.",
+        ),
+        (
+            "About 1,480 of the 2,350 deaths would not have happened without climate change.",
+            "Of the 2,350 deaths, about 1,480 happened because of climate change.",
+        ),
+        (
+            "The 21% figure applies to children referred to mental health services, not all children.",
+            "The 21% figure applies to children referred to mental health services.",
+        ),
+        (
+            "There was no coal-fired generation at all in 2025.",
+            "There was no coal generation in 2025, following the closure of the last coal-fired plant.",
+        ),
+    ] {
+        let (verdict, _, element) = judged(claim, source);
+        assert!(
+            !(verdict == Verdict::Refuted && element == Some(ClaimElement::Negation)),
+            "{claim}: {verdict:?} {element:?}"
+        );
+    }
+    for (claim, source) in [
+        (
+            "The council approved the plan on Tuesday.",
+            "The council did not approve the plan on Tuesday.",
+        ),
+        (
+            "The council did not approve the plan on Tuesday.",
+            "The council approved the plan on Tuesday.",
+        ),
+        (
+            "The committee did not recommend the closure of the library.",
+            "The committee recommended the closure of the library.",
+        ),
+    ] {
+        let (verdict, _, _) = judged(claim, source);
+        assert_eq!(verdict, Verdict::Refuted, "{claim}");
+    }
+}
+
+#[test]
+fn a_direction_word_that_moves_nothing_or_speaks_of_another_is_no_contradiction() {
+    use crate::model::Verdict;
+    for (claim, source) in [
+        (
+            "Researchers have built a solar cell that converts 34.2% of the sunlight falling on it into electricity.",
+            "The cell converts 34.2% of incoming sunlight into electricity, more than any previous design.",
+        ),
+        (
+            "Not every force grew over the year.",
+            "Officer numbers increased in four of the five forces in the region.",
+        ),
+        (
+            "Of the six districts, Felstead Bay was the only one where crime went up, rising by 4.4% to 7,611 offences.",
+            "Recorded crime fell across the county. Felstead Bay, Offences 2024-25: 7,611.\n\nFelstead Bay, Change: +4.4%.\n\nThe drop was led by Kelbridge, where offences fell 9%.",
+        ),
+        (
+            "The Progressives lost six seats, falling to eight.",
+            "Progressive Party, Seats won 2021: 14.\n\nProgressive Party, Seats won 2025: 8.",
+        ),
+    ] {
+        let (verdict, _, element) = judged(claim, source);
+        assert!(
+            !(verdict == Verdict::Refuted && element == Some(ClaimElement::Direction)),
+            "{claim}: {verdict:?} {element:?}"
+        );
+    }
+    for (claim, source) in [
+        (
+            "Crime in Felstead Bay fell by 4.4% last year.",
+            "Crime in Felstead Bay rose by 4.4% last year, the force said.",
+        ),
+        (
+            "Exports rose 3% in the first half of the year.",
+            "Exports fell 3% in the first half of the year, the office said.",
+        ),
+        (
+            "The council rejected the plan for 42 flats.",
+            "The council approved the plan for 42 flats on Wednesday.",
+        ),
+    ] {
+        let (verdict, _, element) = judged(claim, source);
+        assert_eq!(
+            (verdict, element),
+            (Verdict::Refuted, Some(ClaimElement::Direction)),
+            "{claim}"
+        );
+    }
+}
+
+#[test]
+fn an_ordinal_of_a_period_a_series_and_a_place_are_no_added_specifics() {
+    use crate::model::Severity;
+    for (claim, source) in [
+        (
+            "Funding supported 1,460 homes, rising every year from 188 in the first year to 529 in 2024-25.",
+            "Completions: 188 in 2021-22, 301 in 2022-23, 442 in 2023-24 and 529 in 2024-25, a total of 1,460 homes.",
+        ),
+        (
+            "Peak intensity rose from 1.6C in the first decade of the record to 2.3C in the most recent one.",
+            "Average peak intensity rose from 1.6C above the seasonal norm in 1982-1991 to 2.3C in 2015-2024.",
+        ),
+        (
+            "All ten of the warmest years on record have occurred since 2003.",
+            "According to the institute, all ten of the warmest years in the series have occurred since 2003.",
+        ),
+        (
+            "Across all homes, the median heat pump delivered 2.9 units of heat for each unit of electricity.",
+            "The median heat pump delivered 2.9 units of heat for each unit of electricity across the 742 homes.",
+        ),
+    ] {
+        let (_, severity, element) = judged(claim, source);
+        assert!(
+            severity.is_none_or(|s| s == Severity::Low),
+            "{claim}: {severity:?} {element:?}"
+        );
+    }
+}
+
+#[test]
+fn a_speaker_named_with_a_short_title_a_pronoun_or_a_day_is_no_misattribution() {
+    use crate::model::Verdict;
+    for (claim, source) in [
+        (
+            "\"For years people said perovskites would never survive on a roof,\" said Prof Ana Ribeiro, who leads the group.",
+            "Professor Ana Ribeiro, who leads the Harwick Photovoltaics Group, said: \"For years people said perovskites would never survive on a roof.\"",
+        ),
+        (
+            "Her co-author, Prof Hamish Drummond, said: \"These are not rare events any more.\"",
+            "Professor Hamish Drummond, a co-author, said: \"These are not rare events any more.\"",
+        ),
+        (
+            "\"We see the pattern you expect from water vapour in all three transits,\" said Dr Yusuf Demir of Carrowmore University, who led the study.",
+            "Dr Yusuf Demir, who led the study published in Exoplanet Science, said: \"We see the pattern you expect from water vapour in all three transits.\"",
+        ),
+        (
+            "Last year was the sixth-worst for butterflies since counting began, conservationists and university scientists said on Thursday.",
+            "Last year was the sixth-worst for the country's butterflies since counting began in 1976, the Centre for Ecology said.",
+        ),
+    ] {
+        let (verdict, _, element) = judged(claim, source);
+        assert!(
+            !(verdict == Verdict::Refuted
+                && matches!(element, Some(ClaimElement::Speaker | ClaimElement::Name))),
+            "{claim}: {verdict:?} {element:?}"
+        );
+    }
+    // A named speaker the source gives the words to someone else still is.
+    assert!(
+        elements(
+            "Tom Reed said the scheme would cost more than planned.",
+            "Ann Cole said the scheme would cost more than planned."
+        )
+        .contains(&(ClaimElement::Speaker, true))
+    );
+}
+
+#[test]
+fn a_value_is_given_to_another_subject_only_where_the_claim_names_its_subject_first() {
+    use crate::model::Verdict;
+    for (claim, source) in [
+        (
+            "Harrowvale lost 37 officers, and Aldmoor's numbers also dipped slightly.",
+            "Officers by force\n\nHarrowvale, Change: -37.\n\nAldmoor, Change: -16.\n\nDunmere, Change: +58.",
+        ),
+        (
+            "That's a rise of 21.9%, the biggest of any district in the county.",
+            "Potholes repaired\n\nKettlebridge, Change: +21.9%.\n\nWexcombe City, Change: +9.1%.\n\nCounty total, Change: +10.8%.",
+        ),
+        (
+            "MPs rejected the amendment by 343 votes to 205.",
+            "Division 214: the amendment was rejected.\n\nAyes: 205.\n\nNoes: 343.\n\nMajority: 138.",
+        ),
+    ] {
+        let (verdict, _, element) = judged(claim, source);
+        assert!(
+            !(verdict == Verdict::Refuted && element == Some(ClaimElement::Subject)),
+            "{claim}: {verdict:?} {element:?}"
+        );
+    }
+    for (claim, source) in [
+        (
+            "Marbury recorded 88.0 offences per 1,000 residents last year.",
+            "Offences per 1,000 residents, 2024-25\n\nMarbury, Rate: 76.4.\n\nStainmoor, Rate: 88.0.\n\nKelbridge, Rate: 122.5.",
+        ),
+        (
+            "The advertising business was the standout, with sales up 18%.",
+            "Cloud Services revenue of $812 million, up 18%. Advertising revenue of $464 million, up 2%.",
+        ),
+    ] {
+        let (verdict, _, _) = judged(claim, source);
+        assert_eq!(verdict, Verdict::Refuted, "{claim}");
+    }
+}
