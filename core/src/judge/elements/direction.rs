@@ -86,6 +86,54 @@ impl Alignment<'_> {
         out
     }
 
+    /// Clauses of the source with a word on `axis`, and how well each aligns with the claim: on
+    /// the whole clause, on the words before the axis word (`said_of`), on the sentence.
+    fn axis_candidates(
+        &self,
+        axis: Axis,
+        subject: &Stems,
+        said_of: &Stems,
+        names: &[TokenId],
+    ) -> Vec<Candidate> {
+        let mut candidates: Vec<Candidate> = Vec::new();
+        for (k, c) in self.source_clauses() {
+            let s = &self.sentences[k];
+            // A table's cell sentence ("Seats won 2021: 14.") names a column: its words
+            // say what the figure is, not which way anything went.
+            if is_table_cell(s.text()) {
+                continue;
+            }
+            // The claim names whom it is about ("Felstead Bay … went up"), and the page
+            // names them: a sentence that does not is about someone else.
+            if !names.is_empty() && !names.iter().any(|&n| s.holds(0..s.toks.len(), n)) {
+                continue;
+            }
+            let on_axis: Vec<(usize, bool)> = c
+                .clone()
+                .flat_map(|j| {
+                    s.directions(j)
+                        .iter()
+                        .filter(|d| d.0 == axis)
+                        .map(move |d| (j, d.1))
+                })
+                .collect();
+            let Some(&(first_on_axis, _)) = on_axis.first() else {
+                continue;
+            };
+            let before = s.stems(c.start..first_on_axis, &|j| s.has_direction(j));
+            let subject_match = said_of.iter().filter(|&w| before.contains(w)).count();
+            candidates.push(Candidate {
+                clause_overlap: self.overlap(subject, k, c.clone()),
+                sentence_overlap: self.overlap(subject, k, 0..s.toks.len()),
+                subject_match,
+                k,
+                clause: c,
+                on_axis,
+            });
+        }
+        candidates
+    }
+
     pub(crate) fn direction(&self) -> Vec<Finding> {
         let claim = &self.claim;
         let mut out = Vec::new();
@@ -118,44 +166,7 @@ impl Alignment<'_> {
                 // What the direction word is said of: the words before it in its clause
                 // ("Imports rose", "The regulator did not approve").
                 let said_of = claim.stems(clause.start..i, &|j| claim.has_direction(j));
-                // Clauses of the source with a word on the same axis, and how well they align:
-                // on the whole clause, on the words before the axis word, on the sentence.
-                let mut candidates: Vec<Candidate> = Vec::new();
-                for (k, c) in self.source_clauses() {
-                    let s = &self.sentences[k];
-                    // A table's cell sentence ("Seats won 2021: 14.") names a column: its words
-                    // say what the figure is, not which way anything went.
-                    if is_table_cell(s.text()) {
-                        continue;
-                    }
-                    // The claim names whom it is about ("Felstead Bay … went up"), and the page
-                    // names them: a sentence that does not is about someone else.
-                    if !names.is_empty() && !names.iter().any(|&n| s.holds(0..s.toks.len(), n)) {
-                        continue;
-                    }
-                    let on_axis: Vec<(usize, bool)> = c
-                        .clone()
-                        .flat_map(|j| {
-                            s.directions(j)
-                                .iter()
-                                .filter(|d| d.0 == axis)
-                                .map(move |d| (j, d.1))
-                        })
-                        .collect();
-                    let Some(&(first_on_axis, _)) = on_axis.first() else {
-                        continue;
-                    };
-                    let before = s.stems(c.start..first_on_axis, &|j| s.has_direction(j));
-                    let subject_match = said_of.iter().filter(|&w| before.contains(w)).count();
-                    candidates.push(Candidate {
-                        clause_overlap: self.overlap(&subject, k, c.clone()),
-                        sentence_overlap: self.overlap(&subject, k, 0..s.toks.len()),
-                        subject_match,
-                        k,
-                        clause: c,
-                        on_axis,
-                    });
-                }
+                let candidates = self.axis_candidates(axis, &subject, &said_of, &names);
                 // Prefer the clauses whose subject is the claim's; else the best aligned.
                 let best_subject = candidates
                     .iter()
