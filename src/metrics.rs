@@ -942,6 +942,7 @@ mod tests {
                 title: None,
                 claim_reviews: Vec::new(),
                 furniture: String::new(),
+                page_starts: Vec::new(),
             }),
             FetchOutcome::NotFound { status: 404 },
             FetchOutcome::NotASource {
@@ -965,6 +966,10 @@ mod tests {
             FetchOutcome::UnsupportedContent {
                 content_type: String::new(),
             },
+            FetchOutcome::Unreadable {
+                reason: String::new(),
+                advice: "",
+            },
             FetchOutcome::NetworkError {
                 reason: String::new(),
             },
@@ -974,7 +979,7 @@ mod tests {
         assert_eq!(classes, known);
         // The names the dashboard and alerts were written against.
         assert!(known.contains("not_found") && known.contains("refused_by_policy"));
-        assert_eq!(known.len(), 13);
+        assert_eq!(known.len(), 14);
     }
 
     /// One family as `deploy/metrics.txt` lists it: `name type label,label` (`-`: no labels).

@@ -13,15 +13,27 @@ pub struct Page {
     pub status: u16,
     /// The media type, lower-cased, without parameters (e.g. `text/html`).
     pub content_type: String,
-    /// The visible text: for HTML, blocks separated by blank lines; for text/plain, as sent.
+    /// The visible text: for HTML, blocks separated by blank lines; for text/plain, as sent;
+    /// for a PDF, its pages' text; for a CSV file, its rows as table sentences.
     pub text: String,
-    /// The HTML `<title>`, when there is one.
+    /// The HTML `<title>`, or a PDF's title, when there is one.
     pub title: Option<String>,
     /// The schema.org `ClaimReview`s an HTML page carries: a fact-check's ratings.
     pub claim_reviews: Vec<crate::text::webpage::ClaimReview>,
     /// The page's masthead, footer, asides and site name as text
     /// (`webpage::HtmlText::furniture`): what tells whether the page names something at all.
     pub furniture: String,
+    /// For a document of pages (a PDF), the char offset in `text` where each page starts, page 1
+    /// first; empty for a web page. What lets evidence name the page it is on.
+    pub page_starts: Vec<usize>,
+}
+
+impl Page {
+    /// The 1-based page of a document holding char offset `at` of the text; `None` for a
+    /// page that is not a document of pages.
+    pub fn page_of(&self, at: usize) -> Option<u32> {
+        (!self.page_starts.is_empty()).then(|| crate::text::pdf::page_of(&self.page_starts, at))
+    }
 }
 
 /// How a fetch ended. [`FetchClass`] names its kind without the details.
@@ -87,12 +99,22 @@ pub enum FetchOutcome {
     },
     /// The fetcher's safety policy refused the URL, an address it resolved to, or a redirect.
     RefusedByPolicy(RefusalReason),
-    /// A content type (or content encoding) the judge cannot read, such as `application/pdf`, or
-    /// a page with no visible text.
+    /// A content type (or content encoding) the judge cannot read, such as an image, or an HTML
+    /// page past a cap of its own.
     UnsupportedContent {
-        /// The media type or encoding as sent (`"text/html with no visible text"` for a page
-        /// with none).
+        /// The media type or encoding as sent, with what refused it (`"text/html of more nodes
+        /// than fetch.max_html_nodes (200000)"`).
         content_type: String,
+    },
+    /// A source served as a success that could not be read: a PDF refused (encrypted, scanned,
+    /// past a cap, damaged), a data file past its caps, a spreadsheet, a page whose text its
+    /// scripts render. Like an unsupported content type it leaves the source unjudged; unlike
+    /// one, it says why in words an editor can act on, and what to cite instead.
+    Unreadable {
+        /// Why, in words: "the PDF is scanned images with no text layer".
+        reason: String,
+        /// What to cite instead: "cite a text version of the document".
+        advice: &'static str,
     },
     /// The connection failed or the response was malformed.
     NetworkError {

@@ -32,6 +32,20 @@ pub const DEFAULT_FETCH_MAX_HTML_NODES: usize = 200_000;
 /// kilobytes of text, and the judge's index of a page costs tens of times its text
 /// (docs/reliability.md).
 pub const DEFAULT_FETCH_MAX_TEXT_BYTES: u64 = 2 * 1024 * 1024;
+/// Default cap on a document's body (32 MiB), as received and as decompressed: a PDF report or a
+/// CSV data file is read within it instead of `max_body_bytes`, since an annual report with its
+/// charts is tens of megabytes where a web page is hundreds of kilobytes.
+pub const DEFAULT_FETCH_MAX_DOCUMENT_BYTES: u64 = 32 * 1024 * 1024;
+/// Default cap on a cited PDF's pages: long reports have hundreds.
+pub const DEFAULT_FETCH_MAX_PDF_PAGES: usize = factgate_core::text::pdf::DEFAULT_MAX_PDF_PAGES;
+/// Default cap on a cited PDF's objects, counted in its raw bytes and its object streams.
+pub const DEFAULT_FETCH_MAX_PDF_OBJECTS: usize = factgate_core::text::pdf::DEFAULT_MAX_PDF_OBJECTS;
+/// Default cap on what a cited PDF's streams expand to, summed (256 MiB): the bound on a
+/// decompression bomb inside a document, whose body cap says nothing of its expansion.
+pub const DEFAULT_FETCH_MAX_PDF_STREAM_BYTES: u64 =
+    factgate_core::text::pdf::DEFAULT_MAX_PDF_STREAM_BYTES;
+/// Default cap on a cited CSV file's rows.
+pub const DEFAULT_FETCH_MAX_CSV_ROWS: usize = factgate_core::text::csv_table::DEFAULT_MAX_CSV_ROWS;
 /// Default steady request rate to one host.
 pub const DEFAULT_PER_HOST_RPS: f64 = 2.0;
 /// Default burst of requests to one host above the steady rate.
@@ -94,6 +108,20 @@ pub struct FetchConfig {
     /// as sent); a page with more is not judged and leaves its source unjudged. Bounds the memory
     /// of the judge's index of one page.
     pub max_text_bytes: u64,
+    /// Cap on the body of a document (a PDF, a CSV file), used instead of `max_body_bytes` and
+    /// `max_decompressed_bytes` once the response's type or URL says it is one; a larger one is
+    /// `too_large`. Its text is held to `max_text_bytes` like a page's.
+    pub max_document_bytes: u64,
+    /// Cap on a cited PDF's pages; a longer one is refused, naming the key, and leaves its source
+    /// unjudged.
+    pub max_pdf_pages: usize,
+    /// Cap on a cited PDF's objects (counted before it is parsed); past it the PDF is refused.
+    pub max_pdf_objects: usize,
+    /// Cap on the bytes a cited PDF's compressed streams expand to, summed (decompression bombs);
+    /// a sixty-fourth of it bounds one page's drawing instructions.
+    pub max_pdf_stream_bytes: u64,
+    /// Cap on a cited CSV file's rows, its header included; a longer file is refused.
+    pub max_csv_rows: usize,
     /// Fetch from private, loopback, link-local, CGNAT and cloud-metadata addresses. Keep `false`
     /// in production: a draft could otherwise make factgate read internal services.
     pub allow_private_addresses: bool,
@@ -131,6 +159,11 @@ impl Default for FetchConfig {
             max_nesting_depth: DEFAULT_FETCH_MAX_NESTING_DEPTH,
             max_html_nodes: DEFAULT_FETCH_MAX_HTML_NODES,
             max_text_bytes: DEFAULT_FETCH_MAX_TEXT_BYTES,
+            max_document_bytes: DEFAULT_FETCH_MAX_DOCUMENT_BYTES,
+            max_pdf_pages: DEFAULT_FETCH_MAX_PDF_PAGES,
+            max_pdf_objects: DEFAULT_FETCH_MAX_PDF_OBJECTS,
+            max_pdf_stream_bytes: DEFAULT_FETCH_MAX_PDF_STREAM_BYTES,
+            max_csv_rows: DEFAULT_FETCH_MAX_CSV_ROWS,
             allow_private_addresses: false,
             address_allowlist: Vec::new(),
             per_host_requests_per_second: DEFAULT_PER_HOST_RPS,
@@ -192,6 +225,11 @@ impl FetchConfig {
         validation.nonzero("fetch.max_nesting_depth", self.max_nesting_depth as u64);
         validation.nonzero("fetch.max_html_nodes", self.max_html_nodes as u64);
         validation.nonzero("fetch.max_text_bytes", self.max_text_bytes);
+        validation.nonzero("fetch.max_document_bytes", self.max_document_bytes);
+        validation.nonzero("fetch.max_pdf_pages", self.max_pdf_pages as u64);
+        validation.nonzero("fetch.max_pdf_objects", self.max_pdf_objects as u64);
+        validation.nonzero("fetch.max_pdf_stream_bytes", self.max_pdf_stream_bytes);
+        validation.nonzero("fetch.max_csv_rows", self.max_csv_rows as u64);
         // Decompressed text is never smaller than what arrived, except for a bomb; a lower cap
         // would refuse every compressed page that fits the body cap.
         validation.not_above(

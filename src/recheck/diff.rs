@@ -439,6 +439,7 @@ mod tests {
             support: None,
             source_url: Some(format!("http://127.0.0.1/{claim}")),
             evidence_quote: Some(quote.into()),
+            evidence_page: None,
             correction: None,
             severity: None,
             contested: false,

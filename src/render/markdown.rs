@@ -163,10 +163,13 @@ fn article_section(out: &mut String, a: &CheckedArticle<'_>) {
         );
         let _ = writeln!(out, "|---|---:|---|---|---|");
         for c in judged {
-            let source = c.source_url.as_deref().unwrap_or("");
+            let source = match (c.source_url.as_deref(), c.evidence_page) {
+                (Some(url), Some(page)) => format!("{url} (p. {page})"),
+                (url, _) => url.unwrap_or("").to_owned(),
+            };
             let source = match &c.supporting_source {
                 Some(backing) => format!("{source} (refutes); {} (supports)", backing.source_url),
-                None => source.to_owned(),
+                None => source,
             };
             let _ = writeln!(
                 out,

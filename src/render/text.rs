@@ -159,7 +159,8 @@ fn waived_text(out: &mut String, decision: &Decision) {
     }
 }
 
-/// Each judged claim's verdict, score and correction.
+/// Each judged claim's verdict, score, the page of a document its evidence is on, and its
+/// correction.
 fn verdicts_text(out: &mut String, decision: &Decision) {
     let r = &decision.report;
     let judged: Vec<_> = r.claims.iter().filter(|c| c.verdict.is_some()).collect();
@@ -169,6 +170,9 @@ fn verdicts_text(out: &mut String, decision: &Decision) {
             let verdict = c.verdict.as_ref().map(serde_name).unwrap_or_default();
             let score = score_text(c.confidence, c.support);
             let _ = write!(out, "  {verdict:<12} {score}  \"{}\"", c.text);
+            if let Some(page) = c.evidence_page {
+                let _ = write!(out, " (source p. {page})");
+            }
             if let Some(correction) = &c.correction {
                 let _ = write!(out, " — {correction}");
             }

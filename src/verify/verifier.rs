@@ -10,7 +10,7 @@ use super::fetch::Fetcher;
 use super::llm::LlmJudge;
 use chrono::Utc;
 use factgate_core::events::{ClaimResult, Evidence, FetchStatus, Issue, IssueType};
-use factgate_core::fetched::{FetchOutcome, RefusalReason};
+use factgate_core::fetched::{FetchOutcome, Page, RefusalReason};
 use factgate_core::judge::{
     IssueKind, JudgeSettings, Judgment, PageIndex, Source, calibration, judge_page,
 };
@@ -105,7 +105,7 @@ impl Verifier {
                     }
                     _ => None,
                 };
-                apply_judgment(&mut result, claim, &judgment, quorum.as_ref());
+                apply_judgment(&mut result, claim, &judgment, quorum.as_ref(), page);
                 if self.llm.is_some() && quorum.is_none() {
                     result
                         .reason
@@ -192,11 +192,14 @@ fn settle(rules: Verdict, quorum: &QuorumOutcome) -> Verdict {
     }
 }
 
+/// Fills `result` from the judgment of `claim` against `page` (and the quorum's, when it
+/// voted): the verdict, the scores, the evidence with its page for a document, and the issue.
 fn apply_judgment(
     result: &mut ClaimResult,
     claim: &Claim,
     judgment: &Judgment,
     quorum: Option<&QuorumOutcome>,
+    page: &Page,
 ) {
     result.verdict = quorum.map_or(judgment.verdict, |q| settle(judgment.verdict, q));
     result.support = judgment.support.clamp(0.0, 1.0);
@@ -210,6 +213,7 @@ fn apply_judgment(
             end: e.end,
         }),
         sentence: None,
+        page: page.page_of(e.start),
     });
     result.reason = format!(
         "judged {:?} (support {:.2})",
@@ -321,9 +325,14 @@ fn judgment_issue(
         ),
     };
     let problem = judgment.problem.clone().unwrap_or(problem);
+    // A document's evidence names its page, where an editor turns to check it.
+    let quoted = |e: &Evidence| match e.page {
+        Some(page) => format!("{} (p. {page}): \"{}\"", result.source_url, e.quote),
+        None => format!("{}: \"{}\"", result.source_url, e.quote),
+    };
     let evidence = match (&judgment.correction, &result.evidence) {
-        (Some(c), Some(e)) => format!("{}: \"{}\" ({c})", result.source_url, e.quote),
-        (None, Some(e)) => format!("{}: \"{}\"", result.source_url, e.quote),
+        (Some(c), Some(e)) => format!("{} ({c})", quoted(e)),
+        (None, Some(e)) => quoted(e),
         (Some(c), None) => format!("{}: {c}", result.source_url),
         (None, None) => format!("{}: no matching passage", result.source_url),
     };
@@ -396,6 +405,13 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
                 RefusalReason::InvalidUrl(_) => "Correct the citation's URL",
             },
         ),
+        // What could not be read says why, and what to cite instead: "The PDF is scanned images
+        // with no text layer: cite a text version of the document".
+        FetchOutcome::Unreadable { reason, advice } => (
+            Severity::Medium,
+            format!("{}: {advice}", capitalized(reason)),
+            *advice,
+        ),
         other => (
             Severity::Medium,
             format!("Source could not be checked: {}", describe(other)),
@@ -409,12 +425,21 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
         location: claim.location.to_string(),
         problem,
         evidence: format!("{source_url} - {}", describe(outcome)),
-        recommendation: recommendation.to_owned(),
+        // The advice of an unreadable source is written to follow a colon.
+        recommendation: capitalized(recommendation),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
         element: None,
         difference: None,
     }
+}
+
+/// `text` with its first letter a capital.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 fn describe(outcome: &FetchOutcome) -> String {
@@ -441,6 +466,7 @@ fn describe(outcome: &FetchOutcome) -> String {
         FetchOutcome::UnsupportedContent { content_type } => {
             format!("unsupported content type {content_type}")
         }
+        FetchOutcome::Unreadable { reason, .. } => reason.clone(),
         FetchOutcome::NetworkError { reason } => format!("network error: {reason}"),
     }
 }
@@ -461,7 +487,11 @@ fn fetch_status(outcome: &FetchOutcome) -> FetchStatus {
         FetchOutcome::Timeout => FetchStatus::Timeout,
         FetchOutcome::TooLarge { .. } => FetchStatus::TooLarge,
         FetchOutcome::RefusedByPolicy(_) => FetchStatus::RefusedByPolicy,
-        FetchOutcome::UnsupportedContent { .. } => FetchStatus::UnsupportedContent,
+        // A source that could not be read is content factgate does not read, on the wire: the
+        // status every reader of claim results already knows leaves the source unjudged.
+        FetchOutcome::UnsupportedContent { .. } | FetchOutcome::Unreadable { .. } => {
+            FetchStatus::UnsupportedContent
+        }
         FetchOutcome::NetworkError { .. } => FetchStatus::NetworkError,
     }
 }
@@ -526,6 +556,20 @@ mod tests {
             element: None,
             difference: None,
             passages: Vec::new(),
+        }
+    }
+
+    /// A web page: no pages of its own.
+    fn web_page() -> Page {
+        Page {
+            final_url: "https://s.example/p".into(),
+            status: 200,
+            content_type: "text/html".into(),
+            text: String::new(),
+            title: None,
+            claim_reviews: Vec::new(),
+            furniture: String::new(),
+            page_starts: Vec::new(),
         }
     }
 
@@ -595,6 +639,7 @@ mod tests {
                 &claim(),
                 &judgment(verdict, severity),
                 quorum.as_ref(),
+                &web_page(),
             );
             assert_ne!(r.verdict, Verdict::Supported);
             let issue = r.issue.expect("an issue the policy can see");
@@ -621,6 +666,7 @@ mod tests {
             &claim(),
             &judgment(Verdict::Supported, None),
             Some(&quorum(Verdict::Supported)),
+            &web_page(),
         );
         assert_eq!(r.verdict, Verdict::Supported);
         assert!(r.issue.is_none());
@@ -665,8 +711,62 @@ mod tests {
             &claim(),
             &judgment(Verdict::Supported, Some(Severity::Low)),
             Some(&quorum(Verdict::Supported)),
+            &web_page(),
         );
         assert_eq!(r.verdict, Verdict::Supported);
         assert_eq!(r.issue.map(|i| i.severity), Some(Severity::Low));
+    }
+
+    #[test]
+    fn a_documents_evidence_names_its_page_in_the_result_and_the_issue() {
+        let mut refuted = judgment(Verdict::Refuted, Some(Severity::High));
+        refuted.evidence = Some(factgate_core::judge::Evidence {
+            quote: "Basic costs $9/month.".into(),
+            start: 130,
+            end: 151,
+        });
+        refuted.correction = Some("source says $9/month".into());
+        let pdf = Page {
+            content_type: "application/pdf".into(),
+            page_starts: vec![0, 120, 400],
+            ..web_page()
+        };
+        let mut r = result();
+        apply_judgment(&mut r, &claim(), &refuted, None, &pdf);
+        assert_eq!(r.evidence.as_ref().and_then(|e| e.page), Some(2));
+        assert_eq!(
+            r.issue.expect("a refuted claim's issue").evidence,
+            "https://s.example/p (p. 2): \"Basic costs $9/month.\" (source says $9/month)"
+        );
+        // A web page's evidence names no page.
+        let mut r = result();
+        apply_judgment(&mut r, &claim(), &refuted, None, &web_page());
+        assert_eq!(r.evidence.as_ref().and_then(|e| e.page), None);
+        assert!(
+            r.issue
+                .expect("issue")
+                .evidence
+                .starts_with("https://s.example/p: ")
+        );
+    }
+
+    #[test]
+    fn an_unreadable_source_says_why_and_what_to_cite_and_is_left_unjudged() {
+        let scanned = FetchOutcome::Unreadable {
+            reason: "the PDF is scanned images with no text layer".into(),
+            advice: "cite a text version of the document",
+        };
+        let issue = fetch_issue(&claim(), "https://s.example/r.pdf", &scanned);
+        assert_eq!(
+            issue.problem,
+            "The PDF is scanned images with no text layer: cite a text version of the document"
+        );
+        assert_eq!(issue.recommendation, "Cite a text version of the document");
+        assert_eq!(issue.severity, Severity::Medium);
+        assert_eq!(
+            issue.evidence,
+            "https://s.example/r.pdf - the PDF is scanned images with no text layer"
+        );
+        assert!(fetch_status(&scanned).leaves_source_unjudged());
     }
 }

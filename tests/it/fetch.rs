@@ -121,6 +121,7 @@ async fn handle(hit: Hit) -> Response {
             &b"<p>Caf\xe9 prices rose to \x809.</p>"[..],
         ),
         "/pdf" => respond(200, &[("content-type", "application/pdf")], "%PDF-1.4"),
+        "/image" => respond(200, &[("content-type", "image/png")], "\u{89}PNG"),
         "/script-shell" => respond(
             200,
             &[HTML],
@@ -386,11 +387,19 @@ async fn charsets_are_decoded_and_bad_bytes_replaced() {
 async fn other_content_types_are_unsupported() {
     let server = start().await;
     assert_eq!(
-        outcome(&fetcher(settings()), &server.url("/pdf")).await,
+        outcome(&fetcher(settings()), &server.url("/image")).await,
         FetchOutcome::UnsupportedContent {
-            content_type: "application/pdf".to_owned()
+            content_type: "image/png".to_owned()
         }
     );
+    // A PDF is read; one that is only a header is damaged, and says so.
+    match outcome(&fetcher(settings()), &server.url("/pdf")).await {
+        FetchOutcome::Unreadable { reason, advice } => {
+            assert!(reason.starts_with("the PDF is damaged"), "{reason}");
+            assert_eq!(advice, "cite a text version of the document");
+        }
+        other => panic!("expected an unreadable PDF, got {other:?}"),
+    }
 }
 
 #[tokio::test]
@@ -449,16 +458,30 @@ async fn good_pages_and_404s_are_cached_but_503s_are_not() {
     assert!(fetcher.fetch(&server.url("/page#pricing")).await.from_cache);
 }
 
+/// A page with nothing to read is a source that could not be read, never one that "does not
+/// state" the claim: an application shell says why (its scripts render its text).
 #[tokio::test]
 async fn a_page_with_no_visible_text_is_not_a_readable_page() {
     let server = start().await;
     let fetcher = fetcher(settings());
-    for (path, content_type) in [("/script-shell", "text/html"), ("/blank", "text/plain")] {
+    for (path, reason, advice) in [
+        (
+            "/script-shell",
+            "the page renders its text with JavaScript",
+            "cite the data or a text version",
+        ),
+        (
+            "/blank",
+            "the page is empty",
+            "cite a page that states the claim",
+        ),
+    ] {
         let outcome = outcome(&fetcher, &server.url(path)).await;
         assert_eq!(
             outcome,
-            FetchOutcome::UnsupportedContent {
-                content_type: format!("{content_type} with no visible text")
+            FetchOutcome::Unreadable {
+                reason: reason.to_owned(),
+                advice,
             },
             "{path}"
         );

@@ -21,6 +21,7 @@ mod config;
 mod dead_letter;
 mod deploy;
 mod docs;
+mod documents;
 mod e2e_tansu;
 mod fetch;
 mod hostile;

@@ -397,6 +397,8 @@ fn values_built_in_rust_satisfy_the_schemas() {
             quote: "The market is worth $30 billion.".into(),
             span: None,
             sentence: Some(4),
+            // The page of a PDF source: optional, and valid where given.
+            page: Some(3),
         }),
         correction: Some("source says $30 billion".into()),
         issue: Some(market_issue()),
@@ -453,6 +455,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
                 confidence: Some(0.06),
                 source_url: Some(key.source_url.clone()),
                 evidence_quote: Some("The market is worth $30 billion.".into()),
+                evidence_page: Some(3),
                 correction: Some("source says $30 billion".into()),
                 severity: Some(Severity::High),
                 source_credibility: Some(0.7),

@@ -201,7 +201,9 @@ fn content(lines: &[Line]) -> Vec<u8> {
     for line in lines {
         for (x, cell) in &line.cells {
             let font = if line.bold { "F2" } else { "F1" };
-            out.extend_from_slice(format!("BT /{font} {FONT_SIZE} Tf {x:.1} {y:.1} Td ").as_bytes());
+            out.extend_from_slice(
+                format!("BT /{font} {FONT_SIZE} Tf {x:.1} {y:.1} Td ").as_bytes(),
+            );
             out.extend(pdf_string(cell));
             out.extend_from_slice(b" Tj ET\n");
         }
@@ -210,9 +212,11 @@ fn content(lines: &[Line]) -> Vec<u8> {
     out
 }
 
-fn compress(data: &[u8]) -> Vec<u8> {
+pub fn compress(data: &[u8]) -> Vec<u8> {
     let mut encoder = ZlibEncoder::new(Vec::new(), Compression::default());
-    encoder.write_all(data).expect("writing to a Vec cannot fail");
+    encoder
+        .write_all(data)
+        .expect("writing to a Vec cannot fail");
     encoder.finish().expect("writing to a Vec cannot fail")
 }
 
@@ -248,12 +252,29 @@ fn write_pdf(pages: &[Vec<Line>]) -> Vec<u8> {
             .into_bytes(),
         );
         let stream = compress(&content(lines));
-        let mut object =
-            format!("<< /Length {} /Filter /FlateDecode >>\nstream\n", stream.len()).into_bytes();
+        let mut object = format!(
+            "<< /Length {} /Filter /FlateDecode >>\nstream\n",
+            stream.len()
+        )
+        .into_bytes();
         object.extend(stream);
         object.extend_from_slice(b"\nendstream");
         objects.push(object);
     }
+    write_objects(&objects, "/Root 1 0 R")
+}
+
+/// A stream object: `dict` (entries without `<< >>`) with its `/Length`, then `data`.
+pub fn stream_object(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut object = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
+    object.extend_from_slice(data);
+    object.extend_from_slice(b"\nendstream");
+    object
+}
+
+/// A document of `objects`, numbered from 1, with a cross-reference table and a trailer of
+/// `trailer` (entries without `<< >>`; `/Size` is added).
+pub fn write_objects(objects: &[Vec<u8>], trailer: &str) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n".to_vec();
     let mut offsets = Vec::with_capacity(objects.len());
     for (i, object) in objects.iter().enumerate() {
@@ -263,18 +284,81 @@ fn write_pdf(pages: &[Vec<Line>]) -> Vec<u8> {
         out.extend_from_slice(b"\nendobj\n");
     }
     let xref = out.len();
-    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
     for offset in offsets {
         out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
     }
     out.extend_from_slice(
         format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            "trailer\n<< /Size {} {trailer} >>\nstartxref\n{xref}\n%%EOF\n",
             objects.len() + 1
         )
         .as_bytes(),
     );
     out
+}
+
+/// A one-page document whose page has `resources` (entries without `<< >>`) and draws
+/// `content`; `extra` objects follow the first four (catalog, pages, page, content) as 5, 6, …
+fn one_page(resources: &str, content: &[u8], extra: Vec<Vec<u8>>, trailer: &str) -> Vec<u8> {
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_WIDTH} {PAGE_HEIGHT}] \
+             /Resources << {resources} >> /Contents 4 0 R >>"
+        )
+        .into_bytes(),
+        stream_object("", content),
+    ];
+    objects.extend(extra);
+    write_objects(&objects, &format!("/Root 1 0 R {trailer}"))
+}
+
+/// A PDF encrypted with the standard handler (RC4, 40 bits): what a reader must not decrypt.
+pub fn encrypted_pdf() -> Vec<u8> {
+    let encrypt = b"<< /Filter /Standard /V 1 /R 2 \
+        /O <0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef> \
+        /U <0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef> /P -4 >>";
+    one_page(
+        "",
+        b"BT /F1 10 Tf 56 786 Td (Completions rose to 48,200.) Tj ET",
+        vec![encrypt.to_vec()],
+        "/Encrypt 5 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]",
+    )
+}
+
+/// A scanned document: one page that only draws an image XObject, with no text layer.
+pub fn scanned_pdf() -> Vec<u8> {
+    let jpeg = b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00 (a scan of a page) \xFF\xD9";
+    let image = stream_object(
+        "/Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray \
+         /BitsPerComponent 8 /Filter /DCTDecode",
+        jpeg,
+    );
+    one_page(
+        "/XObject << /Im1 5 0 R >>",
+        b"q 595 0 0 842 0 0 cm /Im1 Do Q",
+        vec![image],
+        "",
+    )
+}
+
+/// A decompression bomb: a page of text beside a Flate stream that expands to `zeros` zero
+/// bytes from a few kilobytes per megabyte.
+pub fn bomb_pdf(zeros: usize) -> Vec<u8> {
+    let font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";
+    one_page(
+        "/Font << /F1 5 0 R >>",
+        b"BT /F1 10 Tf 56 786 Td (Completions rose to 48,200.) Tj ET",
+        vec![
+            font.to_vec(),
+            stream_object("/Filter /FlateDecode", &compress(&vec![0u8; zeros])),
+        ],
+        "",
+    )
 }
 
 #[cfg(test)]
@@ -283,7 +367,9 @@ mod tests {
 
     #[test]
     fn a_pdf_has_its_pages_and_an_xref_that_points_at_its_objects() {
-        let pdf = pdf_from_text("Title\n\nSome text (with brackets).\n=== page break ===\n| A | 2024 |\n|---|---|\n| North | 5% |\n");
+        let pdf = pdf_from_text(
+            "Title\n\nSome text (with brackets).\n=== page break ===\n| A | 2024 |\n|---|---|\n| North | 5% |\n",
+        );
         assert!(pdf.starts_with(b"%PDF-1.4"));
         let find = |needle: &[u8]| pdf.windows(needle.len()).rposition(|w| w == needle);
         assert!(find(b"/Count 2").is_some());

@@ -140,6 +140,7 @@ fn claim_verdict(
         confidence: deciding.and_then(|r| r.confidence),
         source_url: deciding.map(|r| r.source_url.clone()),
         evidence_quote: deciding.and_then(|r| r.evidence.as_ref().map(|e| e.quote.clone())),
+        evidence_page: deciding.and_then(|r| r.evidence.as_ref().and_then(|e| e.page)),
         correction: deciding.and_then(|r| r.correction.clone()),
         severity,
         // A check that never judged its source (not fetched, refused) carries 0: no class.

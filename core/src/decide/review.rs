@@ -90,6 +90,7 @@ mod tests {
             confidence,
             source_url: None,
             evidence_quote: None,
+            evidence_page: None,
             correction: None,
             severity: None,
             source_credibility: None,

@@ -81,6 +81,7 @@ fn result(
             quote: "Prices start at $9/month.".to_owned(),
             span: None,
             sentence: None,
+            page: None,
         }),
         correction: (verdict == Verdict::Refuted).then(|| "source says $9/month".to_owned()),
         issue: issue.map(|severity| Issue {
@@ -427,6 +428,7 @@ fn disagreeing(claim: &Claim, refuting_credibility: f64) -> [ClaimResult; 2] {
         quote: "Plans start at $4/month.".to_owned(),
         span: None,
         sentence: None,
+        page: None,
     });
     let mut refuted = result(
         claim,

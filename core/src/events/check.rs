@@ -81,7 +81,9 @@ pub enum FetchStatus {
     /// Not fetched by policy: a scheme other than http(s), a private, loopback, link-local or
     /// metadata address, too many redirects.
     RefusedByPolicy,
-    /// A content type factgate does not read (PDF, image…).
+    /// A content type factgate does not read (an image, a spreadsheet…), or a source it could
+    /// not read: an encrypted, scanned or damaged PDF, a data file past its caps, a page whose
+    /// text its scripts render. The issue says which, and what to cite instead.
     UnsupportedContent,
     /// DNS, connection, TLS or protocol failure.
     NetworkError,
@@ -148,6 +150,11 @@ pub struct Evidence {
     /// Index of the passage's first sentence in the source's visible text, counting from 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sentence: Option<usize>,
+    /// For a source of pages (a PDF), the 1-based page the passage starts on: what an editor
+    /// turns to, since char offsets into a document's extracted text locate nothing in it.
+    /// Absent for a web page, and from results written before it was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
 }
 
 /// The outcome of checking one claim against one source.

@@ -276,6 +276,10 @@ pub struct ClaimVerdict {
     pub source_url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_quote: Option<String>,
+    /// For a source of pages (a PDF), the 1-based page `evidence_quote` is on (the deciding
+    /// result's `evidence.page`); absent for a web page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_page: Option<u32>,
     /// "source says $9/month".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correction: Option<String>,

@@ -15,9 +15,11 @@
 //! - [`markup`]: bounded HTML and Markdown parsing: nesting checked before any tree is built.
 //! - [`pdf`]: a cited PDF as text, bounded against hostile files: pages, paragraphs, and tables
 //!   written as sentences as HTML tables are.
+//! - [`csv_table`]: a cited CSV data file as text, its rows written as HTML tables' are.
 //! - [`lexicon`]: the word lists (months, negations, change verbs, units…) every reader shares.
 
 pub mod citations;
+pub mod csv_table;
 pub mod cues;
 pub mod document;
 pub mod figures;

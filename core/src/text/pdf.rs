@@ -47,7 +47,7 @@ pub struct PdfLimits {
     /// The most bytes all streams may expand to, summed (`fetch.max_pdf_stream_bytes`); a
     /// sixty-fourth of it bounds the drawing instructions of one page.
     pub max_stream_bytes: u64,
-    /// The most bytes of text (`fetch.max_pdf_text_bytes`).
+    /// The most bytes of text (`fetch.max_text_bytes`, the cap on any source's text).
     pub max_text_bytes: usize,
 }
 
@@ -86,9 +86,16 @@ pub struct PdfText {
 impl PdfText {
     /// The 1-based page number holding char offset `at`.
     pub fn page_of(&self, at: usize) -> u32 {
-        let page = self.page_starts.partition_point(|&start| start <= at);
-        u32::try_from(page.max(1)).unwrap_or(u32::MAX)
+        page_of(&self.page_starts, at)
     }
+}
+
+/// The 1-based page holding char offset `at` of a text whose pages start at `page_starts` (as
+/// [`PdfText::page_starts`]): what names the page of a passage once the text is all that is
+/// kept.
+pub fn page_of(page_starts: &[usize], at: usize) -> u32 {
+    let page = page_starts.partition_point(|&start| start <= at);
+    u32::try_from(page.max(1)).unwrap_or(u32::MAX)
 }
 
 /// Why a PDF was not read, in words an editor understands.
@@ -107,7 +114,7 @@ pub enum PdfRefusal {
     TooManyObjects { limit: usize },
     #[error("the PDF's compressed streams expand past {limit} bytes (fetch.max_pdf_stream_bytes)")]
     StreamsTooLarge { limit: u64 },
-    #[error("the PDF's text is longer than {limit} bytes (fetch.max_pdf_text_bytes)")]
+    #[error("the PDF's text is longer than {limit} bytes (fetch.max_text_bytes)")]
     TextTooLong { limit: usize },
     #[error("the PDF nests arrays or dictionaries more than {limit} levels deep")]
     NestedTooDeep { limit: usize },

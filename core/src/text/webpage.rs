@@ -1093,6 +1093,122 @@ fn has_search_box_with(document: &Html, query: &str) -> bool {
     })
 }
 
+/// Most words of visible text an application shell shows: a site name, "Loading…", a
+/// cookie line. A page that says more is read, whatever scripts it also runs.
+const MAX_SHELL_WORDS: usize = 40;
+/// Most words beside an empty application root (`<div id="root">`): a heading or a site name.
+const MAX_WORDS_BESIDE_ROOT: usize = 12;
+
+/// The ids single-page applications mount their text into: React, Vue, Next, Nuxt, Gatsby,
+/// Angular, Svelte and Ember starters.
+const APP_ROOT_IDS: &[&str] = &[
+    "root",
+    "app",
+    "__next",
+    "__nuxt",
+    "___gatsby",
+    "app-root",
+    "svelte",
+    "ember-app",
+    "main-app",
+];
+
+/// What a page says, lower-case and without punctuation, when it is only waiting for its
+/// scripts.
+const PLACEHOLDER_TEXTS: &[&str] = &[
+    "loading",
+    "loading please wait",
+    "please wait",
+    "please wait loading",
+    "just a moment",
+    "one moment please",
+    "loading content",
+    "loading page",
+    "chargement",
+    "wird geladen",
+    "cargando",
+];
+
+/// Phrases, lower-case, that ask a reader to turn scripts on.
+const ENABLE_SCRIPT_PHRASES: &[&str] = &[
+    "enable javascript",
+    "javascript is required",
+    "javascript is disabled",
+    "javascript must be enabled",
+    "requires javascript",
+    "turn on javascript",
+    "need javascript",
+    "javascript to run this app",
+    "javascript aktivieren",
+    "activer javascript",
+    "activez javascript",
+    "habilita javascript",
+];
+
+/// Whether a page served as a success is an application shell whose text its scripts render:
+/// what a reader would see after running them is not in the markup, so the page cannot be read
+/// as a source, and reading it would find the claim "not stated" by a page that says nothing.
+/// Returns what gave it away.
+///
+/// A shell says almost nothing ([`MAX_SHELL_WORDS`]) and shows one of: no visible text at all;
+/// a `<noscript>` or visible message asking for JavaScript; a placeholder ("Loading…") with a
+/// script to replace it; an empty application root (`<div id="root">`) with a script, beside
+/// a few words without a figure ([`MAX_WORDS_BESIDE_ROOT`]).
+pub fn script_rendered(document: &Html, page: &HtmlText) -> Option<String> {
+    let said = words(&page.text);
+    if said.len() > MAX_SHELL_WORDS {
+        return None;
+    }
+    let noscript: String = Selector::parse("noscript")
+        .map(|sel| {
+            document
+                .select(&sel)
+                .flat_map(|n| n.text())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    if let Some(phrase) =
+        contains_phrase(&format!("{noscript} {}", page.text), ENABLE_SCRIPT_PHRASES)
+    {
+        return Some(format!("\"{phrase}\""));
+    }
+    if said.is_empty() {
+        return Some("no visible text".to_owned());
+    }
+    let has_script =
+        Selector::parse("script").is_ok_and(|sel| document.select(&sel).next().is_some());
+    if !has_script {
+        return None;
+    }
+    let placeholder = said.join(" ");
+    if PLACEHOLDER_TEXTS.contains(&placeholder.as_str()) {
+        return Some(format!("only \"{}\"", page.text.trim()));
+    }
+    // A site name or a heading beside the root states nothing; a figure would.
+    let states_a_figure = page.text.chars().any(|c| c.is_ascii_digit());
+    if said.len() <= MAX_WORDS_BESIDE_ROOT
+        && !states_a_figure
+        && let Some(id) = empty_app_root(document)
+    {
+        return Some(format!("an empty <div id=\"{id}\">"));
+    }
+    None
+}
+
+/// The id of an application root ([`APP_ROOT_IDS`]) with no text in it, if the page has one.
+fn empty_app_root(document: &Html) -> Option<String> {
+    let selector = Selector::parse("[id]").ok()?;
+    document
+        .select(&selector)
+        .filter_map(|e| Some((e.attr("id")?, e)))
+        .find(|(id, e)| {
+            APP_ROOT_IDS.contains(&id.to_ascii_lowercase().as_str())
+                && e.text().all(|t| t.trim().is_empty())
+        })
+        .map(|(id, _)| id.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1381,6 +1497,46 @@ mod tests {
             ),
         ] {
             assert_eq!(kind_of(url, &page(title, head, body)), None, "{title}");
+        }
+    }
+
+    #[test]
+    fn application_shells_are_script_rendered_and_short_pages_are_not() {
+        let shell = |html: &str| {
+            let document = Html::parse_document(html);
+            script_rendered(&document, &document_to_text(&document))
+        };
+        for (html, marker) in [
+            (
+                "<html><body><div id=\"root\"></div><script src=\"/app.js\"></script></body></html>",
+                "no visible text",
+            ),
+            (
+                "<html><body><noscript>You need to enable JavaScript to run this app.</noscript>\
+                 <div id=\"root\"></div><script src=\"/main.js\"></script></body></html>",
+                "\"enable javascript\"",
+            ),
+            (
+                "<html><body><div id=\"app\"><p>Loading…</p></div>\
+                 <script src=\"/app.js\"></script></body></html>",
+                "only \"Loading…\"",
+            ),
+            (
+                "<html><body><h1>Statistics portal</h1><div id=\"__next\"></div>\
+                 <script>boot()</script></body></html>",
+                "an empty <div id=\"__next\">",
+            ),
+        ] {
+            assert_eq!(shell(html).as_deref(), Some(marker), "{html}");
+        }
+        // A short page that states something is read, scripts or not; so is a page that says
+        // "Loading" without a script to replace it.
+        for html in [
+            "<html><body><p>The market reached $30 billion in 2024.</p>\
+             <div id=\"root\"></div><script>x()</script></body></html>",
+            "<html><body><p>Loading</p></body></html>",
+        ] {
+            assert_eq!(shell(html), None, "{html}");
         }
     }
 }

@@ -249,8 +249,10 @@ struct ClaimView {
     /// For a contested claim, the source that backs it (the fields below name the refuting one).
     supporting: Option<SupportingView>,
     evidence: Vec<Run>,
+    /// The page of a document (a PDF) the evidence is on: "p. 3".
+    page: Option<String>,
     source_url: Option<String>,
-    /// The source as a link, only when it is http(s).
+    /// The source as a link, only when it is http(s); for a document's evidence, to its page.
     source_href: Option<String>,
     credibility: String,
     support: Option<String>,
@@ -396,7 +398,15 @@ fn claim_view(
     in_text: &HashSet<usize>,
     claims: usize,
 ) -> ClaimView {
-    let source_href = c.source_url.as_deref().and_then(web_link);
+    // A PDF viewer opens a document at the page its URL's `#page=` names (RFC 8118).
+    let source_href =
+        c.source_url
+            .as_deref()
+            .and_then(web_link)
+            .map(|href| match c.evidence_page {
+                Some(page) if !href.contains('#') => format!("{href}#page={page}"),
+                _ => href,
+            });
     let difference = difference_of(c, own);
     let disagrees = matches!(mark, Mark::Refuted | Mark::Contested);
     ClaimView {
@@ -439,6 +449,7 @@ fn claim_view(
                 None => shared_words(q, &c.text),
             })
             .unwrap_or_default(),
+        page: c.evidence_page.map(|page| format!("p. {page}")),
         source_url: c.source_url.clone(),
         source_href,
         credibility: credibility_label(c.source_credibility),

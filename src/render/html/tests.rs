@@ -34,6 +34,7 @@ fn result(claim: &Claim, url: &str, verdict: Verdict, quote: &str, issue: bool) 
             quote: quote.to_owned(),
             span: None,
             sentence: None,
+            page: None,
         }),
         correction: (verdict == Verdict::Refuted).then(|| "source says $9/month".to_owned()),
         issue: issue.then(|| Issue {
@@ -589,6 +590,7 @@ fn an_edited_claim_is_listed_once_as_changed_with_before_and_after() {
         confidence: None,
         source_url: None,
         evidence_quote: None,
+        evidence_page: None,
         correction: None,
         severity: None,
         source_credibility: None,

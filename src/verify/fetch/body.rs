@@ -7,11 +7,44 @@
 //! after at most one chunk's expansion past the cap and is never held in memory.
 //! The compressed count needs its own cap: a stream of empty deflate blocks, or an endless gzip
 //! header, costs bytes on the wire without ever producing output, so only `max_body_bytes` stops it.
+//!
+//! A document (a PDF, a CSV file) is read within `max_document_bytes` instead, both caps: the
+//! caller knows which before the first byte is read, from the response's type and URL
+//! ([`BodyCaps`]).
 
 use std::io::{self, Write};
 
 use super::settings::FetchSettings;
 use factgate_core::fetched::FetchOutcome;
+
+/// The caps one body is read within: the bytes received and the bytes they decode to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyCaps {
+    /// Bytes on the wire (`fetch.max_body_bytes`, or `fetch.max_document_bytes`).
+    pub received: u64,
+    /// Bytes after decompression (`fetch.max_decompressed_bytes`, or
+    /// `fetch.max_document_bytes`).
+    pub decoded: u64,
+}
+
+impl BodyCaps {
+    /// A web page's caps.
+    pub fn page(settings: &FetchSettings) -> BodyCaps {
+        BodyCaps {
+            received: settings.max_body_bytes,
+            decoded: settings.max_decompressed_bytes,
+        }
+    }
+
+    /// A document's caps: `max_document_bytes` for both, since a document is held whole before
+    /// it is read and what it decodes to is what must fit.
+    pub fn document(settings: &FetchSettings) -> BodyCaps {
+        BodyCaps {
+            received: settings.max_document_bytes,
+            decoded: settings.max_document_bytes,
+        }
+    }
+}
 
 /// Content codings the fetcher asks for and can decode.
 pub const ACCEPT_ENCODING: &str = "gzip, deflate, br";
@@ -47,15 +80,15 @@ enum Decoder {
 }
 
 impl Decoder {
-    fn for_encoding(encoding: &str, settings: &FetchSettings) -> Option<Self> {
+    fn for_encoding(encoding: &str, caps: BodyCaps) -> Option<Self> {
         let sink = |cap| CappedSink {
             buf: Vec::new(),
             cap,
             exceeded: false,
         };
-        let cap = settings.max_decompressed_bytes;
+        let cap = caps.decoded;
         Some(match encoding {
-            "" | "identity" => Self::Identity(sink(settings.max_body_bytes)),
+            "" | "identity" => Self::Identity(sink(caps.received)),
             "gzip" | "x-gzip" => Self::Gzip(flate2::write::MultiGzDecoder::new(sink(cap))),
             "deflate" => Self::Deflate(flate2::write::ZlibDecoder::new(sink(cap))),
             "br" => Self::Brotli(Box::new(brotli_decompressor::DecompressorWriter::new(
@@ -107,17 +140,17 @@ impl Decoder {
     }
 }
 
-/// Reads the body of `response`, decoded, or the outcome that stops the read.
+/// Reads the body of `response` within `caps`, decoded, or the outcome that stops the read.
 pub async fn read(
     mut response: reqwest::Response,
-    settings: &FetchSettings,
+    caps: BodyCaps,
 ) -> Result<Vec<u8>, FetchOutcome> {
     let too_large = |limit| FetchOutcome::TooLarge { limit };
     if response
         .content_length()
-        .is_some_and(|len| len > settings.max_body_bytes)
+        .is_some_and(|len| len > caps.received)
     {
-        return Err(too_large(settings.max_body_bytes));
+        return Err(too_large(caps.received));
     }
     let encoding = response
         .headers()
@@ -126,11 +159,10 @@ pub async fn read(
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    let mut decoder = Decoder::for_encoding(&encoding, settings).ok_or_else(|| {
-        FetchOutcome::UnsupportedContent {
+    let mut decoder =
+        Decoder::for_encoding(&encoding, caps).ok_or_else(|| FetchOutcome::UnsupportedContent {
             content_type: format!("content-encoding {encoding}"),
-        }
-    })?;
+        })?;
     let mut received: u64 = 0;
     loop {
         let chunk = match response.chunk().await {
@@ -139,24 +171,24 @@ pub async fn read(
             Err(err) => return Err(super::classify::network_outcome(&err)),
         };
         received += chunk.len() as u64;
-        if received > settings.max_body_bytes {
-            return Err(too_large(settings.max_body_bytes));
+        if received > caps.received {
+            return Err(too_large(caps.received));
         }
         if let Err(err) = decoder.write_all(&chunk) {
-            return Err(decode_failure(&decoder, &err, settings));
+            return Err(decode_failure(&decoder, &err, caps));
         }
     }
     if let Err(err) = decoder.try_finish() {
-        return Err(decode_failure(&decoder, &err, settings));
+        return Err(decode_failure(&decoder, &err, caps));
     }
     Ok(decoder.into_bytes())
 }
 
-fn decode_failure(decoder: &Decoder, err: &io::Error, settings: &FetchSettings) -> FetchOutcome {
+fn decode_failure(decoder: &Decoder, err: &io::Error, caps: BodyCaps) -> FetchOutcome {
     if decoder.sink().exceeded {
         let limit = match decoder {
-            Decoder::Identity(_) => settings.max_body_bytes,
-            _ => settings.max_decompressed_bytes,
+            Decoder::Identity(_) => caps.received,
+            _ => caps.decoded,
         };
         FetchOutcome::TooLarge { limit }
     } else {
@@ -184,7 +216,8 @@ mod tests {
             max_decompressed_bytes: 1024 * 1024,
             ..FetchSettings::default()
         };
-        let mut decoder = Decoder::for_encoding("gzip", &settings).expect("gzip supported");
+        let mut decoder =
+            Decoder::for_encoding("gzip", BodyCaps::page(&settings)).expect("gzip supported");
         let result = bomb.chunks(4096).try_for_each(|c| decoder.write_all(c));
         assert!(result.is_err());
         assert!(decoder.sink().exceeded);
@@ -193,6 +226,7 @@ mod tests {
 
     #[test]
     fn unknown_encodings_are_not_decoded() {
-        assert!(Decoder::for_encoding("zstd", &FetchSettings::default()).is_none());
+        let caps = BodyCaps::page(&FetchSettings::default());
+        assert!(Decoder::for_encoding("zstd", caps).is_none());
     }
 }

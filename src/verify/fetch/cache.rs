@@ -76,6 +76,7 @@ impl Entry {
                     + page.final_url.len()
                     + page.title.as_ref().map_or(0, String::len)
                     + page.furniture.len()
+                    + page.page_starts.len() * std::mem::size_of::<usize>()
                     + page
                         .claim_reviews
                         .iter()
@@ -191,6 +192,7 @@ mod tests {
             title: None,
             claim_reviews: Vec::new(),
             furniture: String::new(),
+            page_starts: Vec::new(),
         })
     }
 

@@ -113,7 +113,8 @@ pub fn cache_ttl(outcome: &FetchOutcome, settings: &FetchSettings) -> Option<Dur
         | FetchOutcome::UnexpectedStatus { .. }
         | FetchOutcome::TooLarge { .. }
         | FetchOutcome::RefusedByPolicy(_)
-        | FetchOutcome::UnsupportedContent { .. } => Some(settings.cache_ttl_not_found),
+        | FetchOutcome::UnsupportedContent { .. }
+        | FetchOutcome::Unreadable { .. } => Some(settings.cache_ttl_not_found),
         FetchOutcome::RateLimited { .. }
         | FetchOutcome::ServerError { .. }
         | FetchOutcome::Timeout

@@ -8,8 +8,8 @@
 //! 3. the load waits for the host's slot and rate and the global rate ([`limiter`]), then sends
 //!    requests through a client whose resolver drops refused addresses ([`client`]), following
 //!    redirects itself so every hop is checked again and counted;
-//! 4. the body is streamed within its caps and decompressed as it streams ([`body`]), then
-//!    decoded and reduced to text ([`content`]);
+//! 4. the body is streamed within its caps (a page's, or a document's: a PDF, a CSV file) and
+//!    decompressed as it streams ([`body`]), then decoded and reduced to text ([`content`]);
 //! 5. outcomes worth retrying are retried with backoff or as Retry-After asks ([`classify`]),
 //!    all within the total time cap.
 //!
@@ -19,6 +19,7 @@ pub mod body;
 pub mod cache;
 pub mod classify;
 pub mod client;
+pub mod content;
 mod error;
 pub mod limiter;
 pub mod policy;

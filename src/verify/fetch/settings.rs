@@ -40,6 +40,17 @@ pub struct FetchSettings {
     /// How many bytes of readable text a page may have; a page with more is not judged (the
     /// judge's index of it would cost many times that) and leaves its source unjudged.
     pub max_text_bytes: u64,
+    /// Cap on the body of a document (a PDF, a CSV file), as received and as decompressed, used
+    /// instead of `max_body_bytes` and `max_decompressed_bytes`: documents are larger than pages.
+    pub max_document_bytes: u64,
+    /// How many pages a PDF may have.
+    pub max_pdf_pages: usize,
+    /// How many objects a PDF may have.
+    pub max_pdf_objects: usize,
+    /// How many bytes a PDF's streams may expand to, summed.
+    pub max_pdf_stream_bytes: u64,
+    /// How many rows a CSV file may have.
+    pub max_csv_rows: usize,
     /// Allow private, loopback, link-local, CGNAT and similar addresses. Cloud metadata addresses
     /// stay refused even then, unless they are in `address_allowlist`.
     pub allow_private_addresses: bool,
@@ -86,6 +97,11 @@ impl Default for FetchSettings {
             max_nesting_depth: crate::config::DEFAULT_FETCH_MAX_NESTING_DEPTH,
             max_html_nodes: crate::config::DEFAULT_FETCH_MAX_HTML_NODES,
             max_text_bytes: crate::config::DEFAULT_FETCH_MAX_TEXT_BYTES,
+            max_document_bytes: crate::config::DEFAULT_FETCH_MAX_DOCUMENT_BYTES,
+            max_pdf_pages: crate::config::DEFAULT_FETCH_MAX_PDF_PAGES,
+            max_pdf_objects: crate::config::DEFAULT_FETCH_MAX_PDF_OBJECTS,
+            max_pdf_stream_bytes: crate::config::DEFAULT_FETCH_MAX_PDF_STREAM_BYTES,
+            max_csv_rows: crate::config::DEFAULT_FETCH_MAX_CSV_ROWS,
             allow_private_addresses: false,
             address_allowlist: Vec::new(),
             per_host_rps: 2.0,
@@ -105,6 +121,25 @@ impl Default for FetchSettings {
 }
 
 impl FetchSettings {
+    /// The bounds a cited PDF is read within: `fetch.max_pdf_*`, and the text cap every source
+    /// shares.
+    pub fn pdf_limits(&self) -> factgate_core::text::pdf::PdfLimits {
+        factgate_core::text::pdf::PdfLimits {
+            max_pages: self.max_pdf_pages,
+            max_objects: self.max_pdf_objects,
+            max_stream_bytes: self.max_pdf_stream_bytes,
+            max_text_bytes: usize::try_from(self.max_text_bytes).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// The bounds a cited CSV file is read within.
+    pub fn csv_limits(&self) -> factgate_core::text::csv_table::CsvLimits {
+        factgate_core::text::csv_table::CsvLimits {
+            max_rows: self.max_csv_rows,
+            max_text_bytes: usize::try_from(self.max_text_bytes).unwrap_or(usize::MAX),
+        }
+    }
+
     /// The User-Agent sent with every request: `factgate/<version> (+<contact url>)`.
     pub fn user_agent(&self) -> String {
         format!(
@@ -129,6 +164,11 @@ impl Config {
             max_nesting_depth: f.max_nesting_depth,
             max_html_nodes: f.max_html_nodes,
             max_text_bytes: f.max_text_bytes,
+            max_document_bytes: f.max_document_bytes,
+            max_pdf_pages: f.max_pdf_pages,
+            max_pdf_objects: f.max_pdf_objects,
+            max_pdf_stream_bytes: f.max_pdf_stream_bytes,
+            max_csv_rows: f.max_csv_rows,
             allow_private_addresses: f.allow_private_addresses,
             address_allowlist: f.address_allowlist.clone(),
             per_host_rps: f.per_host_requests_per_second,
