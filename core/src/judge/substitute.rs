@@ -232,9 +232,41 @@ fn same_title(a: &str, b: &str) -> bool {
 
 /// What kind of fact the two slots hold differently, if any.
 fn slot_kind(claim: &Text, c: &[usize], source: &Text, s: &[usize]) -> Option<SlotKind> {
+    // A capital that opens a quotation ("“We will …”") or a day or month names no one, nor does
+    // a pronoun or an article written at a sentence's start.
     let is_name = |t: &Text, i: usize| {
         let tok = &t.toks[i];
-        t.kind_of(tok) == TokKind::Word && tok.capital() && i > 0 && t.lower(i).chars().count() > 1
+        let opens_quote = i > 0
+            && matches!(
+                t.span(i - 1..i).trim(),
+                "\"" | "\u{201C}" | "'" | "\u{2018}"
+            );
+        let lower = t.lower(i);
+        t.kind_of(tok) == TokKind::Word
+            && tok.capital()
+            && i > 0
+            && lower.chars().count() > 1
+            && !opens_quote
+            && !super::text::is_calendar_word(lower)
+            && !matches!(
+                lower,
+                "we" | "he"
+                    | "she"
+                    | "they"
+                    | "it"
+                    | "you"
+                    | "our"
+                    | "their"
+                    | "his"
+                    | "her"
+                    | "its"
+                    | "the"
+                    | "this"
+                    | "that"
+                    | "these"
+                    | "those"
+                    | "there"
+            )
     };
     let is_number = |t: &Text, i: usize| t.kind(i) == Some(TokKind::Number);
     // "1,826" is a count, not the year 1826.

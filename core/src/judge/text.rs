@@ -269,7 +269,9 @@ impl Text {
         range: Range<usize>,
         stem_id: &mut dyn FnMut(&str) -> TokenId,
     ) -> Text {
-        let figures = parse_figures(source.get(range.clone()).unwrap_or(""));
+        let text = source.get(range.clone()).unwrap_or("");
+        let mut figures = parse_figures(text);
+        crate::text::figures::apply_cell_heading(text, &mut figures);
         Text::read(Arc::clone(source), range, figures, stem_id)
     }
 

@@ -359,6 +359,23 @@ impl<'a> Reading<'a> {
                     });
                 }
                 Some(_) if stated_here => {}
+                // The page's figure is one the claim gives too, for something else ("rises by
+                // £334,000 to £5.1m" against "an extra £334,000"): the claim's figure is
+                // compared with nothing, and counts as stated only where the page gives it.
+                Some(fact)
+                    if a.claim.figures.iter().any(|(other, o)| {
+                        o != at
+                            && other.unit == fact.figure.unit
+                            && relative_error(other.value, fact.figure.value) <= 0.005
+                    }) =>
+                {
+                    let unstated =
+                        presence::is_statistic(self.text, c) && !presence::stated(c, hedge, values);
+                    if unstated {
+                        self.figures
+                            .push(FigureReading::Absent { claim: c.clone() });
+                    }
+                }
                 Some(fact) => {
                     let error = relative_error(c.value, fact.figure.value);
                     self.figures.push(FigureReading::Differs {

@@ -2239,3 +2239,82 @@ mod tests {
         }
     }
 }
+
+/// A table's cell as `webpage::table_text` writes it ("Orchard Ley, Turnout 2025 (%): 30.0.",
+/// "Waste, 2025-26 (£m): 5.1.") gives its unit in its heading: the cell's bare number takes it,
+/// a percentage, or money at the heading's scale. Figures that carry a unit of their own, and
+/// sentences that are not a cell, are left as read.
+pub fn apply_cell_heading(text: &str, figures: &mut [Figure]) {
+    let body = text.trim().trim_end_matches('.');
+    let Some((heading, cell)) = body.rsplit_once(": ") else {
+        return;
+    };
+    if cell.split_whitespace().count() != 1
+        || !cell.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+')
+    {
+        return;
+    }
+    let Some(figure) = figures.last_mut() else {
+        return;
+    };
+    if figure.unit != Unit::Count || figure.scale != 1.0 || figure.text.trim() != cell {
+        return;
+    }
+    let heading = heading.to_lowercase();
+    let Some(open) = heading.rfind('(') else {
+        return;
+    };
+    let unit = heading[open + 1..].trim_end_matches(')').trim();
+    if matches!(unit, "%" | "per cent" | "percent") {
+        figure.unit = Unit::Percent;
+        return;
+    }
+    let (currency, rest) = match unit.chars().next() {
+        Some('£') => ("GBP", &unit['£'.len_utf8()..]),
+        Some('$') => ("USD", &unit[1..]),
+        Some('€') => ("EUR", &unit['€'.len_utf8()..]),
+        _ => return,
+    };
+    let scale = match rest.trim() {
+        "" => 1.0,
+        "000" | "000s" | "k" | "thousand" | "thousands" => 1e3,
+        "m" | "mn" | "million" | "millions" => 1e6,
+        "bn" | "billion" | "billions" => 1e9,
+        _ => return,
+    };
+    figure.unit = Unit::Currency;
+    figure.currency = Some(currency.to_owned());
+    figure.value *= scale;
+    figure.scale = scale;
+}
+
+#[cfg(test)]
+mod cell_heading_tests {
+    use super::*;
+
+    fn read(text: &str) -> Figure {
+        let mut figures = parse_figures(text);
+        apply_cell_heading(text, &mut figures);
+        figures.last().cloned().expect("a figure")
+    }
+
+    #[test]
+    fn a_cells_heading_gives_its_bare_number_a_unit() {
+        let f = read("Orchard Ley, Turnout 2025 (%): 30.0.");
+        assert_eq!((f.unit, f.value), (Unit::Percent, 30.0));
+        let f = read("Waste, 2025-26 (£m): 5.1.");
+        assert_eq!(
+            (f.unit, f.value, f.currency.as_deref()),
+            (Unit::Currency, 5.1e6, Some("GBP"))
+        );
+        let f = read("Membership subscriptions, 2024 (£000): 2,270.");
+        assert_eq!((f.unit, f.value), (Unit::Currency, 2.27e6));
+        let f = read("Forward, Share (per cent): 31.9.");
+        assert_eq!(f.unit, Unit::Percent);
+        // No unit in the heading, a unit of its own, or not a cell: as read.
+        assert_eq!(read("Kelbridge, Arrests 2025: 52.").unit, Unit::Count);
+        assert_eq!(read("Waste, 2025-26 (£m): 12%.").unit, Unit::Percent);
+        let f = read("The turnout (%) was 30.0 in Orchard Ley.");
+        assert_eq!(f.unit, Unit::Count);
+    }
+}

@@ -38,7 +38,35 @@ fn not_a_direction(t: &Text, i: usize) -> bool {
     let limited = (i.saturating_sub(4)..i).any(|j| {
         crate::text::lexicon::is_negation(t.lower(j)) && matches!(t.lower(j + 1), "every" | "all")
     });
-    physical || limited
+    // What someone else claimed ("a leaflet claiming council tax had gone up 40%") is theirs,
+    // not the reporter's: the fact-check it cites says whether it went up.
+    let reported = (0..i).any(|j| {
+        matches!(
+            t.lower(j),
+            "claiming" | "claimed" | "alleging" | "alleged" | "insisting" | "insisted"
+        )
+    });
+    physical || limited || reported || in_compound(t, i)
+}
+
+/// Whether the `i`-th token is part of a hyphenated compound ("coal-fired", "higher-preference",
+/// "long-term"): a word of a name or a kind, not a direction.
+pub(crate) fn in_compound(t: &Text, i: usize) -> bool {
+    let Some(tok) = t.toks.get(i) else {
+        return false;
+    };
+    let text = t.text().as_bytes();
+    let (start, end) = (tok.start as usize, tok.end as usize);
+    // "record-high", "all-time low", "multi-year high": a level, still a direction.
+    let level = (i.saturating_sub(2)..i)
+        .any(|j| matches!(t.lower(j), "record" | "time" | "year" | "decade" | "near"));
+    let joined_before = start >= 2
+        && !level
+        && text.get(start - 1) == Some(&b'-')
+        && text.get(start - 2).is_some_and(u8::is_ascii_alphanumeric);
+    let joined_after =
+        text.get(end) == Some(&b'-') && text.get(end + 1).is_some_and(u8::is_ascii_alphabetic);
+    joined_before || joined_after
 }
 
 /// Whether a page sentence is a table's cell as `webpage::table_text` writes it: "label,
@@ -110,6 +138,7 @@ impl Alignment<'_> {
             }
             let on_axis: Vec<(usize, bool)> = c
                 .clone()
+                .filter(|&j| !in_compound(s, j))
                 .flat_map(|j| {
                     s.directions(j)
                         .iter()
@@ -267,7 +296,7 @@ impl Alignment<'_> {
         for &k in &self.windows[w] {
             let s = &self.sentences[k];
             for (j, a, p) in s.all_directions() {
-                if a != axis {
+                if a != axis || in_compound(s, j) {
                     continue;
                 }
                 if p == polarity {
@@ -330,6 +359,9 @@ pub(crate) fn figure_direction(a: &Alignment<'_>) -> Option<Finding> {
         let Some((word, ours)) = figure_direction_word(claim, *at) else {
             continue;
         };
+        if not_a_direction(claim, word) {
+            continue;
+        }
         let words = super::figure::said_of(claim, *at);
         let hedge = presence::hedge_before(claim.text(), c);
         let mut against = None;

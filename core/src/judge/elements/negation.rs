@@ -16,6 +16,17 @@ fn negates_anything(t: &Text) -> bool {
     t.lowers().any(lexicon::is_negation) || t.lowers().any(|w| w == "none")
 }
 
+/// Whether `t` says something is not there in a word of its own ([`PRIVATIVE`]).
+fn privative(t: &Text) -> bool {
+    t.lowers().any(|w| PRIVATIVE.contains(&w))
+}
+
+/// Words that say something is not there without a negation: "one of the three lifebuoy
+/// stations was empty" for "one had no lifebuoy".
+const PRIVATIVE: &[&str] = &[
+    "empty", "missing", "absent", "lacking", "lacked", "lacks", "devoid", "vacant",
+];
+
 /// Whether the negation before predicate `i` of `t` denies nothing of the predicate: a double
 /// negative ("would not have happened without climate change"), a contrast after a comma
 /// ("…, not all children"), or a quantifier it limits ("not every force grew").
@@ -30,7 +41,11 @@ fn not_a_denial(t: &Text, i: usize) -> bool {
         "all" | "every" | "only" | "just" | "necessarily" | "always"
     );
     let contrast = neg > 0 && t.lower(neg - 1) == ",";
-    let double = (i..clause.end).any(|j| t.lower(j) == "without");
+    // "would not have happened without climate change": read from either negation.
+    let double = (neg + 1..clause.end).any(|j| t.lower(j) == "without")
+        || (t.lower(neg) == "without"
+            && (neg.saturating_sub(NEGATION_REACH).max(clause.start)..neg)
+                .any(|j| lexicon::is_negation(t.lower(j))));
     limits || contrast || double
 }
 
@@ -115,7 +130,7 @@ impl Alignment<'_> {
             // negates something in that clause too says it in its own words ("one of the
             // stations had no lifebuoy" for "one had no lifebuoy"; "none would be taken out of
             // use" for "no sports pitches would be lost").
-            if negated || claim.denied(i) || negates_anything(claim) {
+            if negated || claim.denied(i) || negates_anything(claim) || privative(claim) {
                 continue;
             }
             let clause = claim.part_of(i);

@@ -141,7 +141,7 @@ impl Alignment<'_> {
                 page_lower().contains(&lower)
             } else {
                 equivalents.iter().any(|w| page_word(w))
-            };
+            } || self.outdoes_any_other(&lower);
             if stated {
                 continue;
             }
@@ -150,10 +150,10 @@ impl Alignment<'_> {
             // time or the world is a record the page would have to say; anything else (a
             // ranking the page has no data for, "the most serious defects") is for review.
             let ranked = rank_in_table(self.page, &self.claim, &lower);
-            let outranked = matches!(ranked, Some(Ranked::Outranked { .. }));
+            let outranked = matches!(ranked, Some(Ranked::Outranked { sure: true, .. }));
             let mut f = match ranked {
                 Some(Ranked::BorneOut) => continue,
-                Some(Ranked::Outranked { label, value }) => self.unsupported(
+                Some(Ranked::Outranked { label, value, .. }) => self.unsupported(
                     ClaimElement::Superlative,
                     format!(
                         "The claim says \u{201C}{word}\u{201D}; the source's table gives {label} {value}, which ranks above it"
@@ -167,7 +167,7 @@ impl Alignment<'_> {
             // "The first town to ban…", "the only council to…": a claim about all others,
             // which only a page that says so backs.
             let unique = matches!(lower.as_str(), "first" | "last" | "only");
-            if outranked || unique || beyond_the_page(&claim_lower) {
+            if outranked || unique || beyond_the_page(&claim_lower, &lower) {
                 f.strong = true;
             } else {
                 f.review_only = true;
@@ -176,6 +176,33 @@ impl Alignment<'_> {
             break;
         }
         out
+    }
+
+    /// Whether the page states the claim's top-of-the-list superlative `word` in words of its
+    /// own: "seen in more gardens than any other species (85%)" for "the most widespread bird,
+    /// seen in 85% of gardens". The page's sentence must say it of a figure the claim gives.
+    fn outdoes_any_other(&self, word: &str) -> bool {
+        let first = word.split_whitespace().next().unwrap_or(word);
+        let top = matches!(
+            first,
+            "most" | "largest" | "biggest" | "highest" | "greatest" | "top"
+        );
+        top && self.page.sentences().iter().any(|s| {
+            let text = s.text().to_lowercase();
+            ["than any other", "than every other", "than all other"]
+                .iter()
+                .any(|p| text.contains(p))
+                && self
+                    .claim
+                    .figures
+                    .iter()
+                    .filter(|(f, _)| f.unit != Unit::Year)
+                    .any(|(f, _)| {
+                        s.figures
+                            .iter()
+                            .any(|(g, _)| (g.value - f.value).abs() < 1e-9)
+                    })
+        })
     }
 
     pub(crate) fn quantifiers(&self) -> Vec<Finding> {
@@ -195,6 +222,14 @@ impl Alignment<'_> {
             }
             // "In all, 31,480 runners finished": a total, not a quantifier.
             if start > 0 && words[start - 1] == "in" && q == Quantity::All {
+                continue;
+            }
+            // "The largest fall of all", "the best of all": a superlative's scope.
+            if start > 0
+                && words[start - 1] == "of"
+                && q == Quantity::All
+                && !cues::superlatives(claim.text()).is_empty()
+            {
                 continue;
             }
             let clause = claim.clause_of(start);
@@ -361,10 +396,13 @@ pub(crate) fn claims_a_rank(t: &Text, word: &str) -> bool {
 
 /// Whether a superlative claim reaches past what a page's figures can rank: all time ("ever",
 /// "in its history", "since 2010"), a kind or a world ("of its kind", "in Europe"). Such a
-/// claim is a record, and the page must say it.
-pub(crate) fn beyond_the_page(claim_lower: &str) -> bool {
+/// claim is a record, and the page must say it. Only the scope that follows the superlative
+/// `word` in its clause counts ("the most widespread bird …, the lowest since 2005" reaches
+/// back for "lowest", not for "most widespread"), and only as whole words ("every" is not
+/// "ever").
+pub(crate) fn beyond_the_page(claim_lower: &str, word: &str) -> bool {
     const SCOPES: &[&str] = &[
-        " ever",
+        "ever",
         "history",
         "of its kind",
         "of their kind",
@@ -381,9 +419,30 @@ pub(crate) fn beyond_the_page(claim_lower: &str) -> bool {
         "in the country",
         "nationally",
         "first time",
-        " since ",
+        "since",
     ];
-    SCOPES.iter().any(|s| claim_lower.contains(s))
+    let Some(at) = claim_lower.find(word) else {
+        return false;
+    };
+    let after = &claim_lower[at + word.len()..];
+    let clause = after
+        .find([',', ';', '.', '\u{2013}', '\u{2014}', '('])
+        .map_or(after, |end| &after[..end]);
+    let words: String = clause
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let padded = format!(
+        " {} ",
+        words.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    SCOPES.iter().any(|s| padded.contains(&format!(" {s} ")))
 }
 
 /// Which end of a column a superlative names.
@@ -501,8 +560,15 @@ fn is_summary_row(label: &str) -> bool {
 pub(crate) enum Ranked {
     /// The claim's row is at the end of its column the superlative names.
     BorneOut,
-    /// Another row of the column ranks beyond it.
-    Outranked { label: String, value: String },
+    /// Another row of the column ranks beyond it. `sure` where the claim's row is plain: the
+    /// claim gives one figure, the table gives it in a row the claim names, and the row beyond
+    /// it is another; else the ranking may be of another column than the one read ("the most
+    /// potholes" in a claim that also gives the days a repair took) and is for review.
+    Outranked {
+        label: String,
+        value: String,
+        sure: bool,
+    },
 }
 
 /// Whether the page's table bears out the claim's superlative `word`: the claim's row is found
@@ -547,10 +613,16 @@ pub(crate) fn rank_in_table(
     };
     // The claim's cell: its figure in a row it names, else its figure, else a row it names in
     // the column most like it.
-    let chosen = cells
+    let figures = claim
+        .figures
+        .iter()
+        .filter(|(f, _)| f.unit != Unit::Year)
+        .count();
+    let plain = cells
         .iter()
         .filter(|c| by_figure(c) && names_row(c.label))
-        .max_by_key(|c| header_overlap(c.header))
+        .max_by_key(|c| header_overlap(c.header));
+    let chosen = plain
         .or_else(|| {
             cells
                 .iter()
@@ -579,6 +651,7 @@ pub(crate) fn rank_in_table(
         Some(c) => Ranked::Outranked {
             label: c.label.to_owned(),
             value: c.text.to_owned(),
+            sure: figures == 1 && plain.is_some() && c.label != chosen.label,
         },
     })
 }

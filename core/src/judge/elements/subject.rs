@@ -166,6 +166,16 @@ pub fn swapped(a: &Alignment<'_>, c: &Figure, at: usize, hedge: Hedge) -> Option
         return None;
     }
     let claim = &a.claim;
+    // A gap between two figures ("leaving the Nationals 11 short of a majority", "six points
+    // ahead of Labour") is no value the page gives to anyone.
+    if (at + 1..(at + 4).min(claim.toks.len())).any(|j| {
+        matches!(
+            claim.lower(j),
+            "short" | "ahead" | "behind" | "clear" | "adrift" | "shy"
+        )
+    }) {
+        return None;
+    }
     // The words the claim says its figure is of.
     let ours = super::figure::said_of(claim, at);
     let specific = |w: TokenId| !generic(a.stem_text(w));
@@ -299,6 +309,19 @@ mod tests {
     }
 
     const RESULTS: &str = "Cloud Services revenue of $812 million, up 18% year over year.\n\nAdvertising revenue of $464 million, up 2% year over year.\n\nDevices revenue of $694 million, down 4% year over year.";
+
+    #[test]
+    fn a_gap_between_figures_is_no_value_of_anyone() {
+        const SEATS: &str = "The National Party, Seats won 2025: 24.\n\nForward, Seats won 2025: 19.\n\nThe Liberal Party, Seats won 2025: 11.\n\nThe Green Party, Seats won 2025: 6.";
+        for claim in [
+            "Forward won 19 seats, leaving the Nationals 11 short of a majority.",
+            "The Nationals finished 11 ahead of the Greens, with the Liberals on 11.",
+            "The Greens were 11 seats behind the Nationals.",
+            "With 24 seats the Nationals are 11 shy of a majority.",
+        ] {
+            assert!(swap(claim, SEATS).is_none(), "{claim}");
+        }
+    }
 
     #[test]
     fn a_value_the_page_gives_to_another_subject() {

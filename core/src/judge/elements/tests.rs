@@ -825,6 +825,109 @@ fn a_ranking_the_pages_table_contradicts_is_unsupported() {
 }
 
 #[test]
+fn a_ranking_read_from_a_claim_of_several_figures_is_for_review() {
+    use crate::model::Severity;
+    // Which column the superlative ranks is not plain where the claim gives several figures:
+    // listed for review, never a block.
+    for claim in [
+        "Kelbridge had the highest rate at 122.5, followed by Ashworth with 98.1 and Marbury with 88.0.",
+        "Marbury recorded the most offences per 1,000, 88.0, against Stainmoor's 76.4.",
+        "Ashworth, at 98.1, had the largest rate, ahead of Marbury on 88.0.",
+        "With 76.4 and 88.0 offences per 1,000, Stainmoor and Marbury had the highest rates.",
+    ] {
+        let (_, severity, _) = judged(claim, DISTRICT_TABLE);
+        assert!(
+            severity.is_none_or(|s| s == Severity::Low),
+            "{claim}: {severity:?}"
+        );
+    }
+}
+
+#[test]
+fn of_all_after_a_superlative_is_its_scope_not_a_quantifier() {
+    use crate::model::Severity;
+    let source = "The holly blue showed the largest fall of any species in 2024, down 71%.";
+    for claim in [
+        "The largest fall of all was for the holly blue, down 71%.",
+        "Of all species, the holly blue had the largest fall, down 71%.",
+        "The holly blue fared worst of all, down 71%.",
+        "Biggest faller of all: the holly blue, down 71%.",
+    ] {
+        let (_, severity, element) = judged(claim, source);
+        assert!(
+            severity.is_none_or(|s| s == Severity::Low)
+                || element != Some(ClaimElement::Quantifier),
+            "{claim}: {severity:?} {element:?}"
+        );
+    }
+}
+
+#[test]
+fn a_figure_compared_only_with_another_figure_the_claim_gives_is_not_refuted() {
+    use crate::model::Verdict;
+    let source = "An extra £334,000 for waste and recycling, covering higher fuel, vehicle and disposal costs.\n\nWaste and recycling, 2025-26 (£m): 5.1.";
+    for claim in [
+        "Waste and recycling spending rises by £334,000 to £5.1m to cover higher fuel costs.",
+        "Spending on waste and recycling goes up £334,000, to £5.1m.",
+        "The waste budget reaches £5.1m after an extra £334,000 for fuel and disposal costs.",
+    ] {
+        let (verdict, _, _) = judged(claim, source);
+        assert_ne!(verdict, Verdict::Refuted, "{claim}");
+    }
+}
+
+#[test]
+fn a_superlatives_scope_is_what_follows_it_in_its_clause() {
+    for (claim, word, beyond) in [
+        (
+            "the most widespread bird, its count the lowest since 2005",
+            "most widespread",
+            false,
+        ),
+        ("the lowest since the current method began", "lowest", true),
+        (
+            "251 officers for every 100,000 residents, the highest ratio in the region",
+            "highest",
+            false,
+        ),
+        ("the most potholes ever repaired in a year", "most", true),
+        ("the wettest autumn on record", "wettest", true),
+        (
+            "the largest category, which has grown in every year since 2019",
+            "largest",
+            false,
+        ),
+        ("the highest rate in the country", "highest", true),
+    ] {
+        assert_eq!(
+            super::specifics::beyond_the_page(claim, word),
+            beyond,
+            "{claim}"
+        );
+    }
+}
+
+#[test]
+fn more_than_any_other_states_the_top_of_a_ranking() {
+    use crate::model::Severity;
+    let source = "The blackbird was seen in more gardens than any other species (85%), \
+                  but its average count fell 6% to 2.11.";
+    for claim in [
+        "The blackbird was the most widespread bird, seen in 85% of gardens.",
+        "Seen in 85% of gardens, the blackbird was the most common garden bird.",
+        "The blackbird, spotted in 85% of gardens, was the biggest presence of any species.",
+        "The blackbird had the highest share of gardens, at 85%.",
+    ] {
+        let (_, severity, element) = judged(claim, source);
+        assert!(
+            severity.is_none_or(|s| s == Severity::Low)
+                || element != Some(ClaimElement::Superlative),
+            "{claim}: {severity:?} {element:?}"
+        );
+    }
+}
+
+#[test]
 fn a_superlative_the_page_neither_states_nor_ranks_is_for_review() {
     use crate::model::Severity;
     for (claim, source) in [
@@ -973,10 +1076,32 @@ fn a_negation_said_in_other_words_or_limiting_a_quantity_is_no_contradiction() {
             "There was no coal-fired generation at all in 2025.",
             "There was no coal generation in 2025, following the closure of the last coal-fired plant.",
         ),
+        // Said without a negation: "empty", "missing", "lacked".
+        (
+            "An inquest heard one of three lifebuoy stations on the pier was empty.",
+            "Of the three lifebuoy stations on the North Pier, one had no lifebuoy.",
+        ),
+        (
+            "One of the pier's three lifebuoys was missing, the inquest heard.",
+            "Of the three lifebuoy stations on the North Pier, one had no lifebuoy.",
+        ),
+        (
+            "Two of the five wards lacked a defibrillator at the time of the inspection.",
+            "At the time of the inspection two of the five wards had no defibrillator.",
+        ),
+        // A double negative said across the clause.
+        (
+            "About 1,480 of the estimated 2,350 heat-related deaths last summer would not have happened without climate change, a study found.",
+            "An estimated 2,350 people died from the effects of heat last summer, of which 1,480 are attributable to climate change.",
+        ),
     ] {
         let (verdict, _, element) = judged(claim, source);
         assert!(
-            !(verdict == Verdict::Refuted && element == Some(ClaimElement::Negation)),
+            !(verdict == Verdict::Refuted
+                && matches!(
+                    element,
+                    Some(ClaimElement::Negation | ClaimElement::Direction)
+                )),
             "{claim}: {verdict:?} {element:?}"
         );
     }
@@ -1018,6 +1143,32 @@ fn a_direction_word_that_moves_nothing_or_speaks_of_another_is_no_contradiction(
         (
             "The Progressives lost six seats, falling to eight.",
             "Progressive Party, Seats won 2021: 14.\n\nProgressive Party, Seats won 2025: 8.",
+        ),
+        // A word of a compound names a kind, not a direction.
+        (
+            "Children who missed out on a higher choice go on the waiting list automatically.",
+            "Children who were not offered a higher-preference school are automatically placed on the waiting list.",
+        ),
+        (
+            "The town has seen a rise in low-income households since 2020.",
+            "The number of low-income households in the town has grown since 2020.",
+        ),
+        (
+            "Demand for the up-front payment scheme has fallen, the council said.",
+            "Demand for the scheme, which asks for payment up front, has fallen, the council said.",
+        ),
+        // What someone else claimed, which the cited fact-check rates.
+        (
+            "A leaflet claimed council tax had gone up 40% since 2020, a claim fact-checkers rated false.",
+            "No, council tax has not gone up 40% since 2020.",
+        ),
+        (
+            "The post, claiming that crime had risen sharply, was shared 4,000 times.",
+            "Crime has not risen sharply: it fell 3% in the year, police figures show.",
+        ),
+        (
+            "Campaigners alleged that waiting times had increased, which the trust denies.",
+            "Waiting times have not increased, the trust said.",
         ),
     ] {
         let (verdict, _, element) = judged(claim, source);
@@ -1097,6 +1248,18 @@ fn a_speaker_named_with_a_short_title_a_pronoun_or_a_day_is_no_misattribution() 
         (
             "Last year was the sixth-worst for butterflies since counting began, conservationists and university scientists said on Thursday.",
             "Last year was the sixth-worst for the country's butterflies since counting began in 1976, the Centre for Ecology said.",
+        ),
+        (
+            "Last year was the sixth-worst for the country's butterflies since systematic counting began in 1976, a conservation charity and university scientists said on Thursday.",
+            "2024 was the sixth worst year for butterflies since the National Butterfly Transect Monitoring Scheme began in 1976, according to results published today by the Butterfly Network and the Centre for Ecology and Hydrology.",
+        ),
+        (
+            "He said Forward would \"talk to anyone\", but would not \"prop up a tired National administration\".",
+            "\"We will talk to anyone about how the county is run, but we won't prop up a tired National administration that has failed on roads,\" said Forward leader Jo Marsh.",
+        ),
+        (
+            "She said the Greens would \"keep pushing\" for a vote on the plan.",
+            "\"We will keep pushing for a vote on the plan,\" said Green group leader Ann Cole.",
         ),
     ] {
         let (verdict, _, element) = judged(claim, source);
