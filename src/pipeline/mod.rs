@@ -137,6 +137,14 @@ pub enum PipelineError {
     },
     #[error("the HTTP server failed")]
     Http(#[source] std::io::Error),
+    /// A listener could not bind: which one (its key) and where.
+    #[error("{key} could not listen on {address}")]
+    Bind {
+        key: &'static str,
+        address: std::net::SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
     /// The login's credentials could not be read.
     #[error("the login of the HTTP endpoint")]
     Login(#[source] crate::http::login::LoginError),
@@ -438,12 +446,17 @@ async fn serve(
     if !login.is_configured() {
         internal_events::http_login_missing();
     }
-    let api = tokio::net::TcpListener::bind(http.listen)
-        .await
-        .map_err(PipelineError::Http)?;
-    let admin = tokio::net::TcpListener::bind(http.admin_listen)
-        .await
-        .map_err(PipelineError::Http)?;
+    let bind = |key: &'static str, address: std::net::SocketAddr| async move {
+        tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|source| PipelineError::Bind {
+                key,
+                address,
+                source,
+            })
+    };
+    let api = bind("http.listen", http.listen).await?;
+    let admin = bind("http.admin_listen", http.admin_listen).await?;
     internal_events::http_listening(&http.listen, &http.admin_listen);
     let routers = [
         (

@@ -104,3 +104,55 @@ async fn run_without_its_brokers_serves_healthz_while_it_waits_then_fails_with_t
         );
     }
 }
+
+/// A listener whose address is taken: `factgate run` exits at once, naming the listener's key
+/// and its address beside the system's reason, for each of the two listeners.
+#[tokio::test]
+async fn a_listener_that_cannot_bind_is_named_with_its_address() {
+    // Held for the whole test: the address factgate is told to listen on is taken.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port to occupy");
+    let taken_port = taken.local_addr().expect("its address").port();
+    for key in ["listen", "admin_listen"] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let other = free_port();
+        let (listen, admin) = if key == "listen" {
+            (taken_port, other)
+        } else {
+            (other, taken_port)
+        };
+        let config = dir.path().join("factgate.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[http]\nlisten = \"127.0.0.1:{listen}\"\nadmin_listen = \"127.0.0.1:{admin}\"\n"
+            ),
+        )
+        .expect("writing the config");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_factgate"));
+        command
+            .args(["run", "--config"])
+            .arg(&config)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("FACTGATE_") || name == "RUST_LOG" {
+                command.env_remove(name);
+            }
+        }
+        let output = timeout(Duration::from_secs(60), command.output())
+            .await
+            .expect("factgate exits when it cannot listen")
+            .expect("factgate runs");
+        assert!(!output.status.success(), "{key}: {}", output.status);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let address = format!("127.0.0.1:{taken_port}");
+        for wanted in [format!("http.{key} "), address, "in use".to_owned()] {
+            assert!(
+                stderr.contains(&wanted),
+                "{key}: the error lacks {wanted:?}:\n{stderr}"
+            );
+        }
+    }
+    drop(taken);
+}
