@@ -30,7 +30,7 @@ use factgate_core::decide::decide_not_checked;
 use factgate_core::events::{
     ArticleManifest, DecisionReason, DraftEvent, DraftPosition, Encoded, ExtractionFailure,
     ExtractionOutcome, MANIFEST_V1, MAX_ARTICLE_ID_BYTES, TraceContext, VERIFY_REQUEST_V1,
-    VerifyRequest, content_digest, recover_article_id,
+    VerifyRequest, content_digest, recover_article_id, recover_from_key,
 };
 use factgate_core::extract::{
     ExtractError, ExtractLimits, Extraction, LimitExceeded, extract_titled_within,
@@ -114,7 +114,13 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
         }
         Err(err) => {
             let trace = incoming.unwrap_or_else(telemetry::new_root);
-            let recovered = recover_article_id(payload);
+            // The payload's id, else the record's key (the CMS keys drafts by article) with the
+            // revision its `factgate-revision` header gives.
+            let recovered = recover_article_id(payload).or_else(|| {
+                let revision = kafka::headers::header_str(message, REVISION_HEADER)
+                    .and_then(|r| r.trim().parse().ok());
+                recover_from_key(message.key()?, revision)
+            });
             internal_events::draft_unreadable(
                 message,
                 err.field(),
@@ -123,7 +129,12 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
             );
             // The rare paths are boxed: a task holds the largest future it may await, and
             // every draft's task would otherwise carry (and move) theirs.
-            Box::pin(dead_letter(services, message, &err, &trace)).await?;
+            if recovered.is_some() {
+                Box::pin(dead_letter(services, message, &err, &trace)).await?;
+            } else {
+                let err = Undecided(&err);
+                Box::pin(dead_letter(services, message, &err, &trace)).await?;
+            }
             if let Some(id) = recovered {
                 let decision = decide_not_checked(
                     &id.article_id,
@@ -142,6 +153,30 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
             }
             Ok(())
         }
+    }
+}
+
+/// The header a CMS may set on a draft record to give its revision, read when the payload
+/// cannot be (its key gives the article).
+pub const REVISION_HEADER: &str = "factgate-revision";
+
+/// An unreadable draft's error, for a dead letter that no decision answers: neither its payload
+/// nor its key names an article. Its kind (`Debug`) is the error's own.
+struct Undecided<'e, E>(&'e E);
+
+impl<E: std::fmt::Display> std::fmt::Display for Undecided<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}; no decision was emitted: neither the payload nor the record's key names an article",
+            self.0
+        )
+    }
+}
+
+impl<E: std::fmt::Debug> std::fmt::Debug for Undecided<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
     }
 }
 

@@ -368,7 +368,10 @@ async fn news_writers_through_factgate_check(sets: &[&str], floors: Floors) {
     let name = sets.join(" ");
     tally.print(&format!("news writers {name}, factgate check"));
     let (clean, wrong) = tally.clean_and_wrong();
-    assert!(clean.1 >= 20 && wrong.1 >= 40, "{name}: {clean:?} {wrong:?}");
+    assert!(
+        clean.1 >= 20 && wrong.1 >= 40,
+        "{name}: {clean:?} {wrong:?}"
+    );
     assert!(
         clean.0 >= floors.clean_pass && wrong.0 >= floors.wrong_caught,
         "{name}: {}/{} clean stories pass (floor {}), {}/{} wrong ones blocked because of their wrong statement (floor {})",

@@ -202,3 +202,98 @@ async fn the_desk_lists_an_unreadable_draft_with_where_and_why() {
 
     running.stop().await;
 }
+
+/// A draft that is not JSON at all, keyed by its article as the CMS keys drafts, with its
+/// revision in the `factgate-revision` header: the CMS gets a block (`draft_unreadable`) for
+/// that article and revision, and the draft is dead-lettered. One with no key gets no decision,
+/// and its dead letter says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_that_is_not_json_is_blocked_for_the_article_its_key_names() {
+    let broker: &'static EmbeddedBroker = Box::leak(Box::new(
+        EmbeddedBroker::start(&Config::default().kafka).expect("embedded broker starts"),
+    ));
+    let config = mock_cluster_config(broker.bootstrap_servers(), "");
+    let roles = start_roles(&config, &[Role::Extract]).await;
+    let dead_letters = outside_reader(&config, &config.kafka.topics.dead_letter, "ops");
+    let decisions = outside_reader(&config, &config.kafka.topics.decisions, "cms");
+    let producer = EventProducer::new(&config.kafka, broker.bootstrap_servers()).expect("producer");
+
+    let headers = EventHeaders::new(DRAFT_V1, None).with("factgate-revision", "4");
+    timeout(
+        Duration::from_secs(60),
+        producer.produce(
+            &config.kafka.topics.drafts,
+            "keyed-7",
+            b"<html>not a draft</html>",
+            &headers,
+        ),
+    )
+    .await
+    .expect("the draft is acknowledged in time")
+    .expect("the draft is delivered");
+    let decision = timeout(Duration::from_secs(60), decisions.recv())
+        .await
+        .expect("a decision within a minute")
+        .expect("the decision is read");
+    let decision: Value =
+        serde_json::from_slice(decision.payload().unwrap_or_default()).expect("decision JSON");
+    assert_eq!(decision["article_id"], "keyed-7", "{decision:#}");
+    assert_eq!(decision["revision"], 4, "{decision:#}");
+    assert_eq!(decision["outcome"], "block", "{decision:#}");
+    assert!(
+        decision["reasons"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r == "draft_unreadable")),
+        "{decision:#}"
+    );
+    let letter = timeout(Duration::from_secs(60), dead_letters.recv())
+        .await
+        .expect("a dead letter within a minute")
+        .expect("the dead letter is read");
+    assert_eq!(letter.key(), Some(&b"keyed-7"[..]));
+
+    // No key, nothing in the payload: dead-lettered, and the letter says no decision answers it.
+    let delivered = timeout(
+        Duration::from_secs(60),
+        producer.produce(
+            &config.kafka.topics.drafts,
+            "",
+            b"\x00\x01 binary",
+            &EventHeaders::new(DRAFT_V1, None),
+        ),
+    )
+    .await
+    .expect("the draft is acknowledged in time")
+    .expect("the draft is delivered");
+    let letter = timeout(Duration::from_secs(60), dead_letters.recv())
+        .await
+        .expect("a dead letter within a minute")
+        .expect("the dead letter is read");
+    let message = letter
+        .headers()
+        .expect("headers")
+        .iter()
+        .find(|h| h.key == "factgate-error-message")
+        .and_then(|h| h.value)
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .unwrap_or_default();
+    assert!(message.contains("no decision was emitted"), "{message}");
+    let original_offset = letter
+        .headers()
+        .expect("headers")
+        .iter()
+        .find(|h| h.key == "factgate-original-offset")
+        .and_then(|h| h.value)
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .unwrap_or_default();
+    assert_eq!(original_offset, delivered.offset.to_string());
+    // Nothing more on the decisions topic for it.
+    assert!(
+        timeout(Duration::from_secs(3), decisions.recv())
+            .await
+            .is_err(),
+        "a decision for a draft that names no article"
+    );
+
+    roles.stop().await;
+}

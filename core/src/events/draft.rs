@@ -235,6 +235,25 @@ pub fn recover_article_id(bytes: &[u8]) -> Option<RecoveredId> {
     })
 }
 
+/// The article a record's key names, for an event whose payload names none (not JSON, or JSON
+/// without a readable `article_id`): the producer keys drafts by article id, so a CMS that sent
+/// bytes factgate cannot read still gets a block for the article it meant. `revision` is the one
+/// the record's `factgate-revision` header gives, when it does. `None` for a key that is empty,
+/// not UTF-8, longer than an article id may be, or holds control characters.
+pub fn recover_from_key(key: &[u8], revision: Option<u64>) -> Option<RecoveredId> {
+    let key = std::str::from_utf8(key).ok()?;
+    if key.trim().is_empty()
+        || key.len() > MAX_ARTICLE_ID_BYTES
+        || key.chars().any(char::is_control)
+    {
+        return None;
+    }
+    Some(RecoveredId {
+        article_id: key.to_owned(),
+        revision,
+    })
+}
+
 fn recover_from_object(object: &Map<String, Value>) -> Option<RecoveredId> {
     let article_id = object.get("article_id")?.as_str()?;
     if article_id.trim().is_empty() || article_id.len() > MAX_ARTICLE_ID_BYTES {
@@ -249,6 +268,28 @@ fn recover_from_object(object: &Map<String, Value>) -> Option<RecoveredId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_records_key_names_the_article_when_the_payload_cannot() {
+        let id = recover_from_key(b"article-42", Some(3)).expect("a key that is an id");
+        assert_eq!(
+            (id.article_id.as_str(), id.revision),
+            ("article-42", Some(3))
+        );
+        assert_eq!(
+            recover_from_key(b"a-1", None).map(|r| r.revision),
+            Some(None)
+        );
+        for bad in [
+            &b""[..],
+            b"   ",
+            b"\xff\xfe",
+            b"line\nbreak",
+            &[b'a'; MAX_ARTICLE_ID_BYTES + 1],
+        ] {
+            assert!(recover_from_key(bad, None).is_none(), "{bad:?}");
+        }
+    }
 
     const VALID: &str = r#"{
         "schema_version": "factgate.draft.v1",

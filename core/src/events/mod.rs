@@ -61,7 +61,9 @@ pub use decision::{
     Decision, DecisionReason, content_digest, decision_id, decision_id_at, decision_id_for_run,
     draft_content_digest,
 };
-pub use draft::{DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id};
+pub use draft::{
+    DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id, recover_from_key,
+};
 pub use fit::{
     Encoded, Oversize, encode_within, fit_decision, fit_result, split_manifest, to_json,
 };
