@@ -491,8 +491,8 @@ async fn unreadable_drafts_are_dead_lettered_as_sent_and_blocked_when_their_id_i
 
     // JSON with its article id and revision, but no published_at or body: blocked.
     let with_id = br#"{"schema_version":"factgate.draft.v1","article_id":"unreadable-with-id","revision":4,"title":"half a draft"}"#;
-    // Not JSON at all (cut short): nothing is guessed from it, so it is only dead-lettered,
-    // though its bytes show an article id.
+    // Not JSON at all (cut short): nothing is guessed from its bytes, but its record's key names
+    // its article, as the CMS keys drafts: blocked for that article, its revision unknown.
     let without_id = br#"{"schema_version":"factgate.draft.v1","article_id":"unreadable-cut","revision":1,"body":"Prices ro"#;
     // And a readable one, decided as usual, to show the role goes on.
     let clean = draft(Kind::Clean, "readable-after", &origin, false);
@@ -514,7 +514,11 @@ async fn unreadable_drafts_are_dead_lettered_as_sent_and_blocked_when_their_id_i
         ));
     }
     let mut seen = Seen::default();
-    let expected = [("unreadable-with-id", Some(4)), ("readable-after", Some(1))];
+    let expected = [
+        ("unreadable-with-id", Some(4)),
+        ("unreadable-cut", None),
+        ("readable-after", Some(1)),
+    ];
     let until = Instant::now() + ALL_DECIDED_WITHIN;
     while !expected
         .iter()
@@ -560,8 +564,8 @@ async fn unreadable_drafts_are_dead_lettered_as_sent_and_blocked_when_their_id_i
     }
     assert_eq!(
         by_article.keys().copied().collect::<Vec<_>>(),
-        vec!["readable-after", "unreadable-with-id"],
-        "the draft whose id cannot be read gets no decision; the others one each"
+        vec!["readable-after", "unreadable-cut", "unreadable-with-id"],
+        "one decision each, the draft that is not JSON blocked for the article its key names"
     );
     let [(value, blocked)] = by_article["unreadable-with-id"][..] else {
         panic!("one decision for the unreadable draft");
@@ -570,6 +574,12 @@ async fn unreadable_drafts_are_dead_lettered_as_sent_and_blocked_when_their_id_i
     assert_eq!(blocked.outcome, Outcome::Block);
     assert_eq!(blocked.reasons, vec![DecisionReason::DraftUnreadable]);
     assert_eq!(blocked.revision, Some(4));
+    let [(value, cut)] = by_article["unreadable-cut"][..] else {
+        panic!("one decision for the draft that is not JSON");
+    };
+    assert!(validator.is_valid(value), "{value}");
+    assert_eq!(cut.outcome, Outcome::Block);
+    assert_eq!(cut.reasons, vec![DecisionReason::DraftUnreadable]);
     let [(value, passed)] = by_article["readable-after"][..] else {
         panic!("one decision for the readable draft");
     };

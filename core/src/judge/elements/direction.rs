@@ -30,6 +30,9 @@ pub(crate) struct Candidate {
 /// Whether the direction word at `i` of `t` says nothing of which way an amount went: a physical
 /// movement ("the sunlight falling on it", "fell into the harbour"), or a negation that limits a
 /// quantity ("not every force grew").
+/// How many words before a direction word "claimed" or "alleging" still makes it reported.
+const REPORTED_REACH: usize = 12;
+
 fn not_a_direction(t: &Text, i: usize) -> bool {
     let physical = matches!(
         t.lower(i + 1),
@@ -40,7 +43,8 @@ fn not_a_direction(t: &Text, i: usize) -> bool {
     });
     // What someone else claimed ("a leaflet claiming council tax had gone up 40%") is theirs,
     // not the reporter's: the fact-check it cites says whether it went up.
-    let reported = (0..i).any(|j| {
+    // Looked for in the dozen words before: a claim of 30,000 words is read in linear time.
+    let reported = (i.saturating_sub(REPORTED_REACH)..i).any(|j| {
         matches!(
             t.lower(j),
             "claiming" | "claimed" | "alleging" | "alleged" | "insisting" | "insisted"
