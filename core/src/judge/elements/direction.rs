@@ -68,8 +68,11 @@ pub(crate) fn in_compound(t: &Text, i: usize) -> bool {
         && !level
         && text.get(start - 1) == Some(&b'-')
         && text.get(start - 2).is_some_and(u8::is_ascii_alphanumeric);
-    let joined_after =
-        text.get(end) == Some(&b'-') && text.get(end + 1).is_some_and(u8::is_ascii_alphabetic);
+    // "higher-than-expected" compares: still a direction.
+    let compares = t.lower(i + 1) == "than" || t.lower(i + 2) == "than";
+    let joined_after = !compares
+        && text.get(end) == Some(&b'-')
+        && text.get(end + 1).is_some_and(u8::is_ascii_alphabetic);
     joined_before || joined_after
 }
 

@@ -130,7 +130,14 @@ impl Alignment<'_> {
             // negates something in that clause too says it in its own words ("one of the
             // stations had no lifebuoy" for "one had no lifebuoy"; "none would be taken out of
             // use" for "no sports pitches would be lost").
-            if negated || claim.denied(i) || negates_anything(claim) || privative(claim) {
+            // A word that says a thing is not there ("was empty") words the source's "no
+            // lifebuoy", a thing's absence: never a verb's denial ("did not approve").
+            let absent_thing = j > 0 && matches!(s.lower(j - 1), "no" | "none");
+            if negated
+                || claim.denied(i)
+                || negates_anything(claim)
+                || (absent_thing && privative(claim))
+            {
                 continue;
             }
             let clause = claim.part_of(i);

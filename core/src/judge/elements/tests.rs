@@ -1118,6 +1118,11 @@ fn a_negation_said_in_other_words_or_limiting_a_quantity_is_no_contradiction() {
             "The committee did not recommend the closure of the library.",
             "The committee recommended the closure of the library.",
         ),
+        // A word of absence elsewhere in the claim does not word a verb's denial.
+        (
+            "The council approved the plan to fill the empty shops on Tuesday.",
+            "The council did not approve the plan to fill the empty shops on Tuesday.",
+        ),
     ] {
         let (verdict, _, _) = judged(claim, source);
         assert_eq!(verdict, Verdict::Refuted, "{claim}");
