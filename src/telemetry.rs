@@ -163,10 +163,19 @@ fn init_with(config: &Config, otel_env: Option<String>) -> Result<TelemetryGuard
             .with_writer(std::io::stderr)
             .boxed(),
         // Colour only for a person at a terminal: a CI log or a file gets plain text.
-        LogFormat::Text => tracing_subscriber::fmt::layer()
-            .with_ansi(stderr_wants_colour())
-            .with_writer(std::io::stderr)
-            .boxed(),
+        // A text record is one line whatever its fields hold: a draft's, a file's or a URL's
+        // line breaks and control characters are escaped, so no record can forge another (or a
+        // CI runner's workflow command) or move a terminal's cursor. JSON escapes them itself.
+        LogFormat::Text => {
+            let ansi = stderr_wants_colour();
+            tracing_subscriber::fmt::layer()
+                .with_ansi(ansi)
+                .with_writer(move || OneLineRecords {
+                    inner: std::io::stderr(),
+                    ansi,
+                })
+                .boxed()
+        }
     };
     tracing_subscriber::registry()
         .with(otel)
@@ -175,6 +184,45 @@ fn init_with(config: &Config, otel_env: Option<String>) -> Result<TelemetryGuard
         .try_init()
         .map_err(TelemetryError::AlreadyInstalled)?;
     Ok(TelemetryGuard { provider, endpoint })
+}
+
+/// A text log's writer: each write is one formatted record, written with every control
+/// character in it escaped (`\n` as `\\n`, others as `\\u{1b}`) but its closing line feed, and,
+/// when the log is coloured, the escape character its colours are made of (the formatter
+/// escapes those in field values itself).
+struct OneLineRecords<W> {
+    inner: W,
+    ansi: bool,
+}
+
+impl<W: std::io::Write> std::io::Write for OneLineRecords<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let (record, end) = match text.strip_suffix('\n') {
+            Some(record) => (record, "\n"),
+            None => (&*text, ""),
+        };
+        let mut out = String::with_capacity(buf.len());
+        for c in record.chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\u{1b}' if self.ansi => out.push(c),
+                '\t' => out.push(c),
+                c if c.is_control() => {
+                    use std::fmt::Write as _;
+                    let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+                }
+                c => out.push(c),
+            }
+        }
+        out.push_str(end);
+        self.inner.write_all(out.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Whether stderr is a terminal and the user did not ask for no colour (`NO_COLOR`, see
@@ -455,6 +503,30 @@ impl Injector for Carrier {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_text_record_stays_one_line_whatever_its_fields_hold() {
+        use std::io::Write as _;
+        let mut plain = super::OneLineRecords {
+            inner: Vec::new(),
+            ansi: false,
+        };
+        plain
+            .write_all(b"WARN waiver ignored article=a\n::error::forged\r\x1b[2K.md\n")
+            .expect("written");
+        assert_eq!(
+            String::from_utf8(plain.inner).expect("text"),
+            "WARN waiver ignored article=a\\n::error::forged\\u{d}\\u{1b}[2K.md\n"
+        );
+        let mut coloured = super::OneLineRecords {
+            inner: Vec::new(),
+            ansi: true,
+        };
+        coloured
+            .write_all(b"\x1b[33mWARN\x1b[0m x\n")
+            .expect("written");
+        assert_eq!(coloured.inner, b"\x1b[33mWARN\x1b[0m x\n");
+    }
+
     use super::*;
 
     #[test]

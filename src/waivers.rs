@@ -64,6 +64,10 @@ pub enum WaiversError {
     Incomplete { path: String, n: usize },
 }
 
+/// The most a waivers file may hold: thousands of waivers, and `--waivers /dev/zero` fails at
+/// once.
+pub const MAX_WAIVERS_FILE_BYTES: u64 = 1 << 20;
+
 impl WaiversFile {
     /// Reads and checks the waivers file at `path`.
     ///
@@ -72,10 +76,12 @@ impl WaiversFile {
     /// a reason.
     pub fn read(path: &std::path::Path) -> Result<WaiversFile, WaiversError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| WaiversError::Read {
-            path: shown.clone(),
-            source,
-        })?;
+        let text =
+            crate::config::load::read_text_capped(path, MAX_WAIVERS_FILE_BYTES, "a waivers file")
+                .map_err(|source| WaiversError::Read {
+                path: shown.clone(),
+                source,
+            })?;
         let file: WaiversFile = toml::from_str(&text).map_err(|source| WaiversError::Parse {
             path: shown.clone(),
             source,

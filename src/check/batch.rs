@@ -163,13 +163,17 @@ fn load_config(batch: &Batch) -> anyhow::Result<Config> {
     Ok(config)
 }
 
+/// The most an earlier report given to `--previous` may hold: the JSON decisions of tens of
+/// thousands of articles; `--previous /dev/zero` fails at once.
+pub const MAX_PREVIOUS_BYTES: u64 = 256 << 20;
+
 /// The decisions of an earlier report, none without one.
 fn read_previous(path: Option<&Path>) -> anyhow::Result<Vec<Decision>> {
     let Some(path) = path else {
         return Ok(Vec::new());
     };
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = crate::config::load::read_text_capped(path, MAX_PREVIOUS_BYTES, "a previous report")
+        .with_context(|| format!("reading {}", path.display()))?;
     decide::revisions::parse_decisions(&text).with_context(|| format!("reading {}", path.display()))
 }
 

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::CheckProgress;
-use crate::render::serde_name;
+use crate::render::{one_line, serde_name};
 use factgate_core::events::{ClaimResult, Outcome};
 use factgate_core::extract::Extraction;
 use factgate_core::model::Verdict;
@@ -94,6 +94,7 @@ impl<W: Write + Send> Progress<W> {
         if self.shows(Verbosity::Normal) {
             let position = s.position();
             // Progress is best effort: a closed stderr must not stop the check.
+            let name = one_line(name);
             let _ = writeln!(s.writer, "{position} {name}: extracting claims");
         }
     }
@@ -119,6 +120,7 @@ impl<W: Write + Send> Progress<W> {
                 format!(" ({})", reasons.join(", "))
             };
             let position = s.position();
+            let name = one_line(name);
             let _ = writeln!(
                 s.writer,
                 "{position} {name}: {word}{why} in {:.1}s",
@@ -131,6 +133,7 @@ impl<W: Write + Send> Progress<W> {
     pub fn input_error(&self, error: &dyn std::fmt::Display) {
         let mut s = self.state();
         let label = self.paint("error", Colour::Red);
+        let error = one_line(&error.to_string());
         let _ = writeln!(s.writer, "factgate: {label}: {error}");
     }
 
@@ -227,11 +230,11 @@ impl<W: Write + Send> CheckProgress for Progress<W> {
         let _ = writeln!(
             s.writer,
             "      [{done}/{checks}] {} {verdict} ({})",
-            result.source_url,
+            one_line(&result.source_url),
             serde_name(&result.fetch_status)
         );
         if self.shows(Verbosity::Verbose) && !result.reason.is_empty() {
-            let _ = writeln!(s.writer, "            {}", result.reason);
+            let _ = writeln!(s.writer, "            {}", one_line(&result.reason));
         }
     }
 }

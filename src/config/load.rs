@@ -182,15 +182,30 @@ pub const MAX_CONFIG_FILE_BYTES: u64 = 1 << 20;
 /// The I/O error, [`std::io::ErrorKind::FileTooLarge`] past the cap, and
 /// [`std::io::ErrorKind::InvalidData`] for text that is not UTF-8.
 pub fn read_capped(path: &std::path::Path) -> std::io::Result<String> {
+    read_text_capped(path, MAX_CONFIG_FILE_BYTES, "a configuration")
+}
+
+/// The text of the file at `path`, read up to `max_bytes` and one byte more: a file past the
+/// cap (`/dev/zero`, a log given by mistake) fails at once rather than filling memory. `what`
+/// names the file in the error ("a waivers file").
+///
+/// # Errors
+/// The I/O error, [`std::io::ErrorKind::FileTooLarge`] past the cap, and
+/// [`std::io::ErrorKind::InvalidData`] for text that is not UTF-8.
+pub fn read_text_capped(
+    path: &std::path::Path,
+    max_bytes: u64,
+    what: &str,
+) -> std::io::Result<String> {
     use std::io::Read;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
-        .take(MAX_CONFIG_FILE_BYTES + 1)
+        .take(max_bytes + 1)
         .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
+    if bytes.len() as u64 > max_bytes {
         return Err(std::io::Error::new(
             std::io::ErrorKind::FileTooLarge,
-            format!("larger than {MAX_CONFIG_FILE_BYTES} bytes, the most a configuration may be"),
+            format!("larger than {max_bytes} bytes, the most {what} may be"),
         ));
     }
     String::from_utf8(bytes)

@@ -47,7 +47,7 @@ mod error;
 mod fetch;
 mod judge;
 mod kafka;
-mod load;
+pub(crate) mod load;
 mod runtime;
 mod service;
 

@@ -65,10 +65,13 @@ impl Login {
         let mut credentials = Vec::new();
         if !config.credentials_file.is_empty() {
             let path = &config.credentials_file;
-            let text = std::fs::read_to_string(path).map_err(|source| LoginError::File {
-                path: path.clone(),
-                source,
-            })?;
+            let text =
+                crate::config::load::read_capped(std::path::Path::new(path)).map_err(|source| {
+                    LoginError::File {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
             credentials.extend(parse(&text, &format!("http.auth.credentials_file {path}"))?);
         }
         if !config.credentials_env.is_empty()

@@ -23,7 +23,9 @@ pub fn render(articles: &[CheckedArticle<'_>]) -> String {
     for article in articles {
         article_commands(&mut out, article);
     }
-    out
+    // Every field is escaped for the runner; what a draft's text holds besides (escape
+    // sequences, carriage returns) is made visible too.
+    super::terminal_safe(&out)
 }
 
 fn article_commands(out: &mut String, article: &CheckedArticle<'_>) {
@@ -109,7 +111,9 @@ fn article_commands(out: &mut String, article: &CheckedArticle<'_>) {
         out,
         "factgate: {} {}{}",
         outcome_word(decision.outcome),
-        file.as_deref().unwrap_or(article.name),
+        // A plain line, but the runner parses every line: a name holding a line break must
+        // not start a workflow command of its own.
+        escape_data(file.as_deref().unwrap_or(article.name)),
         if reasons.is_empty() {
             String::new()
         } else {

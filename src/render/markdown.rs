@@ -69,7 +69,8 @@ pub fn render(articles: &[CheckedArticle<'_>], unreadable: &[String]) -> String 
     for a in articles {
         article_section(&mut out, a);
     }
-    out
+    // A draft's words reach a CI log or a terminal: none of its control characters do.
+    super::terminal_safe(&out)
 }
 
 fn article_section(out: &mut String, a: &CheckedArticle<'_>) {

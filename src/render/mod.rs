@@ -28,6 +28,7 @@ pub mod markdown;
 pub mod sarif;
 pub mod text;
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use factgate_core::events::{Decision, DecisionReason, Outcome};
@@ -99,6 +100,40 @@ impl std::str::FromStr for Format {
                 )
             })
     }
+}
+
+/// `s` safe to print on a terminal or into a CI log: every control character but the line
+/// feed and the tab (escape sequences, carriage returns, backspaces, C1 controls) and every
+/// bidirectional override is written as a visible escape (`\u{1b}`), so a draft's text can
+/// neither move the cursor, recolour a line, hide text nor overwrite what was printed.
+pub fn terminal_safe(s: &str) -> String {
+    escape_controls(s, |c| c == '\n' || c == '\t')
+}
+
+/// `s` on one line and safe to print ([`terminal_safe`]): line breaks are escaped too, so a
+/// file name holding one cannot start a line of its own.
+pub fn one_line(s: &str) -> String {
+    escape_controls(s, |_| false)
+}
+
+fn escape_controls(s: &str, keep: impl Fn(char) -> bool) -> String {
+    let unsafe_char = |c: char| {
+        !keep(c)
+            && (c.is_control()
+                || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+    };
+    if !s.chars().any(unsafe_char) {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if unsafe_char(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// One checked article, as the reports need it.

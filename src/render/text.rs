@@ -22,7 +22,7 @@ pub fn decision_text(title: &str, decision: &Decision) -> String {
 fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::new();
     let r = &decision.report;
-    summary_text(&mut out, title, decision);
+    summary_text(&mut out, &super::one_line(title), decision);
     findings_text(&mut out, decision, place);
     review_text(&mut out, decision, place);
     waived_text(&mut out, decision);
@@ -36,7 +36,8 @@ fn render(title: &str, decision: &Decision, place: &dyn Fn(&str) -> Option<Strin
         }
     }
     verdicts_text(&mut out, decision);
-    out
+    // A draft's words reach a terminal: none of its control characters do.
+    super::terminal_safe(&out)
 }
 
 // Writing to a String cannot fail: the results of `writeln!` below are ignored.

@@ -942,3 +942,78 @@ async fn waived_findings_pass_and_are_listed_as_waived_in_every_format() {
         }
     }
 }
+
+/// A draft and its file name are written by others: a name holding a line break cannot start
+/// a workflow command of its own in `-f github` (the plain line included), and no escape
+/// sequence, carriage return or bidirectional override from the draft's text reaches the
+/// terminal or CI log raw in the text, GitHub or Markdown reports, nor on stderr.
+#[tokio::test]
+async fn hostile_names_and_text_cannot_forge_lines_or_move_the_cursor() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write(dir.path(), "local.toml", LOOPBACK_CONFIG);
+    let name = "story\n::error::forged by the file name\r.md";
+    let draft = write(
+        dir.path(),
+        name,
+        &format!(
+            "{}<!-- factgate-waive unsourced: \x1b[32mall clear\x1b[0m -->\n\
+             Our pilot with 500 students showed 73% improvement.\x1b[1A\x1b[2K\x1b[32mPASS\x1b[0m \
+             The council spent \x1b[8m$9 million\u{202e} on roads in 2024, officials said.\r\n",
+            "The council met on Tuesday to discuss the library, the roads and the parks. \
+             Residents spoke for an hour about the plans for the town centre.\n\n"
+                .repeat(8)
+        ),
+    );
+    for format in ["github", "text", "markdown"] {
+        let out = factgate(
+            args(&["check", "-f", format, &draft, "-c", &config]),
+            dir.path(),
+        )
+        .await;
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{format}: the waiver covers the paragraph"
+        );
+        for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(
+                !text.contains(['\x1b', '\r', '\u{202e}']),
+                "{format} {stream}: {text:?}"
+            );
+            assert!(
+                text.lines().all(|l| !l.starts_with("::error::forged")),
+                "{format} {stream}: a forged workflow command: {text}"
+            );
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            format == "markdown" || stdout.contains("\\u{1b}[32mall clear"),
+            "{format}: the waiver's reason is shown, its escapes visible: {stdout}"
+        );
+        if format == "github" {
+            let plain = stdout
+                .lines()
+                .find(|l| l.starts_with("factgate: PASS"))
+                .expect("the plain line");
+            assert!(plain.contains("story%0A::error::forged"), "{plain}");
+        }
+    }
+}
+
+/// `--waivers` and `--previous` given an endless file (`/dev/zero`) fail at once, naming the
+/// cap, as `--config` does, rather than reading gigabytes.
+#[tokio::test]
+async fn endless_waivers_and_previous_files_are_refused_at_their_cap() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let draft = write(dir.path(), "a.md", "The council met on Tuesday.\n");
+    for flag in ["--waivers", "--previous"] {
+        let out = factgate(args(&["check", &draft, flag, "/dev/zero"]), dir.path()).await;
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("/dev/zero") && stderr.contains("bytes, the most"),
+            "{flag}: {stderr}"
+        );
+    }
+}
