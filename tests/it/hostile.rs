@@ -100,9 +100,42 @@ async fn pages(hit: Hit) -> Response {
              <body><h1>Fehler 404</h1><p>Die Seite wurde nicht gefunden.</p></body></html>",
         ),
         "/search" => respond(200, &[HTML], echo),
+        "/roads" => respond(
+            200,
+            &[HTML],
+            "<html><body><p>The council spent $90 million on roads in 2024, the \
+             auditor said.</p></body></html>",
+        ),
+        "/login" => respond(200, &[HTML], SIGN_IN_PAGE),
+        "/members/budget" => respond(302, &[("location", "/login?next=/members/budget")], ""),
+        "/denied" => respond(200, &[HTML], ACCESS_DENIED_PAGE),
+        "/moment" => respond(200, &[HTML], BOT_CHECK_PAGE),
         _ => respond(404, &[], "unknown"),
     }
 }
+
+/// A council's sign-in page, as its portal serves it.
+const SIGN_IN_PAGE: &str = r#"<!doctype html><html lang="en"><head><title>Sign in | Riverside Council</title>
+<meta name="viewport" content="width=device-width"></head><body>
+<header><a href="/">Riverside Council</a></header>
+<main><h1>Sign in</h1><p>Council members and staff: sign in to read committee papers, including the budget.</p>
+<form method="post" action="/login"><label>Email <input type="email" name="email"></label>
+<label>Password <input type="password" name="password"></label>
+<button type="submit">Sign in</button></form><p><a href="/reset">Forgot your password?</a></p></main>
+<footer>© 2026 Riverside Council</footer></body></html>"#;
+
+/// A web firewall's block page, served with 200.
+const ACCESS_DENIED_PAGE: &str = r#"<html><head><title>Access Denied</title></head><body>
+<h1>Access Denied</h1><p>You don't have permission to access "http://council.example/budget" on this server.</p>
+<p>Reference #18.5a2f3b17.1764412800.2c9e41d</p></body></html>"#;
+
+/// A browser challenge, served with 200.
+const BOT_CHECK_PAGE: &str = r#"<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title>
+<meta http-equiv="refresh" content="390"></head><body><div class="main-wrapper" role="main">
+<div class="main-content"><h1 class="zone-name-title h1">council.example</h1>
+<h2 class="h2" id="challenge-running">Checking if the site connection is secure</h2>
+<p>council.example needs to review the security of your connection before proceeding.</p></div></div>
+<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1?ray=8e1f"></script></body></html>"#;
 
 fn loopback_settings() -> FetchSettings {
     FetchSettings {
@@ -122,11 +155,15 @@ fn config(allow: &str) -> Config {
 }
 
 async fn check(body: &str, allow: &str) -> Checked {
+    check_at(body, allow, Strictness::Normal).await
+}
+
+async fn check_at(body: &str, allow: &str, strictness: Strictness) -> Checked {
     let config = config(allow);
     let fetcher = Fetcher::new(config.fetch_settings()).expect("fetcher builds");
     let verifier = Verifier::new(fetcher, config.judge_settings(), None);
     let options = CheckOptions {
-        strictness: Strictness::Normal,
+        strictness,
         deadline: Duration::from_secs(30),
         concurrency: 4,
         limits: factgate_core::extract::ExtractLimits::default(),
@@ -208,6 +245,68 @@ async fn error_and_search_pages_are_not_sources() {
         let issue = &d.report.issues[0];
         assert_eq!(issue.severity, Severity::High, "{path}");
         assert!(issue.problem.contains(says), "{path}: {}", issue.problem);
+    }
+}
+
+/// A sign-in page (served directly or reached by a redirect), an "Access denied" page and a
+/// bot check, each served with 200, never vouch for a claim: a figure-free claim and its
+/// opposite are both blocked at every strictness, as a figure claim is, each for the reason
+/// that the source could not be read (what the site served, in words), not as a source that
+/// "does not state" the claim.
+#[tokio::test]
+async fn walls_served_instead_of_the_source_vouch_for_nothing() {
+    let origin = crate::support::origin::start(pages).await;
+    for (path, served) in [
+        ("/login", "a sign-in page"),
+        ("/members/budget", "a sign-in page"),
+        ("/denied", "an \"access denied\" page"),
+        ("/moment", "a bot check"),
+    ] {
+        for claim in [
+            "The council approved the budget on Tuesday.",
+            "The council rejected the budget on Tuesday.",
+            "The council approved a budget of $4.2 million on Tuesday.",
+        ] {
+            for strictness in [Strictness::Lenient, Strictness::Normal, Strictness::Strict] {
+                let body = format!("{claim} [Committee papers]({})", origin.url(path));
+                let checked = check_at(&body, "127.0.0.1/32", strictness).await;
+                let d = &checked.decision;
+                let context = format!("{path} {strictness:?} {claim}: {:#?}", d.report);
+                assert_eq!(d.outcome, Outcome::Block, "{context}");
+                let result = &checked.results[0];
+                assert_ne!(result.verdict, Verdict::Supported, "{context}");
+                assert_eq!(
+                    result.fetch_status,
+                    FetchStatus::UnsupportedContent,
+                    "{context}"
+                );
+                let issue = &d.report.issues[0];
+                assert!(
+                    issue.problem.contains(served)
+                        && issue.problem.contains("instead of the cited document"),
+                    "{context}"
+                );
+                assert!(!issue.problem.contains("does not"), "{context}");
+            }
+        }
+    }
+}
+
+/// A figure written with an invisible character inside it (a zero-width space, a soft hyphen)
+/// is the figure a reader sees: "$9\u{200b}0 million" is $90 million, supported by a page
+/// that says $90 million, where it was read as $9 and 0.
+#[tokio::test]
+async fn an_invisible_character_inside_a_figure_is_read_past() {
+    let origin = crate::support::origin::start(pages).await;
+    for written in ["$9\u{200b}0 million", "$9\u{ad}0 million"] {
+        let body = format!(
+            "The council spent {written} on roads in 2024, the auditor said. [Audit]({})",
+            origin.url("/roads")
+        );
+        let checked = check(&body, "127.0.0.1/32").await;
+        let d = &checked.decision;
+        assert_eq!(d.outcome, Outcome::Pass, "{written:?}: {:#?}", d.report);
+        assert_eq!(checked.results[0].verdict, Verdict::Supported, "{written:?}");
     }
 }
 

@@ -42,7 +42,72 @@
 use crate::model::{Figure, Unit};
 
 /// Finds every figure in `text`, in order.
+///
+/// An invisible character inside a number (a zero-width space, a soft hyphen, a word joiner,
+/// a byte-order mark: "$9\u{200b}0 million") is read past, as a reader's eye reads past it: the
+/// figure is $90 million, its [`Figure::text`] as written, invisible character included.
 pub fn parse_figures(text: &str) -> Vec<Figure> {
+    let Some((visible, origin)) = without_invisible_in_numbers(text) else {
+        return parse_visible(text);
+    };
+    let mut figures = parse_visible(&visible);
+    // Each figure's text, found in order in the visible text, is given back as written.
+    let mut cursor = 0;
+    for figure in &mut figures {
+        let Some(at) = visible[cursor..].find(&figure.text).map(|at| at + cursor) else {
+            continue;
+        };
+        let end = at + figure.text.len();
+        if let Some(written) = text.get(origin[at]..origin[end]) {
+            figure.text = written.to_owned();
+        }
+        cursor = at;
+    }
+    figures
+}
+
+/// Whether `c` is a character a page shows nothing for, that may sit inside a number.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{ad}' | '\u{180e}'
+    )
+}
+
+/// `text` without the invisible characters ([`is_invisible`]) that sit inside a number (after a
+/// digit, a currency sign or a separator, before a digit or a separator), and for each byte of
+/// it (and its end) the byte of `text` it came from; `None` when there are none.
+fn without_invisible_in_numbers(text: &str) -> Option<(String, Vec<usize>)> {
+    if !text.chars().any(is_invisible) {
+        return None;
+    }
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let shown = |c: &&(usize, char)| !is_invisible(c.1);
+    let mut visible = String::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(text.len() + 1);
+    let mut dropped = false;
+    for (n, &(at, c)) in chars.iter().enumerate() {
+        if is_invisible(c) {
+            let before = chars[..n].iter().rev().find(shown).is_some_and(|&(_, b)| {
+                b.is_ascii_digit() || matches!(b, '$' | '£' | '€' | '¥' | '.' | ',')
+            });
+            let after = chars[n + 1..]
+                .iter()
+                .find(shown)
+                .is_some_and(|&(_, a)| a.is_ascii_digit() || matches!(a, '.' | ','));
+            if before && after {
+                dropped = true;
+                continue;
+            }
+        }
+        visible.push(c);
+        origin.extend((0..c.len_utf8()).map(|k| at + k));
+    }
+    origin.push(text.len());
+    dropped.then_some((visible, origin))
+}
+
+fn parse_visible(text: &str) -> Vec<Figure> {
     let tokens = tokenize(text);
     let parser = Parser {
         text,
@@ -1731,6 +1796,28 @@ pub(crate) fn is_month(w: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_invisible_character_inside_a_number_is_read_past() {
+        for written in [
+            "$9\u{200b}0 million",
+            "$9\u{ad}0 million",
+            "$9\u{2060}\u{feff}0 million",
+        ] {
+            let figures = super::parse_figures(&format!("The council spent {written} on roads."));
+            assert_eq!(figures.len(), 1, "{written:?}: {figures:?}");
+            assert!(
+                (figures[0].value - 90e6).abs() < 1.0,
+                "{written:?}: {figures:?}"
+            );
+            assert_eq!(figures[0].text, written);
+        }
+        // Between words it is left alone, and figures after it are found as written.
+        let figures =
+            super::parse_figures("A zero\u{200b}width word, then 1\u{200b},200 homes and 4%.");
+        let texts: Vec<&str> = figures.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(texts, ["1\u{200b},200", "4%"]);
+    }
+
     use super::*;
     use proptest::prelude::*;
 
