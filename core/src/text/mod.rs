@@ -4,6 +4,8 @@
 //!   list items, table cells, captions) with their inline citation markers and reference list.
 //! - [`webpage`]: a fetched page as text: charset decoding, HTML to visible text, paywall markers
 //!   and the schema.org `ClaimReview` markup a fact-check page carries.
+//! - [`interstitial`]: pages a site serves instead of the cited document: sign-in, access
+//!   denied, bot checks, rate limits, consent and registration walls.
 //! - [`html`]: the one table of HTML elements both readers agree on: what is never text, and
 //!   what breaks a block.
 //! - [`citations`]: links, reference links, numbered references, footnotes and bare URLs.
@@ -24,6 +26,7 @@ pub mod cues;
 pub mod document;
 pub mod figures;
 pub mod html;
+pub mod interstitial;
 pub mod lexicon;
 pub mod markup;
 pub mod pdf;

@@ -600,7 +600,7 @@ fn push_break(out: &mut String) {
     }
 }
 
-fn collapse_spaces(s: &str) -> String {
+pub(crate) fn collapse_spaces(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -907,7 +907,7 @@ const QUERY_PARAMETERS: &[&str] = &[
 /// A title's segments: a title names the page, then the site, split by a separator
 /// ("Page not found | The Gazette"). A colon does not split: "Not found: a history of…" is a
 /// title, not a status.
-fn title_segments(title: &str) -> Vec<&str> {
+pub(crate) fn title_segments(title: &str) -> Vec<&str> {
     let mut segments = vec![title];
     for separator in [" | ", " - ", " – ", " — ", " · ", " :: ", " » ", " • "] {
         segments = segments
@@ -924,7 +924,7 @@ fn title_segments(title: &str) -> Vec<&str> {
 
 /// The text of the page's first `<h1>`s (or, without any, its first `<h2>`), as a reader sees
 /// them.
-fn first_headings(document: &Html) -> Vec<String> {
+pub(crate) fn first_headings(document: &Html) -> Vec<String> {
     let read = |selector: &str| -> Vec<String> {
         Selector::parse(selector)
             .map(|sel| {
@@ -959,7 +959,7 @@ fn has_noindex(document: &Html) -> bool {
 }
 
 /// Words of `s`, lower-case, with the punctuation around each removed.
-fn words(s: &str) -> Vec<String> {
+pub(crate) fn words(s: &str) -> Vec<String> {
     s.split_whitespace()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())

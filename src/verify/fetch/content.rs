@@ -16,6 +16,7 @@ use url::Url;
 
 use factgate_core::fetched::{FetchOutcome, Page};
 use factgate_core::text::csv_table::{self, CsvLimits, CsvRefusal};
+use factgate_core::text::interstitial;
 use factgate_core::text::markup::{self, Stopped, TooLarge};
 use factgate_core::text::pdf::{self, PdfLimits, PdfRefusal};
 use factgate_core::text::webpage::{self, TextKind};
@@ -190,6 +191,9 @@ impl Reading {
         if let Some(marker) = webpage::paywall_marker(None, &text) {
             return FetchOutcome::Paywalled { marker };
         }
+        if let Some(found) = interstitial::plain_text_wall(&text) {
+            return self.walled(&found);
+        }
         if text.trim().is_empty() {
             return FetchOutcome::Unreadable {
                 reason: "the page is empty".to_owned(),
@@ -224,6 +228,7 @@ impl Reading {
         // The markup's paywall marker is looked for now, so the markup can go as soon as the
         // tree holds the page: it is not kept beside the tree and the text.
         let paywall_markup = webpage::paywall_marker(Some(&decoded), "");
+        let bot_markup = interstitial::bot_check_markup(&decoded);
         let parsed = markup::parse_html_bounded(&decoded, cancel, self.max_nodes);
         drop(decoded);
         let document = match parsed {
@@ -249,6 +254,11 @@ impl Reading {
         if let Some(marker) = paywall_markup.or_else(|| webpage::paywall_marker(None, &page.text)) {
             return FetchOutcome::Paywalled { marker };
         }
+        // A sign-in page, a bot check, an "Access denied" page in place of the document: read
+        // as the source it would vouch for claims it never saw.
+        if let Some(found) = interstitial::wall(&document, &page, bot_markup, &self.final_url) {
+            return self.walled(&found);
+        }
         // An application shell says nothing until its scripts run. As a page it would only
         // leave the claim "not stated" (inconclusive, which a lenient policy lets through); as a
         // source that could not be read it leaves the claim unjudged, which blocks at every
@@ -270,6 +280,16 @@ impl Reading {
         read.claim_reviews = page.claim_reviews;
         read.furniture = furniture;
         FetchOutcome::Ok(read)
+    }
+
+    /// A wall served in place of the document: a source that could not be read, saying what
+    /// the site served.
+    fn walled(&self, found: &interstitial::Wall) -> FetchOutcome {
+        tracing::debug!(url = %self.final_url, kind = ?found.kind, marker = %found.marker, "page is a wall");
+        FetchOutcome::Unreadable {
+            reason: found.reason(),
+            advice: found.kind.advice(),
+        }
     }
 
     fn too_many_nodes(&self, limit: usize) -> FetchOutcome {
