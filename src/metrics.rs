@@ -145,8 +145,14 @@ pub enum OverrideRefused {
     NoSuchFinding,
     /// A check that did not complete.
     NotWaivable,
-    /// No editor or reason, or one too long; or a re-check's decision.
+    /// No editor or reason, one too long or holding control characters, an id its fields do
+    /// not derive; or a re-check's decision.
     Invalid,
+    /// It names a revision the article has moved past.
+    Superseded,
+    /// It is already part of the decision in force (a replay, or the same override sent
+    /// again): nothing changes.
+    Duplicate,
 }
 
 /// The `limit` label of `factgate_limits_exceeded_total`: each per-draft limit.

@@ -75,6 +75,24 @@ pub fn override_applied(
     );
 }
 
+/// An override already part of the decision in force was read again (a replay, or the same
+/// override sent twice): nothing changes, and the audit says so.
+pub fn override_duplicate(over: &factgate_core::events::OverrideEvent) {
+    metrics()
+        .overrides_refused
+        .with_label_values(&[crate::metrics::label(
+            crate::metrics::OverrideRefused::Duplicate,
+        )])
+        .inc();
+    info!(
+        article_id = %over.article_id,
+        revision = over.revision,
+        override_id = %over.override_id,
+        editor = %over.editor,
+        "override already applied: nothing changes"
+    );
+}
+
 /// The join did not apply an override, for `why` (`detail` says more).
 pub fn override_refused(
     over: Option<&factgate_core::events::OverrideEvent>,

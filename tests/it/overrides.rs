@@ -298,3 +298,163 @@ async fn an_override_passes_its_revision_with_the_audit_fields_and_no_other() {
     );
     running.stop().await;
 }
+
+/// `over` produced to the overrides topic, as the form or a standards tool sends it.
+async fn send_override(
+    producer: &factgate::kafka::EventProducer,
+    config: &factgate::config::Config,
+    over: &OverrideEvent,
+) {
+    producer
+        .produce(
+            &config.kafka.topics.overrides,
+            &over.article_id,
+            &serde_json::to_vec(over).expect("serializes"),
+            &EventHeaders::new(OVERRIDE_V1, None),
+        )
+        .await
+        .expect("override delivered");
+}
+
+/// Waits until the counter `series` reaches `at_least`.
+async fn counter_reaches(client: &reqwest::Client, admin: &str, series: &str, at_least: f64) {
+    let until = Instant::now() + Duration::from_secs(90);
+    while counter(client, admin, series).await < at_least {
+        assert!(Instant::now() < until, "{series} did not reach {at_least}");
+        sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// Overrides naming decisions no one made hold up no other: six of them, sent first, are each
+/// answered (refused and counted) after their wait, while the valid override sent after them is
+/// applied before any of them is refused. The same override sent again is audited as a
+/// duplicate, changing nothing; and an override of a revision the article has moved past is
+/// refused, so the article's newest decision stays its latest revision's block.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn overrides_are_each_audited_and_none_holds_up_another() {
+    let origin = crate::support::origin::start_demo(axum::Router::new()).await;
+    let Served {
+        config,
+        client,
+        running,
+        base,
+        producer,
+    } = serve_on_embedded_broker().await;
+    let admin = running.admin.clone();
+    let article = "override-queue";
+    publish_draft(
+        &producer,
+        &config,
+        article,
+        &revision_of(article, 1, &origin),
+    )
+    .await;
+    let until = Instant::now() + Duration::from_secs(60);
+    let blocked: Decision =
+        serde_json::from_value(decided(&client, &base, article, until).await).expect("decision");
+    assert_eq!(blocked.outcome, Outcome::Block);
+    let issue = blocked
+        .report
+        .issues
+        .iter()
+        .find(|i| i.claim_id.is_some())
+        .expect("a finding")
+        .clone();
+
+    let other = "factgate_overrides_refused_total{why=\"other_decision\"}";
+    let other_before = counter(&client, &admin, other).await;
+    for n in 0..6 {
+        let ghost = OverrideEvent::new(
+            &format!("ghost-{n}"),
+            1,
+            &format!("no-such-decision-{n}"),
+            FindingRef::of(&issue),
+            "Ana Editor",
+            "names a decision no one made",
+            chrono::Utc::now(),
+        );
+        send_override(&producer, &config, &ghost).await;
+    }
+    let valid = OverrideEvent::new(
+        article,
+        1,
+        &blocked.decision_id,
+        FindingRef::of(&issue),
+        "Ana Editor",
+        "The archived page shows the figure.",
+        chrono::Utc::now(),
+    );
+    send_override(&producer, &config, &valid).await;
+    let passed = decision_where(&client, &base, article, 1, |d| d.override_applied.is_some()).await;
+    assert_eq!(passed.outcome, Outcome::Pass, "{:?}", passed.reasons);
+    assert!(
+        counter(&client, &admin, other).await < other_before + 6.0,
+        "the valid override waited behind the six that name no decision"
+    );
+    counter_reaches(&client, &admin, other, other_before + 6.0).await;
+
+    // The same override again: audited as a duplicate; the decision in force stays.
+    let duplicate = "factgate_overrides_refused_total{why=\"duplicate\"}";
+    let duplicates_before = counter(&client, &admin, duplicate).await;
+    send_override(&producer, &config, &valid).await;
+    counter_reaches(&client, &admin, duplicate, duplicates_before + 1.0).await;
+    let same = decision_where(&client, &base, article, 1, |_| true).await;
+    assert_eq!(same.decision_id, passed.decision_id);
+
+    // Revision 2 is blocked; an override of revision 1's first decision now is refused as
+    // superseded, and the article's newest decision is revision 2's block.
+    let other_article = "override-superseded";
+    publish_draft(
+        &producer,
+        &config,
+        other_article,
+        &revision_of(other_article, 1, &origin),
+    )
+    .await;
+    let until = Instant::now() + Duration::from_secs(60);
+    let first: Decision =
+        serde_json::from_value(decided(&client, &base, other_article, until).await)
+            .expect("decision");
+    publish_draft(
+        &producer,
+        &config,
+        other_article,
+        &revision_of(other_article, 2, &origin),
+    )
+    .await;
+    let second = decision_where(&client, &base, other_article, 2, |d| {
+        d.outcome == Outcome::Block
+    })
+    .await;
+    let superseded = "factgate_overrides_refused_total{why=\"superseded\"}";
+    let superseded_before = counter(&client, &admin, superseded).await;
+    let late = OverrideEvent::new(
+        other_article,
+        1,
+        &first.decision_id,
+        FindingRef::of(
+            first
+                .report
+                .issues
+                .iter()
+                .find(|i| i.claim_id.is_some())
+                .expect("a finding"),
+        ),
+        "Ana Editor",
+        "overriding the old revision",
+        chrono::Utc::now(),
+    );
+    send_override(&producer, &config, &late).await;
+    counter_reaches(&client, &admin, superseded, superseded_before + 1.0).await;
+    let newest: Decision =
+        serde_json::from_value(decided(&client, &base, other_article, until).await)
+            .expect("decision");
+    assert_eq!(newest.decision_id, second.decision_id);
+    assert_eq!(newest.outcome, Outcome::Block);
+    let old = decision_where(&client, &base, other_article, 1, |_| true).await;
+    assert!(
+        old.override_applied.is_none(),
+        "revision 1 was not overridden"
+    );
+    running.stop().await;
+}

@@ -29,9 +29,16 @@ pub enum OverrideRefusal {
     /// A re-check run's decision: overrides answer live decisions only.
     #[error("decisions of re-check runs are not overridden")]
     RecheckDecision,
-    /// An editor's name or a reason is missing or too long.
+    /// An editor's name or a reason is missing, too long or holds control characters; or the
+    /// override's id is not derived from its fields.
     #[error("{0}")]
     Invalid(String),
+    /// It names a revision the article has moved past: its decision is no longer the
+    /// article's latest, and a pass written for it would read as the article's.
+    #[error(
+        "revision {named} is superseded by revision {latest}: override the latest revision's decision"
+    )]
+    Superseded { named: u64, latest: u64 },
 }
 
 /// Whether a finding of this type can be waived: every editorial finding, not a check that did
@@ -64,8 +71,18 @@ pub fn apply_override(
             current: decision.decision_id.clone(),
         });
     }
-    check_words("editor", &over.editor, MAX_EDITOR_CHARS)?;
-    check_words("reason", &over.reason, MAX_REASON_CHARS)?;
+    check_words("editor", &over.editor, MAX_EDITOR_CHARS, false)?;
+    check_words("reason", &over.reason, MAX_REASON_CHARS, true)?;
+    // The id is derived from what the override says: one that is not was not made by factgate's
+    // form or API (or was altered on the way), and could pass for another override's replay.
+    let derived =
+        crate::events::override_id(&over.decision_id, &over.finding, &over.editor, &over.reason);
+    if over.override_id != derived {
+        return Err(OverrideRefusal::Invalid(format!(
+            "the override_id {} is not the one its decision, finding, editor and reason derive",
+            over.override_id
+        )));
+    }
     if !is_waivable(over.finding.issue_type) {
         return Err(OverrideRefusal::NotWaivable);
     }
@@ -121,7 +138,19 @@ pub(crate) fn overriding_decision_id(overridden: &str, override_id: &str) -> Str
     id
 }
 
-fn check_words(what: &str, text: &str, max: usize) -> Result<(), OverrideRefusal> {
+/// An editor's name or reason: present, at most `max` characters, and without control
+/// characters (line breaks and tabs allowed in a reason, with `lines`), which no form sends and
+/// a terminal or log would act on.
+fn check_words(what: &str, text: &str, max: usize, lines: bool) -> Result<(), OverrideRefusal> {
+    if let Some(c) = text
+        .chars()
+        .find(|&c| c.is_control() && !(lines && matches!(c, '\n' | '\r' | '\t')))
+    {
+        return Err(OverrideRefusal::Invalid(format!(
+            "the {what} holds a control character (U+{:04X})",
+            u32::from(c)
+        )));
+    }
     let chars = text.trim().chars().count();
     if chars == 0 {
         return Err(OverrideRefusal::Invalid(format!(
@@ -356,6 +385,45 @@ mod tests {
             apply_override(&decision, &anonymous, Strictness::Normal),
             Err(OverrideRefusal::Invalid(_))
         ));
+    }
+
+    /// What the HTTP form refuses is refused on the topic too: control characters in the
+    /// editor's name (a line break, an escape) or in the reason (but its line breaks), an id
+    /// its fields do not derive, and fields the schema does not have.
+    #[test]
+    fn an_override_on_the_topic_is_held_to_the_forms_rules() {
+        let decision = blocked();
+        let finding = FindingRef::of(&decision.report.issues[0]);
+        let made = |editor: &str, reason: &str| {
+            let mut over = override_of(&decision, finding.clone());
+            over.editor = editor.into();
+            over.reason = reason.into();
+            over.override_id =
+                crate::events::override_id(&over.decision_id, &over.finding, editor, reason);
+            over
+        };
+        for (editor, reason) in [
+            ("Ana\nEditor", "checked"),
+            ("Ana \u{1b}[2KEditor", "checked"),
+            ("Ana Editor", "checked \u{1b}[32mPASS"),
+        ] {
+            let refused = apply_override(&decision, &made(editor, reason), Strictness::Normal);
+            assert!(
+                matches!(&refused, Err(OverrideRefusal::Invalid(why)) if why.contains("control")),
+                "{editor:?} {reason:?}: {refused:?}"
+            );
+        }
+        let multi_line = made("Ana Editor", "Checked by the desk.\nThe archive has it.");
+        assert!(apply_override(&decision, &multi_line, Strictness::Normal).is_ok());
+        let mut forged = made("Ana Editor", "checked");
+        forged.override_id = "0".repeat(32);
+        assert!(matches!(
+            apply_override(&decision, &forged, Strictness::Normal),
+            Err(OverrideRefusal::Invalid(why)) if why.contains("derive")
+        ));
+        let mut json = serde_json::to_value(made("Ana Editor", "checked")).expect("json");
+        json["approved_by_bot"] = serde_json::json!(true);
+        assert!(serde_json::from_value::<OverrideEvent>(json).is_err());
     }
 
     #[test]

@@ -50,8 +50,11 @@ impl FindingRef {
     }
 }
 
-/// An editor's override of one finding of one decision (`schemas/override.v1.json`).
+/// An editor's override of one finding of one decision (`schemas/override.v1.json`). A field the
+/// schema does not have is refused, as the schema's `additionalProperties: false` says: an
+/// override is an audit record, and nothing in it goes unread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OverrideEvent {
     /// Always [`super::OVERRIDE_V1`].
     pub schema_version: OverrideV1,
