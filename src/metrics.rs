@@ -105,6 +105,10 @@ pub struct Metrics {
     pub join_paused: IntGaugeVec,
     /// `factgate_dead_letters_total`.
     pub dead_letters: IntCounter,
+    /// `factgate_http_login_failures_total`: logins tried with wrong credentials.
+    pub http_login_failures: IntCounter,
+    /// `factgate_http_logins_throttled_total`: logins not tried, after repeated failures.
+    pub http_logins_throttled: IntCounter,
     /// `factgate_llm_votes_total{voter,vote}`: labelled with the [`VoterRole`] and the [`VoteLabel`].
     pub llm_votes: IntCounterVec,
     /// `factgate_llm_claim_duration_seconds`: the LLM panel on one claim, all voters and waits
@@ -342,6 +346,17 @@ impl Metrics {
                 &registry,
                 "factgate_dead_letters_total",
                 "Drafts sent to the dead-letter topic.",
+            ),
+            http_login_failures: counter(
+                &registry,
+                "factgate_http_login_failures_total",
+                "Logins to the API and the editors' pages tried with wrong credentials.",
+            ),
+            http_logins_throttled: counter(
+                &registry,
+                "factgate_http_logins_throttled_total",
+                "Logins answered 429 without being tried, after repeated failures from the \
+                 address or for the name.",
             ),
             llm_votes: counter_vec(
                 &registry,

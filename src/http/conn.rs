@@ -183,13 +183,16 @@ impl Connections {
 pub(super) struct Tracked {
     inner: TowerToHyperService<Router>,
     activity: Arc<Activity>,
+    /// The client's address, handed to handlers as `ConnectInfo` (the login throttles by it).
+    peer: std::net::SocketAddr,
 }
 
 impl Tracked {
-    pub(super) fn new(router: Router, activity: Arc<Activity>) -> Self {
+    pub(super) fn new(router: Router, activity: Arc<Activity>, peer: std::net::SocketAddr) -> Self {
         Self {
             inner: TowerToHyperService::new(router),
             activity,
+            peer,
         }
     }
 }
@@ -216,7 +219,10 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Tracked {
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
-    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+    fn call(&self, mut request: hyper::Request<Incoming>) -> Self::Future {
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(self.peer));
         let handling = Handling::start(Arc::clone(&self.activity));
         let response = self.inner.call(request);
         Box::pin(async move {

@@ -29,6 +29,128 @@ pub struct Login {
     /// (name, SHA-256 of the secret).
     credentials: Arc<[(String, [u8; 32])]>,
     trusted_header: Option<HeaderName>,
+    /// Failed logins, per client address and per name tried.
+    throttle: Arc<Throttle>,
+}
+
+/// What failed logins are counted against: the client's address (an IPv6 client by its /64,
+/// which one client holds whole), and the name tried.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Attempter {
+    Address(std::net::IpAddr),
+    Name(String),
+}
+
+impl Attempter {
+    fn address(ip: std::net::IpAddr) -> Attempter {
+        Attempter::Address(match ip {
+            std::net::IpAddr::V6(v6) if v6.to_ipv4_mapped().is_none() => {
+                let mut octets = v6.octets();
+                octets[8..].fill(0);
+                std::net::IpAddr::V6(octets.into())
+            }
+            std::net::IpAddr::V6(v6) => std::net::IpAddr::V4(
+                v6.to_ipv4_mapped()
+                    .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED),
+            ),
+            v4 @ std::net::IpAddr::V4(_) => v4,
+        })
+    }
+
+    /// Failures let through before the first wait: a name is one person's, who mistypes a few
+    /// times; an address may be a newsroom's proxy, shared by everyone behind it.
+    fn free_failures(&self) -> u32 {
+        match self {
+            Attempter::Address(_) => 10,
+            Attempter::Name(_) => 5,
+        }
+    }
+}
+
+/// Failed logins of one attempter.
+#[derive(Debug, Clone, Copy)]
+struct Failures {
+    count: u32,
+    /// No login is tried for it before then.
+    until: std::time::Instant,
+    last: std::time::Instant,
+}
+
+/// Failed logins, counted per [`Attempter`]: from its last free failure on, each failure doubles
+/// the wait before the next try (2 s, 4 s, 8 s… up to [`MAX_WAIT`]); a login that succeeds clears
+/// them. Bounded: at most [`MAX_ATTEMPTERS`] kept, those quiet longest forgotten first.
+#[derive(Debug, Default)]
+struct Throttle {
+    failures: std::sync::Mutex<std::collections::HashMap<Attempter, Failures>>,
+}
+
+/// The longest wait a run of failures earns.
+const MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+/// Attempters kept at most: a flood from many addresses cannot grow the table without bound.
+const MAX_ATTEMPTERS: usize = 10_000;
+/// An attempter quiet this long is forgotten.
+const FORGET_AFTER: std::time::Duration = std::time::Duration::from_secs(60 * 60);
+
+impl Throttle {
+    /// How long `who` must wait before a login is tried, if at all.
+    fn wait(&self, who: &[Attempter]) -> Option<std::time::Duration> {
+        let now = std::time::Instant::now();
+        let failures = self
+            .failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        who.iter()
+            .filter_map(|w| failures.get(w))
+            .map(|f| f.until.saturating_duration_since(now))
+            .filter(|d| !d.is_zero())
+            .max()
+    }
+
+    /// A failed login by `who`.
+    fn failed(&self, who: &[Attempter]) {
+        let now = std::time::Instant::now();
+        let mut failures = self
+            .failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if failures.len() + who.len() > MAX_ATTEMPTERS {
+            failures.retain(|_, f| now.duration_since(f.last) < FORGET_AFTER);
+            while failures.len() + who.len() > MAX_ATTEMPTERS {
+                let Some(quietest) = failures
+                    .iter()
+                    .min_by_key(|(_, f)| f.last)
+                    .map(|(w, _)| w.clone())
+                else {
+                    break;
+                };
+                failures.remove(&quietest);
+            }
+        }
+        for w in who {
+            let f = failures.entry(w.clone()).or_insert(Failures {
+                count: 0,
+                until: now,
+                last: now,
+            });
+            f.count = f.count.saturating_add(1);
+            f.last = now;
+            if let Some(past) = f.count.checked_sub(w.free_failures()) {
+                let wait = std::time::Duration::from_secs(2u64 << past.min(20)).min(MAX_WAIT);
+                f.until = now + wait;
+            }
+        }
+    }
+
+    /// A login by `who` succeeded: its failures are forgotten.
+    fn succeeded(&self, who: &[Attempter]) {
+        let mut failures = self
+            .failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for w in who {
+            failures.remove(w);
+        }
+    }
 }
 
 impl std::fmt::Debug for Login {
@@ -86,6 +208,7 @@ impl Login {
         Ok(Login {
             credentials: credentials.into(),
             trusted_header,
+            throttle: Arc::default(),
         })
     }
 
@@ -97,6 +220,7 @@ impl Login {
                 .map(|(name, secret)| (name.to_owned(), digest(secret)))
                 .collect(),
             trusted_header: None,
+            throttle: Arc::default(),
         }
     }
 
@@ -180,17 +304,69 @@ fn parse(text: &str, origin: &str) -> Result<Vec<(String, [u8; 32])>, LoginError
     Ok(out)
 }
 
+/// The name a Basic login tries, as sent (for the throttle and the log, never with its secret).
+fn name_tried(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, rest) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(rest.trim())
+        .ok()?;
+    let decoded = String::from_utf8_lossy(&decoded);
+    let name = decoded.split_once(':').map_or(&*decoded, |(name, _)| name);
+    Some(name.chars().take(MAX_NAME_CHARS).collect())
+}
+
 /// The middleware: lets a request in with its [`Editor`] when it logs in, else answers 401.
+///
+/// A request carrying credentials is a login tried: one from an address or for a name that has
+/// failed too often lately is answered 429 with `Retry-After`, its credentials unread, right
+/// or wrong; each failure is logged (warn, with the name tried and the address, never the
+/// secret) and counted.
 pub async fn require(State(login): State<Login>, mut request: Request, next: Next) -> Response {
+    let tried = request.headers().contains_key(header::AUTHORIZATION);
+    let address = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip());
+    let name = name_tried(request.headers());
+    let who: Vec<Attempter> = if tried {
+        address
+            .map(Attempter::address)
+            .into_iter()
+            .chain(name.clone().map(Attempter::Name))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(wait) = login.throttle.wait(&who) {
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        crate::internal_events::http_login_throttled(name.as_deref(), address, seconds);
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            [(header::RETRY_AFTER, seconds.to_string())],
+            format!(
+                "too many failed logins from this address or for this name: try again in \
+                 {seconds} seconds\n"
+            ),
+        )
+            .into_response();
+    }
     match login.editor(request.headers()) {
         Some(editor) => {
+            login.throttle.succeeded(&who);
             request.extensions_mut().insert(editor);
             next.run(request).await
         }
         None => {
-            crate::internal_events::http_login_refused(
-                request.headers().contains_key(header::AUTHORIZATION),
-            );
+            if tried {
+                login.throttle.failed(&who);
+                crate::internal_events::http_login_failed(name.as_deref(), address);
+            } else {
+                crate::internal_events::http_login_refused(false);
+            }
             let why = if login.is_configured() {
                 "log in: a bearer token, Basic credentials, or your newsroom's sign-in\n"
             } else {

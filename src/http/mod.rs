@@ -105,7 +105,7 @@ pub async fn serve(
             continue;
         };
         let io = TokioIo::new(conn::IdleTimeout::new(stream, idle));
-        let service = conn::Tracked::new(router.clone(), Arc::clone(&registered.activity));
+        let service = conn::Tracked::new(router.clone(), Arc::clone(&registered.activity), peer);
         let connection = builder
             .serve_connection_with_upgrades(io, service)
             .into_owned();
@@ -609,6 +609,74 @@ mod tests {
         let app = admin_router(Arc::new(Readiness::default()));
         tokio::spawn(async move { serve(listener, app, &config, std::future::pending()).await });
         addr
+    }
+
+    /// Wrong passwords, one after another on one connection as a guesser sends them: past a
+    /// few, the name and the address must wait (429, `Retry-After`), and the right password is
+    /// not tried meanwhile; another name from another address logs in; each failure is counted.
+    #[tokio::test]
+    async fn failed_logins_are_throttled_per_name_and_address() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("address");
+        let config = crate::config::HttpConfig::default();
+        let app = router(
+            DecisionBoard::new(8),
+            login::Login::with_credentials([("ana", "right-secret-1"), ("bob", "right-secret-2")]),
+            None,
+        );
+        tokio::spawn(async move { serve(listener, app, &config, std::future::pending()).await });
+        let url = format!("http://{addr}/v1/decisions/a-1");
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("client");
+        let failures_before = crate::metrics::metrics().http_login_failures.get();
+        let mut statuses = Vec::new();
+        for n in 0..12 {
+            let response = client
+                .get(&url)
+                .basic_auth("ana", Some(format!("guess-{n}")))
+                .send()
+                .await
+                .expect("answers");
+            statuses.push(response.status().as_u16());
+        }
+        assert_eq!(
+            &statuses[..5],
+            [401; 5],
+            "five failures are let through: {statuses:?}"
+        );
+        assert!(statuses[5..].iter().all(|s| *s == 429), "{statuses:?}");
+        assert!(crate::metrics::metrics().http_login_failures.get() >= failures_before + 5);
+        let right = client
+            .get(&url)
+            .basic_auth("ana", Some("right-secret-1"))
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(right.status(), 429, "the right password waits too");
+        let retry: u64 = right.headers()["retry-after"]
+            .to_str()
+            .expect("ascii")
+            .parse()
+            .expect("seconds");
+        assert!((1..=900).contains(&retry), "{retry}");
+        // Another editor, from another loopback address, is not held up by ana's guesser.
+        let elsewhere = reqwest::Client::builder()
+            .no_proxy()
+            .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+            .build()
+            .expect("client");
+        let bob = elsewhere
+            .get(&url)
+            .basic_auth("bob", Some("right-secret-2"))
+            .send()
+            .await
+            .expect("answers");
+        assert_ne!(bob.status(), 429);
+        assert_ne!(bob.status(), 401);
     }
 
     /// Whether the server closes `stream` within `within` (a read that ends or fails).

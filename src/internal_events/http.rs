@@ -51,6 +51,33 @@ pub fn http_login_refused(carried_credentials: bool) {
     tracing::debug!(carried_credentials, "HTTP request refused: no valid login");
 }
 
+/// A login was tried and failed: the name tried (a Basic login's) and the client's address,
+/// never the secret. Counted in `factgate_http_login_failures_total`.
+pub fn http_login_failed(name: Option<&str>, address: Option<std::net::IpAddr>) {
+    crate::metrics::metrics().http_login_failures.inc();
+    tracing::warn!(
+        name_tried = name.map(tracing::field::debug),
+        client = address.map(tracing::field::display),
+        "login failed"
+    );
+}
+
+/// A login was not tried: the address or name has failed too often lately, and must wait
+/// `retry_after_s`. Counted in `factgate_http_logins_throttled_total`.
+pub fn http_login_throttled(
+    name: Option<&str>,
+    address: Option<std::net::IpAddr>,
+    retry_after_s: u64,
+) {
+    crate::metrics::metrics().http_logins_throttled.inc();
+    tracing::warn!(
+        name_tried = name.map(tracing::field::debug),
+        client = address.map(tracing::field::display),
+        retry_after_s,
+        "login throttled after repeated failures"
+    );
+}
+
 /// Accepting a connection failed (out of file descriptors, usually); the listener waits a moment
 /// and accepts again.
 pub fn http_accept_failed(error: &dyn std::fmt::Display) {
