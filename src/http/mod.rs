@@ -611,6 +611,35 @@ mod tests {
         addr
     }
 
+    /// A revision that is not a number is answered as a client can show it: problem details
+    /// with a sentence, not the deserializer's message; a browser gets a page saying the same.
+    #[tokio::test]
+    async fn a_revision_that_is_not_a_number_gets_problem_details() {
+        let router = test_router(&DecisionBoard::new(8));
+        for (accept, kind) in [
+            ("application/json", "application/problem+json"),
+            ("text/html", "text/html; charset=utf-8"),
+        ] {
+            let response = get_with(&router, "/v1/decisions/a-1?revision=abc", accept).await;
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{accept}");
+            assert_eq!(response.headers()[axum::http::header::CONTENT_TYPE], kind);
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .expect("body");
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(
+                text.contains("revision must be a revision number"),
+                "{text}"
+            );
+            assert!(!text.contains("Failed to deserialize"), "{text}");
+            if accept == "application/json" {
+                let problem: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+                assert_eq!(problem["status"], 400);
+                assert_eq!(problem["title"], "The query is not valid");
+            }
+        }
+    }
+
     /// Wrong passwords, one after another on one connection as a guesser sends them: past a
     /// few, the name and the address must wait (429, `Retry-After`), and the right password is
     /// not tried meanwhile; another name from another address logs in; each failure is counted.

@@ -63,13 +63,53 @@ async fn metrics() -> Response {
         .into_response()
 }
 
+/// An API error as RFC 9457 problem details (`application/problem+json`): a title and a detail
+/// in words a client can show its user.
+pub(super) fn problem(status: StatusCode, title: &str, detail: &str) -> Response {
+    let body = json!({
+        "type": "about:blank",
+        "title": title,
+        "status": status.as_u16(),
+        "detail": detail,
+    });
+    (
+        status,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/problem+json"),
+        )],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// What a `?revision=` that is not a revision number gets: words, not the deserializer's.
+pub(super) const REVISION_NOT_A_NUMBER: &str =
+    "revision must be a revision number: a whole number of 0 or more, as the draft's `revision`";
+
 /// The decision as JSON, or as a web page when the client prefers HTML (a browser).
 async fn decision(
     State(state): State<AppState>,
     Path(article_id): Path<String>,
-    Query(query): Query<RevisionQuery>,
+    query: Result<Query<RevisionQuery>, axum::extract::rejection::QueryRejection>,
     headers: axum::http::HeaderMap,
 ) -> Response {
+    let Ok(Query(query)) = query else {
+        let mut response = if ui::prefers_html(&headers) {
+            ui::bad_request_page(REVISION_NOT_A_NUMBER)
+        } else {
+            problem(
+                StatusCode::BAD_REQUEST,
+                "The query is not valid",
+                REVISION_NOT_A_NUMBER,
+            )
+        };
+        response.headers_mut().insert(
+            axum::http::header::VARY,
+            axum::http::HeaderValue::from_static("accept"),
+        );
+        return response;
+    };
     let mut response = if ui::prefers_html(&headers) {
         ui::page_off_runtime(
             state.board.clone(),

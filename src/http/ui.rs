@@ -162,12 +162,29 @@ pub(super) fn page(
     }
 }
 
+/// A page saying what was wrong with the request, answered 400.
+pub(super) fn bad_request_page(detail: &str) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        axum::response::Html(format!(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <title>Bad request · factgate</title></head><body><h1>This address is not \
+             valid</h1><p>{}</p><p><a href=\"/ui/\">Back to the desk</a></p></body></html>",
+            crate::render::html::escape(detail)
+        )),
+    )
+        .into_response()
+}
+
 pub(super) async fn decision_page(
     State(state): State<AppState>,
     Path(article_id): Path<String>,
-    Query(query): Query<RevisionQuery>,
+    query: Result<Query<RevisionQuery>, axum::extract::rejection::QueryRejection>,
     Query(filters): Query<DeskQuery>,
 ) -> Response {
+    let Ok(Query(query)) = query else {
+        return bad_request_page(super::router::REVISION_NOT_A_NUMBER);
+    };
     page_off_runtime(
         state.board,
         article_id,

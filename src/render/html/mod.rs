@@ -84,7 +84,7 @@ fn render_template(template: &str, context: serde_json::Value) -> String {
 }
 
 /// Minimal escaping for the one message built outside a template.
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
