@@ -56,4 +56,6 @@ async fn shutdown_signal() {
         () = ctrl_c => {},
         () = term => {},
     }
+    // From here brokers going away is the stop's doing, not an error.
+    crate::internal_events::stopping();
 }

@@ -83,10 +83,28 @@ pub fn kafka_client_error(
     error: &dyn std::fmt::Display,
     reason: &str,
 ) {
+    // A stop closes connections on purpose: what librdkafka says of them then is no warning.
+    if is_stopping() {
+        debug!(role = role.map(tracing::field::display), error = %error, reason, "Kafka client error while stopping");
+        return;
+    }
     match role {
         Some(role) => warn!(role = %role, error = %error, reason, "Kafka client error"),
         None => warn!(error = %error, reason, "Kafka client error"),
     }
+}
+
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The process is stopping (Ctrl-C, SIGTERM): from now on a Kafka client's errors (brokers
+/// going down as connections close) are logged at debug level, not as warnings or errors.
+pub fn stopping() {
+    STOPPING.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`stopping`] was called.
+pub fn is_stopping() -> bool {
+    STOPPING.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// `role`'s consumer was assigned `partitions` partitions.
@@ -214,6 +232,10 @@ pub fn topic_created(topic: &str, partitions: i32) {
 /// logs it by default).
 pub fn librdkafka_logged(level: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
     use rdkafka::config::RDKafkaLogLevel;
+    if is_stopping() && (level as i32) <= (RDKafkaLogLevel::Warning as i32) {
+        debug!(target: "librdkafka", "librdkafka while stopping: {fac} {message}");
+        return;
+    }
     match level {
         RDKafkaLogLevel::Emerg
         | RDKafkaLogLevel::Alert

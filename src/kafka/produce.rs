@@ -54,10 +54,20 @@ pub const POLL_WAIT: Duration = Duration::from_secs(1);
 type DeliveryOutcome = Result<Delivered, KafkaError>;
 
 /// The producer's context: hands each record's acknowledgement to its [`PendingDelivery`].
-/// librdkafka's logs go where `rdkafka`'s default context sends them.
+/// librdkafka's logs and errors go where the consumers' do: a broker going down is a warning
+/// (the producer reconnects and retries), and nothing at all worth more than debug once the
+/// process is stopping.
 pub struct DeliveryContext;
 
-impl ClientContext for DeliveryContext {}
+impl ClientContext for DeliveryContext {
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        crate::internal_events::librdkafka_logged(level, fac, log_message);
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        crate::internal_events::kafka_client_error(Some(&"producer"), &error, reason);
+    }
+}
 
 impl ProducerContext for DeliveryContext {
     type DeliveryOpaque = Box<oneshot::Sender<DeliveryOutcome>>;

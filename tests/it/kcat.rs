@@ -245,3 +245,65 @@ fn factgate_run_keeps_running_when_its_stdout_is_closed() {
         "factgate exited after its stdout was closed; stderr: {printed:?}"
     );
 }
+
+/// A clean stop (SIGTERM, as a supervisor sends it) is not an error: factgate exits 0, and no
+/// line of its log is an error or a warning about brokers going down, which the stop itself
+/// brings about (the embedded broker closes under its own clients).
+#[test]
+fn a_stop_by_sigterm_exits_cleanly_and_logs_no_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config_path = dir.path().join("factgate.toml");
+    std::fs::write(&config_path, "[log]\nlevel = \"info\"\n").expect("config written");
+    let mut factgate = start_factgate(&config_path, Stdio::piped());
+    let stderr = factgate.0.stderr.take().expect("stderr is piped");
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let lines = std::sync::Arc::clone(&log);
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            lines.lock().expect("log").push(line);
+        }
+    });
+    let _ = bootstrap_address(&mut factgate.0);
+    // Serving: the roles have their partitions.
+    let until = Instant::now() + STARTUP;
+    while !log
+        .lock()
+        .expect("log")
+        .iter()
+        .any(|l| l.contains("partitions assigned"))
+    {
+        assert!(
+            Instant::now() < until,
+            "no partitions assigned: {:?}",
+            log.lock()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let status = Command::new("kill")
+        .args(["-TERM", &factgate.0.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let until = Instant::now() + Duration::from_secs(60);
+    let exit = loop {
+        if let Some(exit) = factgate.0.try_wait().expect("status") {
+            break exit;
+        }
+        assert!(
+            Instant::now() < until,
+            "factgate did not stop after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = reader.join();
+    let log = log.lock().expect("log");
+    assert!(exit.success(), "{exit:?}: {log:#?}");
+    let bad: Vec<&String> = log
+        .iter()
+        .filter(|l| {
+            l.contains(" ERROR ") || (l.contains(" WARN ") && l.contains("brokers are down"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "a clean stop logged: {bad:#?}");
+}
