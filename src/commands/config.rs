@@ -23,9 +23,12 @@ pub fn config_check(file: Option<&Path>) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(err) => {
-            let name = file.map_or_else(|| "the defaults".to_owned(), |f| f.display().to_string());
+            let name = file.map_or_else(
+                || "the configuration (defaults and FACTGATE_ variables)".to_owned(),
+                |f| format!("the configuration {}", f.display()),
+            );
             eprintln!(
-                "factgate: {name} is not a valid configuration: {:#}",
+                "factgate: {name} is not valid: {:#}",
                 anyhow::Error::from(err)
             );
             Ok(ExitCode::from(EXIT_ERROR))

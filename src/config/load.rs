@@ -129,8 +129,20 @@ impl EnvOverrides {
     }
 
     /// The variable that set `key`, if one did.
+    /// The variable that set `key`, or a key under it: a mistyped section
+    /// (`FACTGATE_JON__DEADLINE_MS`) is blamed on the variable, not on the file.
     fn origin_of(&self, key: &str) -> Option<&str> {
-        self.vars.get(key).map(|(name, _, _)| name.as_str())
+        if let Some((name, _, _)) = self.vars.get(key) {
+            return Some(name.as_str());
+        }
+        if key.is_empty() {
+            return None;
+        }
+        let under = format!("{key}.");
+        self.vars
+            .iter()
+            .find(|(path, _)| path.starts_with(&under))
+            .map(|(_, (name, _, _))| name.as_str())
     }
 }
 
@@ -213,7 +225,11 @@ pub fn read_text_capped(
 }
 
 /// Reads a configuration from TOML text (`file_label` names it in messages) and environment
-/// overrides, without validating it.
+/// overrides. A configuration that reads is returned without validating it; one that does not is
+/// an error listing every problem: each value that cannot be read is set aside (its key left to
+/// its default) and the rest read again, so a wrong type does not hide the invalid value after
+/// it, and the values that do read are validated too (equal listeners, ranges), all named in
+/// one run.
 pub(super) fn read(
     toml: Option<&str>,
     file_label: &str,
@@ -225,13 +241,86 @@ pub(super) fn read(
         figment = figment.merge(Toml::string(text));
     }
     let figment = figment.merge(&overrides);
-    figment.extract::<Config>().map_err(|err| {
-        ConfigError::Parse(
-            err.into_iter()
-                .map(|e| to_problem(&e, file_label, &overrides))
-                .collect(),
-        )
-    })
+    let first = match figment.extract::<Config>() {
+        Ok(config) => return Ok(config),
+        Err(err) => err,
+    };
+    let mut problems = Vec::new();
+    // A TOML syntax error leaves nothing to read past.
+    let Ok(data) = figment.data() else {
+        problems.extend(
+            first
+                .into_iter()
+                .map(|e| to_problem(&e, file_label, &overrides)),
+        );
+        return Err(ConfigError::Parse(problems));
+    };
+    let mut dict = data.into_values().next().unwrap_or_default();
+    let mut err = first;
+    for _ in 0..MAX_PROBLEMS {
+        let mut pruned = false;
+        for e in err {
+            problems.push(to_problem(&e, file_label, &overrides));
+            let mut path: Vec<String> = e.path.clone();
+            if let Kind::UnknownField(field, _) = &e.kind
+                && path.last() != Some(field)
+            {
+                path.push(field.clone());
+            }
+            pruned |= remove_path(&mut dict, &path);
+        }
+        if !pruned {
+            break;
+        }
+        match Figment::from(figment::providers::Serialized::defaults(&dict)).extract::<Config>() {
+            Ok(config) => {
+                if let Err(invalid) = config.validate() {
+                    problems.extend(invalid.problems().iter().cloned());
+                }
+                break;
+            }
+            Err(next) => err = next,
+        }
+    }
+    problems.dedup();
+    Err(ConfigError::Parse(problems))
+}
+
+/// Most problems named in one run: a file of nothing but errors is not read forever.
+const MAX_PROBLEMS: usize = 100;
+
+/// Removes the value at `path` (keys and list indexes) from `dict`; whether anything was.
+fn remove_path(dict: &mut Dict, path: &[String]) -> bool {
+    let Some((last, parents)) = path.split_last() else {
+        return false;
+    };
+    let mut value: Option<&mut Value> = None;
+    for segment in parents {
+        let next = match value {
+            None => dict.get_mut(segment),
+            Some(Value::Dict(_, inner)) => inner.get_mut(segment),
+            Some(Value::Array(_, items)) => {
+                segment.parse::<usize>().ok().and_then(|i| items.get_mut(i))
+            }
+            Some(_) => None,
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        value = Some(next);
+    }
+    match value {
+        None => dict.remove(last).is_some(),
+        Some(Value::Dict(_, inner)) => inner.remove(last).is_some(),
+        Some(Value::Array(_, items)) => match last.parse::<usize>() {
+            Ok(i) if i < items.len() => {
+                items.remove(i);
+                true
+            }
+            _ => false,
+        },
+        Some(_) => false,
+    }
 }
 
 fn to_problem(err: &figment::Error, file_label: &str, overrides: &EnvOverrides) -> Problem {

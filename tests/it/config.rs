@@ -584,3 +584,44 @@ fn configuration_files_named_in_the_docs_exist_and_load() {
             .unwrap_or_else(|e| panic!("the docs name {file}, which does not load: {e}"));
     }
 }
+
+/// `config check` names every problem in one run, each with its key: a wrong type does not hide
+/// the invalid value after it, nor do either hide listeners that contradict each other; and a
+/// mistyped variable is blamed on the variable, never on the file.
+#[test]
+fn every_problem_is_named_at_once_each_with_its_key_and_origin() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("local.toml");
+    std::fs::write(
+        &path,
+        "[join]\ndeadline_ms = \"soon\"\n[fetch]\nmax_retries = -3\n\
+         [http]\nlisten = \"127.0.0.1:8080\"\nadmin_listen = \"127.0.0.1:8080\"\n",
+    )
+    .expect("written");
+    let err = Config::load_with_env(
+        Some(&path),
+        env(&[
+            ("FACTGATE_JON__DEADLINE_MS", "5"),
+            ("FACTGATE_CACHE__MAX_BYTES", "lots"),
+        ]),
+    )
+    .expect_err("invalid");
+    let problems = err.problems();
+    let named = |key: &str| {
+        problems
+            .iter()
+            .find(|p| p.key == key)
+            .unwrap_or_else(|| panic!("{key} not named: {problems:#?}"))
+            .message
+            .clone()
+    };
+    assert!(named("join.deadline_ms").contains("local.toml"));
+    assert!(named("fetch.max_retries").contains("local.toml"));
+    assert!(named("http.admin_listen").contains("must differ from http.listen"));
+    let section = named("jon");
+    assert!(
+        section.contains("FACTGATE_JON__DEADLINE_MS") && !section.contains("local.toml"),
+        "{section}"
+    );
+    assert!(named("cache.max_bytes").contains("FACTGATE_CACHE__MAX_BYTES"));
+}
