@@ -264,10 +264,11 @@ impl Checker<'_> {
         decision: Decision,
         extraction: &extract::Extraction,
         body: &str,
+        format: factgate_core::model::BodyFormat,
         name: &str,
         article_id: &str,
     ) -> Decision {
-        let (inline, unknown) = crate::waivers::inline_waivers(body);
+        let (inline, unknown) = crate::waivers::inline_waivers(body, format);
         let (waived, unmatched) =
             crate::waivers::resolve(extraction, &inline, self.waivers, name, article_id);
         for note in unknown
@@ -282,7 +283,42 @@ impl Checker<'_> {
         if waived.is_empty() {
             return decision;
         }
-        decide::waive::waive_findings(&decision, &waived, self.options.strictness).0
+        let (refs, origins): (Vec<_>, Vec<_>) = waived
+            .into_iter()
+            .map(|(finding, waiver, origin)| ((finding, waiver), origin))
+            .unzip();
+        let (decision, unused) =
+            decide::waive::waive_findings(&decision, &refs, self.options.strictness);
+        // How many findings each waiver matched, said once per waiver.
+        let mut matched: Vec<(crate::waivers::WaiverOrigin, usize)> = Vec::new();
+        for (i, origin) in origins.iter().enumerate() {
+            let hit = usize::from(!unused.contains(&i));
+            match matched.iter_mut().find(|(o, _)| o == origin) {
+                Some((_, count)) => *count += hit,
+                None => matched.push((*origin, hit)),
+            }
+        }
+        for (origin, count) in matched {
+            let what = match origin {
+                crate::waivers::WaiverOrigin::Inline(i) => {
+                    format!("inline waiver {} ({})", i + 1, inline[i].finding.as_str())
+                }
+                crate::waivers::WaiverOrigin::File(i) => {
+                    let w = &self.waivers.waivers[i];
+                    format!(
+                        "waiver {} of the waivers file ({}, claim {:?})",
+                        i + 1,
+                        w.finding.as_str(),
+                        w.claim
+                    )
+                }
+            };
+            self.progress.note(&format!(
+                "{name}: {what} waived {count} finding{}",
+                if count == 1 { "" } else { "s" }
+            ));
+        }
+        decision
     }
 
     /// Checks `article` (or blocks an unreadable draft without checking it), compared with the
@@ -313,7 +349,14 @@ impl Checker<'_> {
                 ));
                 let mut decision = checked.decision;
                 if let Some(extraction) = &checked.extraction {
-                    decision = self.waive(decision, extraction, body, &article.name, article_id);
+                    decision = self.waive(
+                        decision,
+                        extraction,
+                        body,
+                        format,
+                        &article.name,
+                        article_id,
+                    );
                 }
                 (decision, checked.extraction)
             }

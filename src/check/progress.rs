@@ -129,6 +129,14 @@ impl<W: Write + Send> Progress<W> {
         }
     }
 
+    /// A line for the reader (what a waiver matched), at the normal verbosity.
+    pub fn note(&self, line: &str) {
+        if self.shows(Verbosity::Normal) {
+            let mut s = self.state();
+            let _ = writeln!(s.writer, "      {}", one_line(line));
+        }
+    }
+
     /// An input that gave no article.
     pub fn input_error(&self, error: &dyn std::fmt::Display) {
         let mut s = self.state();
