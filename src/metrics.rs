@@ -25,6 +25,7 @@
 //! | `factgate_failed_messages_total{role}` | any role, for a message whose handling failed for its own sake |
 //! | `factgate_republished_drafts_total{handling}` | the join, when a revision is published again |
 //! | `factgate_overrides_total{finding}`, `factgate_overrides_refused_total{why}` | the join, as it applies or refuses an editor's override |
+//! | `factgate_login_failures_total`, `factgate_logins_throttled_total` | the login of `http.listen`, as it refuses wrong credentials and throttles repeated failures |
 //!
 //! Labels are low-cardinality by construction: every label value is the strum name of a closed
 //! enum (the serde name, where the enum has one) except `topic`, `partition` and `group`, which are the configured topics, their
@@ -105,9 +106,9 @@ pub struct Metrics {
     pub join_paused: IntGaugeVec,
     /// `factgate_dead_letters_total`.
     pub dead_letters: IntCounter,
-    /// `factgate_http_login_failures_total`: logins tried with wrong credentials.
+    /// `factgate_login_failures_total`: logins tried with wrong credentials.
     pub http_login_failures: IntCounter,
-    /// `factgate_http_logins_throttled_total`: logins not tried, after repeated failures.
+    /// `factgate_logins_throttled_total`: logins not tried, after repeated failures.
     pub http_logins_throttled: IntCounter,
     /// `factgate_llm_votes_total{voter,vote}`: labelled with the [`VoterRole`] and the [`VoteLabel`].
     pub llm_votes: IntCounterVec,
@@ -176,6 +177,9 @@ pub enum Limit {
     ClaimFigures,
     /// What the draft produced cannot fit the broker's message limit.
     OutputBytes,
+    /// The draft's judging time in a verify process (`judge.max_draft_judge_ms`), counted once
+    /// per claim left unjudged.
+    JudgingTime,
 }
 
 /// The `event` label of `factgate_outputs_shortened_total`.
@@ -349,12 +353,12 @@ impl Metrics {
             ),
             http_login_failures: counter(
                 &registry,
-                "factgate_http_login_failures_total",
+                "factgate_login_failures_total",
                 "Logins to the API and the editors' pages tried with wrong credentials.",
             ),
             http_logins_throttled: counter(
                 &registry,
-                "factgate_http_logins_throttled_total",
+                "factgate_logins_throttled_total",
                 "Logins answered 429 without being tried, after repeated failures from the \
                  address or for the name.",
             ),
@@ -746,6 +750,8 @@ mod tests {
             MetricType::COUNTER,
             &["why"],
         ),
+        ("factgate_login_failures_total", MetricType::COUNTER, &[]),
+        ("factgate_logins_throttled_total", MetricType::COUNTER, &[]),
     ];
 
     /// One representative event per family, through the same calls the event sites make.
@@ -795,6 +801,8 @@ mod tests {
         m.overrides_refused
             .with_label_values(&[label(OverrideRefused::OtherDecision)])
             .inc();
+        m.http_login_failures.inc();
+        m.http_logins_throttled.inc();
     }
 
     #[test]

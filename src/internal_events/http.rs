@@ -52,7 +52,7 @@ pub fn http_login_refused(carried_credentials: bool) {
 }
 
 /// A login was tried and failed: the name tried (a Basic login's) and the client's address,
-/// never the secret. Counted in `factgate_http_login_failures_total`.
+/// never the secret. Counted in `factgate_login_failures_total`.
 pub fn http_login_failed(name: Option<&str>, address: Option<std::net::IpAddr>) {
     crate::metrics::metrics().http_login_failures.inc();
     tracing::warn!(
@@ -63,7 +63,7 @@ pub fn http_login_failed(name: Option<&str>, address: Option<std::net::IpAddr>) 
 }
 
 /// A login was not tried: the address or name has failed too often lately, and must wait
-/// `retry_after_s`. Counted in `factgate_http_logins_throttled_total`.
+/// `retry_after_s`. Counted in `factgate_logins_throttled_total`.
 pub fn http_login_throttled(
     name: Option<&str>,
     address: Option<std::net::IpAddr>,
