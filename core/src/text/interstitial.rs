@@ -161,6 +161,8 @@ const PHRASES: &[(WallKind, &[&str])] = &[
         WallKind::AccessDenied,
         &[
             "access denied",
+            "access required",
+            "you need permission to access",
             "access to this page has been denied",
             "access forbidden",
             "forbidden",
@@ -398,8 +400,9 @@ const SIGN_IN_PATHS: &[&str] = &[
 ///   a page of very few words.
 ///
 /// Sign-in and consent words name a site's links, buttons and banners on any page: in a page's
-/// text they count only on a page of very few words that has a form, and a consent heading only
-/// on such a page.
+/// text a sign-in sentence counts only on a page of very few words that has a form, a consent
+/// phrase never (a consent page is known by its share of consent talk), and a consent heading
+/// only on a page of very few words with a form.
 ///
 /// `bot_markup` is what [`bot_check_markup`] found in the page's markup; `url` its final URL.
 pub fn wall(
@@ -436,7 +439,9 @@ pub fn wall(
         {
             return found(*kind, collapse(segment));
         }
-        if banner_words && !(bare && form) {
+        // A consent page is known by its share of consent talk (below), never by a phrase in
+        // its text: a cookie banner's "we use cookies" opens many a short page.
+        if *kind == WallKind::Consent || (banner_words && !(bare && form)) {
             continue;
         }
         // A registration wall's teaser comes before its offer: its phrases, long and
@@ -449,7 +454,14 @@ pub fn wall(
         if let Some(phrase) = phrase_in(reach, phrases, 3) {
             return found(*kind, phrase.to_owned());
         }
-        if bare && let Some(phrase) = phrase_in(&page.text, phrases, 2) {
+        // A cookie banner or a "Sign in" button sits beside the text of many a short page: in
+        // the text, a consent phrase never marks a wall (the consent page's own rule below
+        // does), and a sign-in phrase only as a sentence ("sign in to continue").
+        let least = if *kind == WallKind::SignIn { 3 } else { 2 };
+        if bare
+            && *kind != WallKind::Consent
+            && let Some(phrase) = phrase_in(&page.text, phrases, least)
+        {
             return found(*kind, phrase.to_owned());
         }
     }
