@@ -68,6 +68,21 @@ pub struct Alignment<'a> {
     pub(crate) tolerance: f64,
     /// The tolerance over which two figures are different values.
     pub(crate) high_tolerance: f64,
+    /// What each page figure is of, in words ([`crate::judge::elements::figure`]): the same for
+    /// every claim figure compared with it, so worked out once per alignment (a claim of a
+    /// hundred figures against a page of ten thousand asked it a million times).
+    pub(crate) page_figure_words: std::cell::RefCell<
+        std::collections::HashMap<(usize, usize, bool), std::rc::Rc<PageFigureWords>>,
+    >,
+}
+
+/// What a page figure is of: its telling words, the words before it that name it, and whether
+/// anything is written before it at all.
+#[derive(Debug)]
+pub(crate) struct PageFigureWords {
+    pub(crate) theirs: Stems,
+    pub(crate) before: Stems,
+    pub(crate) written_before: bool,
 }
 
 impl<'a> Alignment<'a> {
@@ -131,6 +146,7 @@ impl<'a> Alignment<'a> {
             source_text: page.text(),
             tolerance,
             high_tolerance,
+            page_figure_words: std::cell::RefCell::default(),
         }
     }
     pub(crate) fn weight(&self, stem: TokenId) -> f64 {

@@ -599,6 +599,9 @@ pub(crate) fn same_fact(
         if s.figures.len() > MAX_SENTENCE_FIGURES {
             continue;
         }
+        // How much of what the claim's figure is of the sentence holds: the same for each of its
+        // figures, so weighed once, and only when one of them could be the claim's.
+        let mut held: Option<Option<f64>> = None;
         for (f, ft) in s.figures.iter() {
             if !same_kind(c, f) || super::presence::counts_time(s.text(), f) {
                 continue;
@@ -618,17 +621,21 @@ pub(crate) fn same_fact(
             {
                 continue;
             }
-            let held: f64 = words
-                .iter()
-                .filter(|&w| s.holds(0..s.toks.len(), w))
-                .map(|w| a.weight(w))
-                .sum::<f64>()
-                / total;
-            if held < share {
+            let held = *held.get_or_insert_with(|| {
+                let held = words
+                    .iter()
+                    .filter(|&w| s.holds(0..s.toks.len(), w))
+                    .map(|w| a.weight(w))
+                    .sum::<f64>()
+                    / total;
+                (held >= share).then_some(held)
+            });
+            let Some(held) = held else {
                 continue;
-            }
-            let theirs = page_figure_words(a, s, *ft, c.unit);
-            let their_total = a.weight_of(&theirs);
+            };
+            let known = a.figure_words(i, s, *ft, c.unit);
+            let theirs = &known.theirs;
+            let their_total = a.weight_of(theirs);
             if their_total <= 0.0 {
                 continue;
             }
@@ -640,22 +647,16 @@ pub(crate) fn same_fact(
                     .sum::<f64>()
                     / total
             };
-            let mut ours = in_claim(&theirs, their_total);
+            let mut ours = in_claim(theirs, their_total);
             // What the page names before its figure: the claim's subject ("house prices rose
             // 3%"), another ("rents rose 8%"), or nothing ("… 3% in 2023 and 5% in 2024").
             let mut named = Named::Nothing;
             if c.unit != Unit::Year {
                 // What the page names before its figure, when that is all in the claim, is what
                 // the figure is of, whatever the sentence goes on to say after it.
-                let written = said_before(s, *ft);
-                let before = Stems::of(
-                    written
-                        .iter()
-                        .filter(|w| !generic(a.stem_text(*w)))
-                        .collect(),
-                );
-                let before_total = a.weight_of(&before);
-                named = if written.is_empty() {
+                let before = &known.before;
+                let before_total = a.weight_of(before);
+                named = if !known.written_before {
                     Named::Nothing
                 } else if !before.is_empty() && before.iter().all(|w| claim_all.contains(w)) {
                     Named::Claims
@@ -663,7 +664,7 @@ pub(crate) fn same_fact(
                     Named::Other
                 };
                 if before.len() >= 2 && before_total > 0.0 {
-                    ours = ours.max(in_claim(&before, before_total));
+                    ours = ours.max(in_claim(before, before_total));
                 }
             }
             if ours < share {
@@ -796,6 +797,40 @@ pub(crate) fn near_miss(a: &Alignment<'_>, c: &Figure, at: usize) -> Option<Same
         }
     }
     best.map(|(_, fact)| fact)
+}
+
+impl Alignment<'_> {
+    /// What the figure at token `ft` of page sentence `i` (`s`) is of, for a claim figure of
+    /// `unit`: worked out once per alignment.
+    fn figure_words(
+        &self,
+        i: usize,
+        s: &Text,
+        ft: usize,
+        unit: Unit,
+    ) -> std::rc::Rc<crate::judge::align::PageFigureWords> {
+        let key = (i, ft, unit == Unit::Year);
+        if let Some(known) = self.page_figure_words.borrow().get(&key) {
+            return std::rc::Rc::clone(known);
+        }
+        let theirs = page_figure_words(self, s, ft, unit);
+        let written = said_before(s, ft);
+        let before = Stems::of(
+            written
+                .iter()
+                .filter(|w| !generic(self.stem_text(*w)))
+                .collect(),
+        );
+        let known = std::rc::Rc::new(crate::judge::align::PageFigureWords {
+            theirs,
+            before,
+            written_before: !written.is_empty(),
+        });
+        self.page_figure_words
+            .borrow_mut()
+            .insert(key, std::rc::Rc::clone(&known));
+        known
+    }
 }
 
 /// What the page's figure at token `ft` of sentence `s` is of, in words that tell one thing from

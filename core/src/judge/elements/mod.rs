@@ -15,6 +15,8 @@
 //! - [`speaker`]: who the source says said the statement, and the office it gives them;
 //! - [`specifics`]: what the claim adds that the source does not state (a superlative or record,
 //!   a multiplier, a universal quantifier, a place);
+//! - [`table`]: a figure a table gives to another row than the one the claim names, where the
+//!   table gives the claim's row another value;
 //! - [`slots`]: a name, year, number or negation changed in a sentence the claim otherwise
 //!   follows word for word;
 //! - [`figure`], [`quote`], [`rating`]: figures against the passages' figures, quoted words
@@ -35,6 +37,7 @@ pub mod slots;
 pub mod speaker;
 pub mod specifics;
 pub mod subject;
+pub mod table;
 #[cfg(test)]
 mod tests;
 pub mod unit;
@@ -81,6 +84,7 @@ pub fn findings(a: &Alignment<'_>) -> Vec<Finding> {
     out.extend(a.multipliers());
     out.extend(a.quantifiers());
     out.extend(a.places());
+    out.extend(a.table_rows());
     // Last: a slot changed in a copied sentence is the general rule; a rule that names the
     // element (a direction reversed, a speaker, a unit) says more, so its finding leads.
     out.extend(a.substitutions());

@@ -494,17 +494,17 @@ fn end_named(word: &str, header: &str) -> Option<End> {
 /// A figure of a table as the page's text gives it: "Kelbridge, Offences per 1,000: 122.5."
 /// (`webpage::table_text`: the row's label, the column's heading, the cell).
 #[derive(Debug)]
-struct Cell<'t> {
-    label: &'t str,
-    header: &'t str,
-    value: f64,
-    text: &'t str,
+pub(crate) struct Cell<'t> {
+    pub(crate) label: &'t str,
+    pub(crate) header: &'t str,
+    pub(crate) value: f64,
+    pub(crate) text: &'t str,
     /// Cells of one table are consecutive sentences: the first sentence of the run.
-    run: usize,
+    pub(crate) run: usize,
 }
 
 /// The table cells of a page, read from its sentences.
-fn table_cells(page: &crate::judge::PageIndex) -> Vec<Cell<'_>> {
+pub(crate) fn table_cells(page: &crate::judge::PageIndex) -> Vec<Cell<'_>> {
     let mut out: Vec<Cell<'_>> = Vec::new();
     let mut run_start = 0;
     let mut last: Option<usize> = None;
@@ -545,7 +545,7 @@ fn table_cells(page: &crate::judge::PageIndex) -> Vec<Cell<'_>> {
 }
 
 /// Row labels that sum or average the others: never a row a ranking is among.
-fn is_summary_row(label: &str) -> bool {
+pub(crate) fn is_summary_row(label: &str) -> bool {
     let lower = label.to_lowercase();
     [
         "total", "all ", "overall", "average", "mean", "median", "national", "county", "england",

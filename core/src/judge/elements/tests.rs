@@ -1321,3 +1321,41 @@ fn a_value_is_given_to_another_subject_only_where_the_claim_names_its_subject_fi
         assert_eq!(verdict, Verdict::Refuted, "{claim}");
     }
 }
+
+const WARD_TABLE: &str = "Ward spending, 2020 and 2021.\n\n\
+    Ward 0, 2020: $2.1 million.\n\n\
+    Ward 0, 2021: $2.4 million.\n\n\
+    Ward 7, 2020: $3 million.\n\n\
+    Ward 7, 2021: $3.2 million.\n\n\
+    Ward 9, 2020: $1.7 million.\n\n\
+    Ward 9, 2021: $1.9 million.";
+
+/// A table cell backs its own row only: a figure the table gives to another ward, where it
+/// gives the claim's ward another value in that column, is a contradiction quoting the claim's
+/// row; the ward's own figure is stated.
+#[test]
+fn a_figure_of_another_row_of_the_table_contradicts_the_claims_row() {
+    use crate::model::Severity;
+    let (verdict, severity, element) = judged("Ward 0 spent $3 million in 2020.", WARD_TABLE);
+    assert_eq!(
+        (verdict, severity, element),
+        (
+            crate::model::Verdict::Refuted,
+            Some(Severity::High),
+            Some(ClaimElement::Subject)
+        )
+    );
+    for claim in [
+        "Ward 7 spent $3 million in 2020.",
+        "Ward 0 spent $2.1 million in 2020.",
+        "In 2021, Ward 9 spent $1.9 million.",
+    ] {
+        let (verdict, _, element) = judged(claim, WARD_TABLE);
+        assert_ne!(
+            verdict,
+            crate::model::Verdict::Refuted,
+            "{claim}: {element:?}"
+        );
+        assert_ne!(element, Some(ClaimElement::Subject), "{claim}");
+    }
+}
