@@ -56,6 +56,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod demo;
+pub mod fair;
 pub mod http;
 pub mod inputs;
 pub(crate) mod internal_events;

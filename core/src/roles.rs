@@ -59,13 +59,20 @@ pub enum Shape {
     Refused(Oversize),
 }
 
+/// When a draft's checking began (extract read it), and the deadline its checks must meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    pub deadline: DateTime<Utc>,
+    pub extracted_at: DateTime<Utc>,
+}
+
 /// The draft's outputs: a request per check and the manifest, sized to `budget` bytes: the
 /// manifest split when it must be, and a failed manifest (`limit_exceeded`, nothing requested)
 /// when a request or one claim cannot fit.
 pub fn plan_draft(
     draft: &DraftEvent,
     position: DraftPosition,
-    deadline: DateTime<Utc>,
+    timing: Timing,
     extraction: ExtractionOutcome,
     claims: Option<Extraction>,
     budget: usize,
@@ -76,7 +83,8 @@ pub fn plan_draft(
         article_id: draft.article_id.clone(),
         revision: draft.revision,
         published_at: draft.published_at,
-        deadline,
+        deadline: timing.deadline,
+        extracted_at: Some(timing.extracted_at),
         content_digest: draft.content_digest(),
         extraction,
         claims: claims.map(|e| e.claims).unwrap_or_default(),
@@ -102,7 +110,7 @@ pub fn plan_draft(
                 source_url: key.source_url.clone(),
                 source_host: host,
                 published_at: draft.published_at,
-                deadline,
+                deadline: timing.deadline,
                 draft_position: Some(position),
             }))
         })
@@ -136,7 +144,7 @@ pub fn plan_draft(
             manifests: vec![Encoded::new(failed_manifest(
                 draft,
                 position,
-                deadline,
+                timing,
                 ExtractionFailure::LimitExceeded,
                 oversize.to_string(),
             ))],
@@ -150,7 +158,7 @@ pub fn plan_draft(
 pub fn failed_manifest(
     draft: &DraftEvent,
     position: DraftPosition,
-    deadline: DateTime<Utc>,
+    timing: Timing,
     reason: ExtractionFailure,
     message: String,
 ) -> ArticleManifest {
@@ -159,7 +167,8 @@ pub fn failed_manifest(
         article_id: draft.article_id.clone(),
         revision: draft.revision,
         published_at: draft.published_at,
-        deadline,
+        deadline: timing.deadline,
+        extracted_at: Some(timing.extracted_at),
         content_digest: draft.content_digest(),
         extraction: ExtractionOutcome::Failed { reason, message },
         claims: Vec::new(),
@@ -435,7 +444,10 @@ mod tests {
         let extraction = crate::extract::extract(&draft.body, draft.body_format).expect("reads");
         let keys = check_keys(&extraction);
         assert!(!keys.is_empty(), "the example cites its sources");
-        let deadline = Utc::now();
+        let deadline = Timing {
+            deadline: Utc::now(),
+            extracted_at: Utc::now(),
+        };
         let plan = plan_draft(
             &draft,
             position,

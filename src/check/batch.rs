@@ -210,7 +210,10 @@ fn build_verifier(runtime: &tokio::runtime::Runtime, config: &Config) -> anyhow:
             Some(settings) => Some(LlmJudge::new(settings).context("building the LLM judge")?),
             None => None,
         };
-        anyhow::Ok(Verifier::new(fetcher, config.judge_settings(), llm))
+        anyhow::Ok(
+            Verifier::new(fetcher, config.judge_settings(), llm)
+                .with_draft_budget(config.judge.max_draft_judge()),
+        )
     })
 }
 

@@ -60,7 +60,15 @@ pub struct JudgeConfig {
     pub figure_high_tolerance: f64,
     /// Best-matching passages of the source the judge compares the claim with.
     pub max_passages: usize,
+    /// Judging time one draft may spend in one verify process, in milliseconds: past it the
+    /// draft's claims left are not judged and it is blocked `limit_exceeded`, so no draft inside
+    /// every other limit can hold the judge for the others (drafts take turns besides).
+    pub max_draft_judge_ms: u64,
 }
+
+/// A draft's judging time per verify process: a long article of ordinary pages takes well under
+/// a second; only a draft made to be heavy comes near.
+pub const DEFAULT_MAX_DRAFT_JUDGE_MS: u64 = 10_000;
 
 impl Default for JudgeConfig {
     fn default() -> Self {
@@ -71,6 +79,7 @@ impl Default for JudgeConfig {
             figure_medium_tolerance: DEFAULT_FIGURE_MEDIUM_TOLERANCE,
             figure_high_tolerance: DEFAULT_FIGURE_HIGH_TOLERANCE,
             max_passages: DEFAULT_MAX_PASSAGES,
+            max_draft_judge_ms: DEFAULT_MAX_DRAFT_JUDGE_MS,
         }
     }
 }
@@ -103,6 +112,12 @@ impl JudgeConfig {
             );
         }
         validation.nonzero("judge.max_passages", self.max_passages as u64);
+        validation.nonzero("judge.max_draft_judge_ms", self.max_draft_judge_ms);
+    }
+
+    /// [`JudgeConfig::max_draft_judge_ms`] as a duration.
+    pub fn max_draft_judge(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.max_draft_judge_ms)
     }
 }
 

@@ -135,16 +135,16 @@ impl ExtractConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct JoinConfig {
-    /// Time, counted from the draft event's timestamp, by which every result must be in; when it
-    /// passes the draft is blocked (`deadline_exceeded`). Event time, so a process restarting
-    /// after the deadline blocks at once.
+    /// Time, counted from when checking begins (or from the draft's `published_at`, see
+    /// `deadline_from`), by which every result must be in; when it passes the draft is blocked
+    /// (`deadline_exceeded`). The deadline is written into the manifest, so a join restarting
+    /// after it blocks at once.
     pub deadline_ms: u64,
     /// Articles awaiting results at once; at the cap the joiner reads no new manifest until one
     /// is decided (results are still read, and complete them), so its memory stays bounded.
     pub max_in_flight_articles: usize,
-    /// What the deadline counts from: the draft's `published_at` (live gating), or the moment
-    /// extract reads the draft (re-checking an archive, whose drafts are long past any deadline
-    /// counted from publication).
+    /// What the deadline counts from: the moment extract reads the draft (the default: a late
+    /// draft is checked on its merits), or the draft's `published_at` (strict event time).
     pub deadline_from: DeadlineFrom,
 }
 
@@ -152,13 +152,14 @@ pub struct JoinConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeadlineFrom {
-    /// The draft's `published_at`: event time, so a process restarting after the deadline blocks
-    /// the draft at once (docs/design.md, "Contracts": event-time deadlines).
-    #[default]
+    /// The draft's `published_at`: event time, so a draft read after its deadline (a backlog
+    /// after an outage) is blocked at once, `deadline_exceeded`, and must be published again.
     Published,
-    /// When extract reads the draft: for replaying an old topic, where counting from
-    /// publication would block every draft as `deadline_exceeded`. The deadline is written into
-    /// the manifest, so the join and a restart see the same one.
+    /// When extract reads the draft and checking begins: a draft that arrives late is checked
+    /// on its merits, and its decision says it arrived late (`arrived_late`). Also what
+    /// replaying an old topic needs. The deadline is written into the manifest, so the join and
+    /// a restart see the same one.
+    #[default]
     Extracted,
 }
 
@@ -456,6 +457,7 @@ mod tests {
         let extracted = published + TimeDelta::days(300);
         let mut join = JoinConfig {
             deadline_ms: 60_000,
+            deadline_from: DeadlineFrom::Published,
             ..JoinConfig::default()
         };
         assert_eq!(

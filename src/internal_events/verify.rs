@@ -80,3 +80,15 @@ pub fn verify_offset_not_stored(err: &dyn std::fmt::Display, topic: &str, partit
 pub fn request_expired(article_id: &str, revision: u64, claim_id: &str) {
     tracing::warn!(article_id = %article_id, revision, claim_id = %claim_id, "request past its deadline; not checked");
 }
+
+/// A draft spent its judging time (`judge.max_draft_judge_ms`): its claims left are not judged,
+/// and it blocks `limit_exceeded`.
+pub fn draft_judging_budget_spent(article_id: &str, revision: u64, limit: std::time::Duration) {
+    crate::metrics::metrics().limit_exceeded(crate::metrics::Limit::JudgingTime);
+    tracing::warn!(
+        article_id,
+        revision,
+        limit_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+        "a draft used up its judging time: its claims left are not judged"
+    );
+}

@@ -25,7 +25,7 @@ use crate::internal_events;
 use crate::kafka::{self, EventHeaders, consume_in_flight, is_message_fault, read_trace_context};
 use crate::metrics::FailingRole;
 use crate::telemetry;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use factgate_core::decide::decide_not_checked;
 use factgate_core::events::{
     ArticleManifest, DecisionReason, DraftEvent, DraftPosition, Encoded, ExtractionFailure,
@@ -194,10 +194,14 @@ async fn handle_draft(
     position: DraftPosition,
     trace: &TraceContext,
 ) -> Result<(), KafkaError> {
-    let deadline = services
-        .config
-        .join
-        .deadline_for(draft.published_at, Utc::now());
+    let extracted_at = Utc::now();
+    let deadline = roles::Timing {
+        deadline: services
+            .config
+            .join
+            .deadline_for(draft.published_at, extracted_at),
+        extracted_at,
+    };
     let (extraction, claims, panicked) = read_body(services, &draft).await;
     let outputs = plan(services, &draft, position, deadline, extraction, claims);
     match send(services, &draft, &outputs, trace).await {
@@ -281,7 +285,7 @@ fn plan(
     services: &Services,
     draft: &DraftEvent,
     position: DraftPosition,
-    deadline: DateTime<Utc>,
+    deadline: roles::Timing,
     extraction: ExtractionOutcome,
     claims: Option<Extraction>,
 ) -> Outputs {
@@ -310,7 +314,7 @@ async fn answer_failure(
     message: &OwnedMessage,
     draft: &DraftEvent,
     position: DraftPosition,
-    deadline: DateTime<Utc>,
+    deadline: roles::Timing,
     trace: &TraceContext,
     err: &KafkaError,
 ) -> Result<(), KafkaError> {

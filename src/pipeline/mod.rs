@@ -714,7 +714,8 @@ fn build_verifier(config: &Config) -> Result<Verifier, PipelineError> {
         Some(settings) => Some(LlmJudge::new(settings).map_err(PipelineError::Judge)?),
         None => None,
     };
-    Ok(Verifier::new(fetcher, config.judge_settings(), llm))
+    Ok(Verifier::new(fetcher, config.judge_settings(), llm)
+        .with_draft_budget(config.judge.max_draft_judge()))
 }
 
 /// Resolves when the stop signal is raised.

@@ -1,6 +1,7 @@
 //! The verify role: checks verification requests concurrently (the fetcher's per-host limits
 //! apply within), one result per request. A check that panics still answers: an inconclusive
-//! result with its reason, which blocks. A request past its deadline is not fetched: the join has
+//! result with its reason, which blocks. A source too slow for the time the deadline leaves is
+//! answered as timed out, before the deadline. A request past its deadline is not fetched: the join has
 //! blocked its article already.
 //!
 //! Up to [`VERIFY_CONCURRENCY`] checks are worked at once; a check's result is queued and its
@@ -177,7 +178,11 @@ async fn check_and_publish(
         internal_events::request_expired(&request.article_id, request.revision, &request.claim.id);
         return Ok(());
     }
-    let budget = (request.deadline - now).to_std().unwrap_or_default();
+    // The check gets the time left before the deadline, less a margin for its answer to reach
+    // the join: a source too slow for it is answered as one that timed out (its fault, said so)
+    // rather than left for the join to find missing, which then means factgate never got to it.
+    let left = (request.deadline - now).to_std().unwrap_or_default();
+    let budget = left.saturating_sub(ANSWER_MARGIN.min(left / 4));
     let check = verifier.verify_claim(
         &request.article_id,
         request.revision,
@@ -188,8 +193,7 @@ async fn check_and_publish(
         match tokio::time::timeout(budget, AssertUnwindSafe(check).catch_unwind()).await {
             Ok(Ok(result)) => result,
             Ok(Err(_panic)) => internal_failure(request, "the check failed internally"),
-            // Past the deadline the join has blocked the article; the result changes nothing.
-            Err(_elapsed) => return Ok(()),
+            Err(_elapsed) => source_too_slow(request, budget),
         };
     result.draft_position = request.draft_position;
     let size_budget = services.config.kafka.max_payload_bytes();
@@ -257,6 +261,39 @@ async fn check_and_publish(
 }
 
 /// The result of a check that could not run ([`roles::failed_check`]), logged.
+/// The most of a check's time kept for its answer to reach the join before the deadline (a
+/// quarter of what is left, when less than four times this is).
+const ANSWER_MARGIN: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The answer for a check whose source did not answer in the time the draft's deadline left it:
+/// the source timed out, which leaves it unjudged (and blocks), said as the source's doing.
+fn source_too_slow(request: &VerifyRequest, waited: std::time::Duration) -> ClaimResult {
+    let mut result = roles::failed_check(
+        request,
+        &format!(
+            "{} ({:.1} s)",
+            factgate_core::events::DEADLINE_TIMEOUT_REASON,
+            waited.as_secs_f64()
+        ),
+        Utc::now(),
+    );
+    result.fetch_status = factgate_core::events::FetchStatus::Timeout;
+    if let Some(issue) = result.issue.as_mut() {
+        issue.problem = "The source was too slow: it did not answer in the time the draft's \
+                         deadline left for its check"
+            .to_owned();
+        issue.evidence = format!(
+            "{}: no answer in {:.1} s, before the deadline",
+            request.source_url,
+            waited.as_secs_f64()
+        );
+        issue.recommendation =
+            "Check the source is reachable and quick to answer, then publish the draft again"
+                .to_owned();
+    }
+    result
+}
+
 fn internal_failure(request: &VerifyRequest, reason: &str) -> ClaimResult {
     internal_events::check_failed(&request.article_id, &request.claim.id, reason);
     roles::failed_check(request, reason, Utc::now())

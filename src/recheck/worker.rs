@@ -182,7 +182,8 @@ fn build_verifier(config: &Config) -> Result<Verifier, RecheckError> {
         }
         None => None,
     };
-    Ok(Verifier::new(fetcher, config.judge_settings(), llm))
+    Ok(Verifier::new(fetcher, config.judge_settings(), llm)
+        .with_draft_budget(config.judge.max_draft_judge()))
 }
 
 /// Reads and extracts the draft (CPU: on the blocking pool).

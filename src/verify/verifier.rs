@@ -20,12 +20,18 @@ use factgate_core::quorum::votes::{QuorumOutcome, VoteOutcome};
 use factgate_core::text::webpage::NotASourceKind;
 use std::sync::Arc;
 
+use crate::fair::{Budgets, FairGate, Owner};
+
 /// Checks claims against their sources. Cheap to clone: clones share the fetcher and its cache.
 #[derive(Clone)]
 pub struct Verifier {
     fetcher: Fetcher,
     judge: JudgeSettings,
     llm: Option<LlmJudge>,
+    /// Drafts take turns at the judge ([`crate::fair`]).
+    turns: Arc<FairGate>,
+    /// Each draft's judging time, against its budget.
+    budgets: Arc<Budgets>,
 }
 
 impl std::fmt::Debug for Verifier {
@@ -45,7 +51,18 @@ impl Verifier {
             fetcher,
             judge,
             llm,
+            turns: Arc::new(FairGate::new(crate::parse_pool::slots())),
+            budgets: Arc::new(Budgets::new(std::time::Duration::from_millis(
+                crate::config::DEFAULT_MAX_DRAFT_JUDGE_MS,
+            ))),
         }
+    }
+
+    /// This verifier with each draft's judging time capped at `budget` (`judge.max_draft_judge_ms`).
+    #[must_use]
+    pub fn with_draft_budget(mut self, budget: std::time::Duration) -> Verifier {
+        self.budgets = Arc::new(Budgets::new(budget));
+        self
     }
 
     /// The fetcher, for its counters.
@@ -85,6 +102,7 @@ impl Verifier {
             judged_at: Utc::now(),
             draft_position: None,
         };
+        let owner: Owner = (article_id.to_owned(), revision);
         match fetched.outcome.as_ref() {
             FetchOutcome::Ok(page) => {
                 let started = tokio::time::Instant::now();
@@ -97,7 +115,31 @@ impl Verifier {
                         furniture: &page.furniture,
                     }))
                 });
-                let judgment = self.judge_off_runtime(claim, &index, &page.final_url).await;
+                let judgment = {
+                    // This draft's turn: its judgments alternate with every other draft's. Its
+                    // budget is looked at once the turn comes, when every judgment queued
+                    // before has been charged.
+                    let turn = self.turns.admit(&owner).await;
+                    if self.budgets.spent(&owner) {
+                        drop(turn);
+                        let limit = self.budgets.limit();
+                        result.reason = format!(
+                            "{} ({} ms)",
+                            factgate_core::events::JUDGING_BUDGET_REASON,
+                            limit.as_millis()
+                        );
+                        result.issue = Some(over_budget_issue(claim, source_url, limit));
+                        crate::internal_events::draft_judging_budget_spent(
+                            article_id, revision, limit,
+                        );
+                        result.judged_at = Utc::now();
+                        return result;
+                    }
+                    let (judgment, took) =
+                        self.judge_off_runtime(claim, &index, &page.final_url).await;
+                    self.budgets.charge(&owner, took);
+                    judgment
+                };
                 // A refuted claim stays refuted whatever the panel says: it is not asked.
                 let quorum = match &self.llm {
                     Some(llm) if judgment.verdict != Verdict::Refuted => {
@@ -137,17 +179,22 @@ impl Verifier {
         claim: &Claim,
         index: &Arc<PageIndex>,
         url: &str,
-    ) -> Judgment {
+    ) -> (Judgment, std::time::Duration) {
         let (claim, index, url, settings) = (
             claim.clone(),
             Arc::clone(index),
             url.to_owned(),
             self.judge.clone(),
         );
-        match crate::parse_pool::run_bounded(move |_| judge_page(&claim, &index, &url, &settings))
-            .await
+        // Timed on the pool's thread: the judging itself, not the wait for a slot.
+        match crate::parse_pool::run_bounded(move |_| {
+            let started = std::time::Instant::now();
+            let judgment = judge_page(&claim, &index, &url, &settings);
+            (judgment, started.elapsed())
+        })
+        .await
         {
-            Ok(judgment) => judgment,
+            Ok(done) => done,
             // Only a panic in the judge (or a runtime shutting down) gets here: the check fails
             // as a panic in it always did, and the verify role answers it with a block.
             Err(err) => panic!("judging the claim failed: {err}"),
@@ -427,6 +474,29 @@ fn fetch_issue(claim: &Claim, source_url: &str, outcome: &FetchOutcome) -> Issue
         evidence: format!("{source_url} - {}", describe(outcome)),
         // The advice of an unreadable source is written to follow a colon.
         recommendation: capitalized(recommendation),
+        claim_id: Some(claim.id.clone()),
+        source_url: Some(source_url.to_owned()),
+        element: None,
+        difference: None,
+    }
+}
+
+/// The finding of a claim left unjudged because its draft spent its judging time.
+fn over_budget_issue(claim: &Claim, source_url: &str, limit: std::time::Duration) -> Issue {
+    Issue {
+        severity: Severity::High,
+        issue_type: IssueType::Error,
+        claim: claim.text.clone(),
+        location: claim.location.to_string(),
+        problem: format!(
+            "The draft used up its judging time ({} ms, judge.max_draft_judge_ms) before this \
+             claim was judged: it is over a limit of what one draft may ask factgate to do",
+            limit.as_millis()
+        ),
+        evidence: format!("{source_url}: not judged"),
+        recommendation: "Split the article, or cite pages that state its figures more briefly; \
+                         the platform team can raise judge.max_draft_judge_ms"
+            .to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
         element: None,

@@ -306,7 +306,11 @@ async fn an_invisible_character_inside_a_figure_is_read_past() {
         let checked = check(&body, "127.0.0.1/32").await;
         let d = &checked.decision;
         assert_eq!(d.outcome, Outcome::Pass, "{written:?}: {:#?}", d.report);
-        assert_eq!(checked.results[0].verdict, Verdict::Supported, "{written:?}");
+        assert_eq!(
+            checked.results[0].verdict,
+            Verdict::Supported,
+            "{written:?}"
+        );
     }
 }
 

@@ -23,6 +23,7 @@ mod deploy;
 mod docs;
 mod documents;
 mod e2e_tansu;
+mod fairness;
 mod fetch;
 mod hostile;
 mod http2;

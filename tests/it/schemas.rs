@@ -362,6 +362,7 @@ fn values_built_in_rust_satisfy_the_schemas() {
         revision: 0,
         published_at: at(0),
         deadline: at(300),
+        extracted_at: Some(at(1)),
         content_digest: content_digest(b"body"),
         extraction: ExtractionOutcome::Ok {
             paragraphs: 5,
@@ -537,6 +538,10 @@ fn values_built_in_rust_satisfy_the_schemas() {
             },
             overridden_at: at(6),
         }),
+        arrived_late: Some(factgate_core::events::ArrivedLate {
+            by_ms: 660_000,
+            checking_began_at: at(660),
+        }),
     }
     .for_publication(manifest.draft_position);
     let json = serde_json::to_value(&decision).expect("serializes");
@@ -578,6 +583,7 @@ fn unreadable_draft_decision(bytes: &[u8]) -> Decision {
         content_digest: Some(content_digest(bytes)),
         run_id: None,
         override_applied: None,
+        arrived_late: None,
     }
 }
 

@@ -22,6 +22,10 @@ pub(super) struct Built {
     pub missing_checks: usize,
     /// Checks whose source could not be read for a technical reason.
     pub unjudged_sources: usize,
+    /// Checks whose source did not answer in the time the deadline left them.
+    pub deadline_timeouts: usize,
+    /// Claims left unjudged because their draft spent its judging time.
+    pub over_judging_budget: usize,
 }
 
 /// The issues of a claim's results `own`: as they are, but where a source contradicts it and
@@ -255,7 +259,12 @@ pub(super) fn build(check: &ArticleCheck<'_>, processing_time_seconds: f64) -> B
     let top_priorities = top_priorities(&issues);
     Built {
         missing_checks,
-        unjudged_sources: results.iter().filter(|r| unjudged(r)).count(),
+        unjudged_sources: results
+            .iter()
+            .filter(|r| unjudged(r) && !r.ran_out_of_deadline())
+            .count(),
+        deadline_timeouts: results.iter().filter(|r| r.ran_out_of_deadline()).count(),
+        over_judging_budget: results.iter().filter(|r| r.over_judging_budget()).count(),
         report: Report {
             recommendation: Recommendation::Reject,
             recommendation_reason: String::new(),
@@ -376,9 +385,17 @@ fn unfinished_issue(claim: &Claim, source_url: &str) -> Issue {
         issue_type: IssueType::Error,
         claim: claim.text.clone(),
         location: claim.location.to_string(),
-        problem: "The check of this source did not finish by the deadline".to_owned(),
-        evidence: format!("{source_url}: no result before the deadline"),
-        recommendation: "Publish the draft again, or check the source by hand".to_owned(),
+        problem: "factgate did not finish checking this source by the deadline: its checks ran \
+                  behind (a backlog of checks, or the source host's rate limit), so the source \
+                  was never judged"
+            .to_owned(),
+        evidence: format!(
+            "{source_url}: no result before the deadline (a source whose fetch times out is \
+             answered as one that could not be fetched)"
+        ),
+        recommendation: "Publish the draft again once factgate has caught up, or check the source \
+                         by hand"
+            .to_owned(),
         claim_id: Some(claim.id.clone()),
         source_url: Some(source_url.to_owned()),
         element: None,

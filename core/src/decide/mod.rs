@@ -101,11 +101,14 @@ pub fn decide(
     let processing = seconds_between(check.published_at, decided_at);
     let built = compose::build(check, processing);
     let mut reasons = strictness.blocking_reasons(&built.report.summary.severity_counts);
-    if !check.unfinished.is_empty() {
+    if !check.unfinished.is_empty() || built.deadline_timeouts > 0 {
         reasons.push(DecisionReason::DeadlineExceeded);
     }
     if built.unjudged_sources > 0 {
         reasons.push(DecisionReason::SourceUnjudgeable);
+    }
+    if built.over_judging_budget > 0 {
+        reasons.push(DecisionReason::LimitExceeded);
     }
     if built.missing_checks > 0 {
         reasons.push(DecisionReason::InternalError);
@@ -211,6 +214,7 @@ fn finish(
         content_digest: Some(content_digest.to_owned()),
         run_id: None,
         override_applied: None,
+        arrived_late: None,
     }
 }
 

@@ -204,7 +204,28 @@ pub struct ClaimResult {
     pub draft_position: Option<DraftPosition>,
 }
 
+/// How a verify role's answer opens when the source did not answer in the time the draft's
+/// deadline left for its check: the source's time ran out, not factgate's.
+pub const DEADLINE_TIMEOUT_REASON: &str =
+    "the source did not answer within the time the draft's deadline left for its check";
+
+/// How a verify role's answer opens when the claim's draft had spent its judging time
+/// (`judge.max_draft_judge_ms`) before the claim was judged: the draft blocks `limit_exceeded`.
+pub const JUDGING_BUDGET_REASON: &str = "not judged: the draft used up its judging time";
+
 impl ClaimResult {
+    /// Whether the claim was left unjudged because its draft had spent its judging time.
+    pub fn over_judging_budget(&self) -> bool {
+        self.reason.starts_with(JUDGING_BUDGET_REASON)
+    }
+
+    /// Whether the check ran out of the time the deadline left it, the source not answering:
+    /// the article blocks `deadline_exceeded`, the finding blaming the source.
+    pub fn ran_out_of_deadline(&self) -> bool {
+        self.fetch_status == FetchStatus::Timeout
+            && self.reason.starts_with(DEADLINE_TIMEOUT_REASON)
+    }
+
     /// The (claim, source) pair this result answers.
     pub fn check_key(&self) -> CheckKey {
         CheckKey {

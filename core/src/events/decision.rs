@@ -160,6 +160,33 @@ pub struct Decision {
     /// it overrides, who, why, and the finding waived. Absent from decisions the checks made.
     #[serde(rename = "override", default, skip_serializing_if = "Option::is_none")]
     pub override_applied: Option<super::overrides::AppliedOverride>,
+    /// Set when the draft reached factgate later than its verification time after publication
+    /// (a backlog): it was checked on its merits, with a deadline from when checking began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrived_late: Option<ArrivedLate>,
+}
+
+/// How late a draft reached factgate: from its `published_at` to when checking began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivedLate {
+    pub by_ms: u64,
+    pub checking_began_at: DateTime<Utc>,
+}
+
+impl ArrivedLate {
+    /// How late, in words: "11 minutes", "2 hours 5 minutes", "40 seconds".
+    pub fn in_words(&self) -> String {
+        let seconds = self.by_ms / 1000;
+        let (hours, minutes, secs) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+        let unit = |n: u64, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+        match (hours, minutes) {
+            (0, 0) => unit(secs, "second"),
+            (0, m) => unit(m, "minute"),
+            (h, 0) => unit(h, "hour"),
+            (h, m) => format!("{} {}", unit(h, "hour"), unit(m, "minute")),
+        }
+    }
 }
 
 impl Decision {

@@ -390,6 +390,7 @@ mod tests {
             revision: 1,
             published_at: Utc::now(),
             deadline: Utc::now(),
+            extracted_at: None,
             content_digest: "0".repeat(64),
             extraction: ExtractionOutcome::Ok {
                 paragraphs: claims.len(),

@@ -56,9 +56,15 @@ pub struct ArticleManifest {
     pub revision: u64,
     /// The draft's event time.
     pub published_at: DateTime<Utc>,
-    /// When the join blocks the draft if results are still missing: `published_at` plus the
-    /// configured verification time.
+    /// When the join blocks the draft if results are still missing: the moment checking began
+    /// (or `published_at`, under `join.deadline_from = "published"`) plus the configured
+    /// verification time.
     pub deadline: DateTime<Utc>,
+    /// When extract read the draft: checking began then. Later than `published_at` by more than
+    /// the verification time, the draft arrived late (a backlog after an outage), and its
+    /// decision says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extracted_at: Option<DateTime<Utc>>,
     /// The digest of the draft's content ([`super::content_digest`]), from which the decision id
     /// is derived.
     pub content_digest: String,

@@ -56,10 +56,13 @@ mod report;
 mod trace;
 mod version;
 
-pub use check::{CheckKey, ClaimResult, Evidence, FetchStatus, VerifyRequest};
+pub use check::{
+    CheckKey, ClaimResult, DEADLINE_TIMEOUT_REASON, Evidence, FetchStatus, JUDGING_BUDGET_REASON,
+    VerifyRequest,
+};
 pub use decision::{
-    Decision, DecisionReason, content_digest, decision_id, decision_id_at, decision_id_for_run,
-    draft_content_digest,
+    ArrivedLate, Decision, DecisionReason, content_digest, decision_id, decision_id_at,
+    decision_id_for_run, draft_content_digest,
 };
 pub use draft::{
     DraftError, DraftEvent, MAX_ARTICLE_ID_BYTES, RecoveredId, recover_article_id, recover_from_key,

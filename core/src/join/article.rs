@@ -193,6 +193,29 @@ impl PendingArticle {
     /// results and the checks still unfinished (non-empty only at the deadline) go to
     /// [`decide`]. The decision answers the manifest's publication.
     pub(crate) fn decide(&self, strictness: Strictness, now: DateTime<Utc>) -> Decision {
+        let mut decision = self.decide_on_time(strictness, now);
+        if let Some(late) = arrived_late(&self.manifest) {
+            let words = if self.manifest.deadline > late.checking_began_at {
+                format!(
+                    " This draft reached factgate {} after it was published (a backlog); it was \
+                     checked on its merits, with a deadline of its own from when checking began.",
+                    late.in_words()
+                )
+            } else {
+                format!(
+                    " This draft reached factgate {} after it was published (a backlog), past \
+                     its deadline counted from publication (join.deadline_from = \"published\"): \
+                     publish it again to have it checked.",
+                    late.in_words()
+                )
+            };
+            decision.report.recommendation_reason.push_str(&words);
+            decision.arrived_late = Some(late);
+        }
+        decision
+    }
+
+    fn decide_on_time(&self, strictness: Strictness, now: DateTime<Utc>) -> Decision {
         let m = &self.manifest;
         let not_checked = |reason, message: &str| {
             decide_not_checked(
@@ -236,6 +259,19 @@ impl PendingArticle {
         };
         decide(&check, strictness, now).for_publication(m.draft_position)
     }
+}
+
+/// How late `manifest`'s draft reached factgate, when it did: checking began later after
+/// publication than the verification time its deadline then gave it (under
+/// `join.deadline_from = "published"` the deadline had already passed).
+pub(crate) fn arrived_late(manifest: &ArticleManifest) -> Option<crate::events::ArrivedLate> {
+    let began = manifest.extracted_at?;
+    let late = began - manifest.published_at;
+    let allowed = manifest.deadline - began;
+    (late > allowed.max(chrono::TimeDelta::zero())).then(|| crate::events::ArrivedLate {
+        by_ms: u64::try_from(late.num_milliseconds()).unwrap_or(0),
+        checking_began_at: began,
+    })
 }
 
 /// Blocks `manifest`'s revision because a newer revision of the article is known.
