@@ -198,10 +198,13 @@ fn drafts(prefix: &str, kinds: &[Kind], origin: &str, lag: bool) -> Vec<TestDraf
 // ---------------------------------------------------------------------------------------------
 // The broker, the configuration and the roles
 
+/// Deadlines count from publication here (event time), so the slow-source draft, published
+/// [`SLOW_DRAFT_REMAINING`] short of its deadline, reaches it quickly while the others keep the
+/// generous one.
 fn config(bootstrap: &str) -> Config {
     crate::support::pipeline::mock_cluster_config(
         bootstrap,
-        &format!("[join]\ndeadline_ms = {DEADLINE_MS}\n"),
+        &format!("[join]\ndeadline_ms = {DEADLINE_MS}\ndeadline_from = \"published\"\n"),
     )
 }
 
@@ -894,8 +897,14 @@ async fn a_backlog_published_while_factgate_was_down_is_checked_on_its_merits() 
     let kinds = [Kind::Clean, Kind::WrongFigure, Kind::Clean];
     let ago = chrono::Duration::minutes(11);
 
-    // Down: the drafts wait on the topic; then factgate starts and reads them.
-    let (_broker, config, origin) = setup().await;
+    // Down: the drafts wait on the topic; then factgate starts and reads them. The default
+    // counts deadlines from when checking begins.
+    let (_broker, mut config, origin) = setup().await;
+    assert_eq!(
+        Config::default().join.deadline_from,
+        factgate::config::DeadlineFrom::Extracted
+    );
+    config.join.deadline_from = factgate::config::DeadlineFrom::Extracted;
     assert!(
         config.join.deadline_ms < 120_000,
         "eleven minutes late is late"
@@ -929,8 +938,11 @@ async fn a_backlog_published_while_factgate_was_down_is_checked_on_its_merits() 
     roles.stop().await;
 
     // Strict event time: a year-old archive replayed is past its deadline, blocked at once.
-    let (_broker, mut config, origin) = setup().await;
-    config.join.deadline_from = factgate::config::DeadlineFrom::Published;
+    let (_broker, config, origin) = setup().await;
+    assert_eq!(
+        config.join.deadline_from,
+        factgate::config::DeadlineFrom::Published
+    );
     let roles = start_roles(&config, &Role::ALL).await;
     let reader = outside_reader(&config, &config.kafka.topics.decisions, "cms");
     let old: Vec<TestDraft> = drafts("archive-live", &kinds, &origin, false)
