@@ -70,7 +70,9 @@ pub fn http_login_throttled(
     retry_after_s: u64,
 ) {
     crate::metrics::metrics().http_logins_throttled.inc();
-    tracing::warn!(
+    // Counted, and logged at debug: a guesser's every try would flood the log at warn; each
+    // failure that earned the wait was logged at warn already.
+    tracing::debug!(
         name_tried = name.map(tracing::field::debug),
         client = address.map(tracing::field::display),
         retry_after_s,
