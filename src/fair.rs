@@ -50,6 +50,24 @@ impl Drop for Admitted<'_> {
     }
 }
 
+/// Work waiting for its turn: dropped before it is admitted, it gives back a place already handed
+/// to it.
+struct Waiting<'g> {
+    gate: &'g FairGate,
+    turn: Option<oneshot::Receiver<()>>,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if let Some(mut turn) = self.turn.take() {
+            turn.close();
+            if turn.try_recv().is_ok() {
+                self.gate.release();
+            }
+        }
+    }
+}
+
 impl FairGate {
     /// A gate letting `slots` pieces of work through at once.
     pub fn new(slots: usize) -> FairGate {
@@ -86,7 +104,16 @@ impl FairGate {
             rx
         };
         // The place is handed over by `release`; a sender dropped without one (never) admits.
-        let _ = turn.await;
+        // A caller that gives up (its deadline passed) after the place was handed to it gives
+        // the place back, or the gate would lose it for good.
+        let mut waiting = Waiting {
+            gate: self,
+            turn: Some(turn),
+        };
+        if let Some(turn) = waiting.turn.as_mut() {
+            let _ = turn.await;
+        }
+        waiting.turn = None;
         Admitted { gate: self }
     }
 
@@ -219,6 +246,26 @@ mod tests {
             clean_at <= 1,
             "the clean draft waited behind the heavy one's queue: {served:?}"
         );
+    }
+
+    /// A caller that gives up after its turn came (its deadline passed before it ran) gives the
+    /// place back: the next caller is admitted at once.
+    #[tokio::test]
+    async fn a_turn_handed_to_a_caller_that_left_is_given_back() {
+        let gate = FairGate::new(1);
+        let a: Owner = ("a".into(), 1);
+        let b: Owner = ("b".into(), 1);
+        let first = gate.admit(&a).await;
+        let mut waiting = Box::pin(gate.admit(&b));
+        assert!(
+            futures::poll!(waiting.as_mut()).is_pending(),
+            "b waits its turn"
+        );
+        drop(first);
+        // b's turn is handed over, but b left before taking it.
+        drop(waiting);
+        let next = tokio::time::timeout(Duration::from_secs(5), gate.admit(&a)).await;
+        assert!(next.is_ok(), "the place handed to b was lost");
     }
 
     #[test]
