@@ -31,8 +31,9 @@
 //!    true backs it.
 //! 3. The source states the same fact otherwise ([`elements`]): a figure more than
 //!    `figure_high_tolerance` off the page's figure for the same thing, or who said it, the
-//!    direction, a negation, the unit, the date. Refuted, high, with the aligned sentence as
-//!    evidence and the element that differs.
+//!    direction (against the page's words, a table row's signed change, or the claim's own two
+//!    figures where the page gives both: "rose from 214 to 171"), a negation, the unit, the
+//!    date. Refuted, high, with the aligned sentence as evidence and the element that differs.
 //! 4. A statistic of the claim the page never gives, in any form ([`elements::presence`]): it does
 //!    not come from this source. Unconfirmed, high, as an unsourced statistic is.
 //! 5. A figure between `figure_medium_tolerance` and `figure_high_tolerance` off the page's figure

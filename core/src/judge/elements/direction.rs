@@ -423,3 +423,247 @@ pub(crate) fn figure_direction(a: &Alignment<'_>) -> Option<Finding> {
     }
     None
 }
+
+/// Whether the figure at token `at` of `t` is a rank ("10th", "3rd"): a lower rank number is a
+/// higher place, so a rank's figures say nothing of which way an amount went.
+fn is_rank(t: &Text, f: &crate::model::Figure, at: usize) -> bool {
+    let ordinal = |s: &str| {
+        let s = s.to_ascii_lowercase();
+        ["st", "nd", "rd", "th"].iter().any(|end| {
+            s.strip_suffix(end)
+                .is_some_and(|n| n.ends_with(|c: char| c.is_ascii_digit()))
+        })
+    };
+    ordinal(&f.text)
+        || matches!(t.lower(at + 1), "st" | "nd" | "rd" | "th" | "place")
+        || t.text()
+            .split_whitespace()
+            .any(|w| ordinal(w.trim_matches(|c: char| !c.is_alphanumeric())) && w.contains(&f.text))
+}
+
+/// The claim's direction word against its own two figures: "rose by a fifth, from 214 to 171",
+/// "402 homes …, up from 455", "increased to 402 from 455". The figures say which way the
+/// amount went; where the page gives both, a word the other way is refuted, the page's figures
+/// quoted. A figure that is itself the start of another comparison ("12, up from 8 … but down
+/// from 15") is left alone.
+pub(crate) fn own_figures_direction(a: &Alignment<'_>) -> Option<Finding> {
+    use super::figure::{relative_error, same_kind};
+    let claim = &a.claim;
+    let figs: Vec<(&crate::model::Figure, usize)> = claim
+        .figures
+        .iter()
+        .filter(|(f, at)| f.unit != Unit::Year && !is_rank(claim, f, *at))
+        .map(|(f, at)| (f, *at))
+        .collect();
+    let amount = |j: usize| {
+        claim
+            .directions(j)
+            .iter()
+            .find(|d| d.0 == Axis::Amount)
+            .map(|d| d.1)
+            .filter(|_| !not_a_direction(claim, j))
+    };
+    let ends_search = |j: usize| {
+        matches!(claim.lower(j), ";" | "." | "from")
+            || crate::judge::text::CLAUSE_WORDS.contains(&claim.lower(j))
+    };
+    let in_figure = claim.figure_tokens_where(|_| true);
+    for &(start, at) in &figs {
+        if at == 0 || claim.lower(at - 1) != "from" {
+            continue;
+        }
+        let from_word = at - 1;
+        // "from A to B": the figure after A, with "to" before it, a few words on.
+        let to_after = figs
+            .iter()
+            .find(|(f, bt)| {
+                *bt > at
+                    && *bt <= at + 6
+                    && claim.lower(bt - 1) == "to"
+                    && same_kind(start, f)
+                    && !figs.iter().any(|(_, mid)| *mid > at && mid < bt)
+            })
+            .copied();
+        // The direction word: the nearest before "from", with nothing between but the size of
+        // the change ("rose by a fifth, from") or the end it went to ("fell to 402 from"): "fell
+        // in a narrow band from 2.9 to 3.0" is a range, not a movement.
+        let word = (from_word.saturating_sub(8)..from_word)
+            .rev()
+            .take_while(|&j| {
+                !ends_search(j)
+                    && (amount(j).is_some()
+                        || in_figure.contains(&j)
+                        || matches!(
+                            claim.lower(j),
+                            "," | "by"
+                                | "a"
+                                | "an"
+                                | "to"
+                                | "back"
+                                | "again"
+                                | "further"
+                                | "sharply"
+                                | "slightly"
+                                | "steadily"
+                                | "markedly"
+                                | "about"
+                                | "around"
+                                | "almost"
+                                | "nearly"
+                                | "some"
+                                | "just"
+                        ))
+            })
+            .find_map(|j| amount(j).map(|p| (j, p)));
+        let Some((w, polarity)) = word else {
+            continue;
+        };
+        let end = if let Some(b) = to_after {
+            Some(b)
+        } else if let Some(b) = figs.iter().find(|(f, bt)| {
+            *bt > w && *bt < from_word && claim.lower(bt - 1) == "to" && same_kind(start, f)
+        }) {
+            // "increased to B from A".
+            Some(*b)
+        } else if w + 1 == from_word {
+            // "B …, up from A": the one figure of A's kind before the word in its stretch of
+            // the sentence, unless it is itself one end of a comparison, or another direction
+            // word stands between. Two such figures ("1.25 million 999 calls, up from 1.2
+            // million") leave which one went up unread.
+            let stretch_start = (0..w).rev().find(|&j| ends_search(j)).map_or(0, |j| j + 1);
+            let before: Vec<_> = figs
+                .iter()
+                .filter(|(f, bt)| *bt >= stretch_start && *bt < w && same_kind(start, f))
+                .collect();
+            match before.as_slice() {
+                [(f, bt)]
+                    if !matches!(claim.lower(bt.saturating_sub(1)), "from" | "to")
+                        && !(*bt + 1..w).any(|j| amount(j).is_some()) =>
+                {
+                    Some((*f, *bt))
+                }
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let Some((to, _)) = end else {
+            continue;
+        };
+        if relative_error(to.value, start.value) <= 0.005 || (to.value > start.value) == polarity {
+            continue;
+        }
+        if let Some(found) = refuted_by_own_figures(a, w, start, to) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// The finding for a direction word `w` against the claim's move from `start` to `to`, when
+/// the page gives both figures: the sentence that gives both is quoted, else the one giving the
+/// later figure.
+fn refuted_by_own_figures(
+    a: &Alignment<'_>,
+    w: usize,
+    start: &crate::model::Figure,
+    to: &crate::model::Figure,
+) -> Option<Finding> {
+    use super::figure::{relative_error, same_kind};
+    let claim = &a.claim;
+    // Both figures are the page's: the sentence that gives both, else the one giving the
+    // later figure.
+    let gives = |s: &Text, v: &crate::model::Figure| {
+        s.figures
+            .iter()
+            .any(|(f, _)| same_kind(v, f) && relative_error(v.value, f.value) <= 0.005)
+    };
+    let sentences = a.page.sentences();
+    if !sentences.iter().any(|s| gives(s, start)) {
+        return None;
+    }
+    let s = sentences
+        .iter()
+        .find(|s| gives(s, start) && gives(s, to))
+        .or_else(|| sentences.iter().find(|s| gives(s, to)))?;
+    let went = if to.value > start.value {
+        "a rise"
+    } else {
+        "a fall"
+    };
+    Some(Finding {
+        element: ClaimElement::Direction,
+        contradiction: true,
+        strong: false,
+        review_only: false,
+        problem: format!(
+            "The claim says \u{201C}{}\u{201D}, but from {} to {} is {went}, as the source's \
+             figures show",
+            phrase_with_negation(claim, w),
+            start.text,
+            to.text
+        ),
+        correction: Some(format!(
+            "the source says: \u{201C}{}\u{201D}",
+            s.text().trim()
+        )),
+        sentence: None,
+    })
+}
+
+/// A table's signed change for the row the claim names ("Drug offences, Change: +8.7%.")
+/// against the claim's change for that row ("Drug offences fell by 8.7 per cent"): the sign says
+/// which way the row went. Refuted when a signed cell of a named row has the claim's value and
+/// the other sign, and none has it with the claim's.
+pub(crate) fn table_change_direction(a: &Alignment<'_>) -> Option<Finding> {
+    use super::figure::{comparable, relative_error};
+    let claim = &a.claim;
+    let cells = super::specifics::table_cells(a.page);
+    if cells.is_empty() {
+        return None;
+    }
+    let claim_lower = claim.text().to_lowercase();
+    for (c, at) in claim.figures.iter() {
+        if c.unit == Unit::Year || c.value == 0.0 {
+            continue;
+        }
+        let Some((word, ours)) = figure_direction_word(claim, *at) else {
+            continue;
+        };
+        if not_a_direction(claim, word) {
+            continue;
+        }
+        let signed = cells.iter().filter(|cell| {
+            cell.text.starts_with(['+', '-', '\u{2212}'])
+                && super::table::names_row(&claim_lower, cell.label)
+                && relative_error(cell.value.abs(), c.value) <= 0.005
+                && crate::text::figures::parse_figures(cell.text)
+                    .first()
+                    .is_some_and(|f| comparable(c, f))
+        });
+        let (agree, against): (Vec<_>, Vec<_>) =
+            signed.partition(|cell| (cell.value > 0.0) == ours);
+        let Some(cell) = against.first().filter(|_| agree.is_empty()) else {
+            continue;
+        };
+        return Some(Finding {
+            element: ClaimElement::Direction,
+            contradiction: true,
+            strong: false,
+            review_only: false,
+            problem: format!(
+                "The claim says \u{201C}{}\u{201D} where the source's table gives {} a change \
+                 of {}",
+                phrase_with_negation(claim, word),
+                cell.label,
+                cell.text
+            ),
+            correction: Some(format!(
+                "the source says: \u{201C}{}, {}: {}\u{201D}",
+                cell.label, cell.header, cell.text
+            )),
+            sentence: None,
+        });
+    }
+    None
+}

@@ -2,7 +2,9 @@
 //! element at a time. Each file compares one element and says, in its findings, why:
 //!
 //! - [`direction`]: a word on an axis of [`lexicon::directions`] ("rose", "approved", "won")
-//!   against the aligned clause's word on the same axis, each flipped by a negation before it;
+//!   against the aligned clause's word on the same axis, each flipped by a negation before it,
+//!   against a table row's signed change ("Change: +8.7%"), and against the claim's own two
+//!   figures ("up from 455" after 402) where the page gives both;
 //! - [`negation`]: a predicate the claim negates and the source states plainly, or the reverse,
 //!   and a statement one side denies as a whole;
 //! - [`figure`]: a figure against the page's figure for the same fact (the same subject and
@@ -76,6 +78,8 @@ pub fn findings(a: &Alignment<'_>) -> Vec<Finding> {
     out.extend(a.speaker());
     out.extend(a.direction());
     out.extend(direction::figure_direction(a));
+    out.extend(direction::own_figures_direction(a));
+    out.extend(direction::table_change_direction(a));
     out.extend(a.negation());
     // (the subject of a figure is compared by `figure::same_fact`)
     out.extend(a.units());

@@ -167,7 +167,7 @@ fn name_position(claim: &str, label: &str) -> Option<usize> {
 }
 
 /// Whether `claim_lower` names the row `label`, as whole words.
-fn names_row(claim_lower: &str, label: &str) -> bool {
+pub(crate) fn names_row(claim_lower: &str, label: &str) -> bool {
     let l = label.to_lowercase();
     l.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_ROW_LABEL_CHARS
         && l.chars().any(char::is_alphabetic)

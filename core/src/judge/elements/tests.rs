@@ -1359,3 +1359,87 @@ fn a_figure_of_another_row_of_the_table_contradicts_the_claims_row() {
         assert_ne!(element, Some(ClaimElement::Subject), "{claim}");
     }
 }
+
+/// A claim whose direction word goes against its own figures ("rose … from 214 to 171", "402,
+/// up from 455") is wrong on its face where the source gives both figures: the direction is
+/// refuted, whichever way the claim orders the two. The same figures said the right way, ranks,
+/// and a sentence with two comparisons are left alone.
+#[test]
+fn a_direction_against_the_claims_own_figures_is_refuted() {
+    let source = "The force employed 171 PCSOs in March 2025, compared with 214 a year earlier. \
+        It let 402 homes in 2024-25 (455 in 2023-24). Spending is £2.36m, against £1.87m \
+        last year. Turnout was 38.9% in 2021 and 41.2% in 2025. The club was 10th in 2024 \
+        and 3rd in 2025. Sales were 12 in 2025, 8 in 2019 and 15 in 2024. \
+        Newer homes reached 3.1; the rest were 2.9 and 3.0. Calls answered: 1,203,400 and \
+        1,247,900.";
+    for wrong in [
+        "PCSO numbers rose by a fifth, from 214 to 171.",
+        "The council let 402 homes in 2024-25, up from 455 the year before.",
+        "Lettings increased to 402 from 455.",
+        "Spending will be £2.36m, down from £1.87m last year.",
+        "Turnout climbed from 41.2% to 38.9%.",
+    ] {
+        let got = findings(wrong, source);
+        assert!(
+            got.iter()
+                .any(|f| f.element == ClaimElement::Direction && f.contradiction),
+            "{wrong}: {got:?}"
+        );
+    }
+    for right in [
+        "PCSO numbers fell by a fifth, from 214 to 171.",
+        "The council let 402 homes in 2024-25, down from 455 the year before.",
+        "Lettings fell to 402 from 455.",
+        "Spending will be £2.36m, up from £1.87m last year.",
+        "Turnout climbed from 38.9% to 41.2%.",
+        "The club rose from 10th to 3rd.",
+        "Sales were 12, up from 8 in 2019 but down from 15 last year.",
+        "Newer homes managed 3.1, and those in between fell in a narrow band from 2.9 to 3.0.",
+        "The service answered 1.25 million 999 calls, up from 1.2 million.",
+    ] {
+        let got = findings(right, source);
+        assert!(
+            !got.iter().any(|f| f.element == ClaimElement::Direction),
+            "{right}: {got:?}"
+        );
+    }
+}
+
+/// A table's signed change ("Drug offences, Change: +8.7%") says which way the row went: a
+/// claim giving that row the change the other way is refuted; the row's own way, or another
+/// row's change, is not.
+#[test]
+fn a_tables_signed_change_settles_the_direction() {
+    let source = "Offences by type\n\n\
+        Drug offences, 2023-24: 2,930.\n\n\
+        Drug offences, 2024-25: 3,184.\n\n\
+        Drug offences, Change: +8.7%.\n\n\
+        Violence against the person, 2023-24: 20,118.\n\n\
+        Violence against the person, 2024-25: 19,514.\n\n\
+        Violence against the person, Change: -3.0%.";
+    for wrong in [
+        "Drug offences fell by 8.7 per cent.",
+        "Drug offences were down 8.7%.",
+        "There was an 8.7% decrease in drug offences.",
+        "Violence against the person rose by 3 per cent.",
+    ] {
+        let got = findings(wrong, source);
+        assert!(
+            got.iter()
+                .any(|f| f.element == ClaimElement::Direction && f.contradiction),
+            "{wrong}: {got:?}"
+        );
+    }
+    for right in [
+        "Drug offences rose by 8.7 per cent.",
+        "Drug offences were up 8.7%.",
+        "Violence against the person fell by 3 per cent.",
+        "Violence against the person was down 3.0%.",
+    ] {
+        let got = findings(right, source);
+        assert!(
+            !got.iter().any(|f| f.element == ClaimElement::Direction),
+            "{right}: {got:?}"
+        );
+    }
+}
