@@ -149,18 +149,22 @@ fn issue_kind(issue: &Issue, reasons: &[DecisionReason]) -> FindingKind {
 
 /// The findings of one decision: one per issue of its report.
 pub fn findings(decision: &Decision) -> Vec<Finding> {
-    decision
-        .report
-        .issues
-        .iter()
-        .map(|issue| Finding {
+    let mut out: Vec<Finding> = Vec::new();
+    for issue in &decision.report.issues {
+        let finding = Finding {
             kind: issue_kind(issue, &decision.reasons),
             severity: issue.severity,
             claim_id: issue.claim_id.clone(),
             source_url: issue.source_url.clone(),
             problem: issue.problem.clone(),
-        })
-        .collect()
+        };
+        // A report can list one problem of a claim and source twice (a claim judged against
+        // a source that backs it twice): it is one finding, new or resolved once.
+        if !out.iter().any(|f| f.identity() == finding.identity()) {
+            out.push(finding);
+        }
+    }
+    out
 }
 
 /// The claims whose source says something else now: the same (claim, source) was read both

@@ -159,38 +159,41 @@ impl RunReport {
                 ));
             }
         }
-        let changed: Vec<&ArticleDiff> = self
+        // Articles whose outcome changed (or that had no live decision), then articles whose
+        // outcome is the same but whose findings differ: an unchanged article is never listed
+        // as changed.
+        let outcome_changed: Vec<&ArticleDiff> = self
+            .articles
+            .iter()
+            .filter(|a| a.change != Change::Unchanged)
+            .collect();
+        let findings_changed: Vec<&ArticleDiff> = self
             .articles
             .iter()
             .filter(|a| {
-                a.change != Change::Unchanged
-                    || !a.new_findings.is_empty()
-                    || !a.resolved_findings.is_empty()
+                a.change == Change::Unchanged
+                    && (!a.new_findings.is_empty() || !a.resolved_findings.is_empty())
             })
             .collect();
-        if !changed.is_empty() {
-            out.push_str(
-                "\n## Changed articles\n\n| article | live | now | change | new findings | resolved |\n|---|---|---|---|---|---|\n",
-            );
-            for a in changed {
-                let list = |findings: &[Finding]| {
-                    findings
-                        .iter()
-                        .map(|f| match &f.source_url {
-                            Some(url) => format!("{} ({})", f.kind.as_str(), cell(url)),
-                            None => f.kind.as_str().to_owned(),
-                        })
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                };
+        for (heading, articles) in [
+            ("Changed articles", outcome_changed),
+            ("Same outcome, findings changed", findings_changed),
+        ] {
+            if articles.is_empty() {
+                continue;
+            }
+            out.push_str(&format!(
+                "\n## {heading}\n\n| article | live | now | change | new findings | resolved |\n|---|---|---|---|---|---|\n"
+            ));
+            for a in articles {
                 out.push_str(&format!(
                     "| {} | {} | {} | {} | {} | {} |\n",
                     cell(&a.article_id),
                     a.live.as_ref().map(|l| outcome(l.outcome)).unwrap_or("—"),
                     outcome(a.recheck.outcome),
                     a.change.as_str(),
-                    list(&a.new_findings),
-                    list(&a.resolved_findings)
+                    finding_list(&a.new_findings),
+                    finding_list(&a.resolved_findings)
                 ));
             }
         }
@@ -230,6 +233,30 @@ fn reasons(reasons: &[factgate_core::events::DecisionReason]) -> String {
         .join(";")
 }
 
+/// Findings for a Markdown cell: each kind with its source, once, with a count where several
+/// claims share it ("figure_mismatch ×2 (https://…)").
+fn finding_list(findings: &[Finding]) -> String {
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for f in findings {
+        let label = match &f.source_url {
+            Some(url) => format!("{} ({})", f.kind.as_str(), cell(url)),
+            None => f.kind.as_str().to_owned(),
+        };
+        match seen.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((label, 1)),
+        }
+    }
+    seen.into_iter()
+        .map(|(label, n)| match (n, label.split_once(" (")) {
+            (1, _) => label,
+            (n, Some((kind, rest))) => format!("{kind} \u{d7}{n} ({rest}"),
+            (n, None) => format!("{label} \u{d7}{n}"),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// Text safe in a Markdown table cell: no pipe or line break ends the cell early.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
@@ -255,6 +282,109 @@ mod tests {
         );
         assert!(ReportFormat::from_path(Path::new("r.txt")).is_err());
         assert!(ReportFormat::from_path(Path::new("report")).is_err());
+    }
+
+    fn decision(
+        article: &str,
+        outcome: factgate_core::events::Outcome,
+        issues: &[(&str, &str)],
+    ) -> factgate_core::events::Decision {
+        use factgate_core::events::{DecisionReason, Issue, IssueType, Outcome, content_digest};
+        use factgate_core::model::Severity;
+        let mut d = factgate_core::decide::decide_not_checked(
+            article,
+            Some(1),
+            &content_digest(b"x"),
+            DecisionReason::HighSeverityIssue,
+            "x",
+            None,
+            Utc::now(),
+        );
+        d.outcome = outcome;
+        if outcome == Outcome::Pass {
+            d.reasons.clear();
+        }
+        d.report.issues = issues
+            .iter()
+            .map(|(claim, url)| Issue {
+                severity: Severity::High,
+                issue_type: IssueType::FigureMismatch,
+                claim: "Sales rose 4%.".into(),
+                location: "paragraph 1".into(),
+                problem: "The claim says 4% where the source says 9%".into(),
+                evidence: String::new(),
+                recommendation: String::new(),
+                claim_id: Some((*claim).into()),
+                source_url: Some((*url).into()),
+                element: None,
+                difference: None,
+            })
+            .collect();
+        d
+    }
+
+    /// The Markdown report lists an article whose outcome is the same under its own heading,
+    /// never under "Changed articles", and a finding once (with a count where two claims share
+    /// its kind and source).
+    #[test]
+    fn the_markdown_report_tells_changed_outcomes_from_changed_findings() {
+        use factgate_core::events::Outcome;
+        let url = "http://127.0.0.1/stats";
+        let fixed = super::super::diff::compare(
+            Some(&decision(
+                "fixed-1",
+                Outcome::Block,
+                &[("c1", url), ("c2", url), ("c2", url)],
+            )),
+            &decision("fixed-1", Outcome::Pass, &[]),
+        );
+        let same = super::super::diff::compare(
+            Some(&decision("same-1", Outcome::Block, &[("c1", url)])),
+            &decision("same-1", Outcome::Block, &[("c1", url), ("c3", url)]),
+        );
+        let untouched = super::super::diff::compare(
+            Some(&decision("untouched-1", Outcome::Pass, &[])),
+            &decision("untouched-1", Outcome::Pass, &[]),
+        );
+        let diffs = vec![fixed, same, untouched];
+        let report = RunReport {
+            run_id: "r1".into(),
+            scope: RunScope {
+                schema_version: "recheck_run.v1".into(),
+                run_id: "r1".into(),
+                started_at: Utc::now(),
+                drafts_topic: "drafts.published".into(),
+                end_offsets: std::collections::BTreeMap::new(),
+                since: None,
+                until: None,
+                articles: Vec::new(),
+                sections: Vec::new(),
+            },
+            finished_at: Utc::now(),
+            summary: Summary::of(3, &diffs),
+            missing_articles: Vec::new(),
+            unidentified_drafts: 0,
+            articles: diffs,
+        };
+        let md = report.render(ReportFormat::Markdown);
+        let (changed, rest) = md
+            .split_once("## Changed articles")
+            .and_then(|(_, after)| after.split_once("## Same outcome, findings changed"))
+            .expect("both headings, changed first");
+        assert!(
+            changed.contains("| fixed-1 | block | pass | fixed |"),
+            "{md}"
+        );
+        assert!(
+            changed.contains(&format!("figure_mismatch \u{d7}2 ({url})")),
+            "two claims' findings, counted once each: {md}"
+        );
+        assert!(!changed.contains("same-1"), "{md}");
+        assert!(
+            rest.contains("| same-1 | block | block | unchanged |"),
+            "{md}"
+        );
+        assert!(!md.contains("untouched-1"), "{md}");
     }
 
     #[test]
