@@ -341,18 +341,24 @@ pub async fn require(State(login): State<Login>, mut request: Request, next: Nex
     } else {
         Vec::new()
     };
+    let page = wants_page(&request);
     if let Some(wait) = login.throttle.wait(&who) {
         let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
         crate::internal_events::http_login_throttled(name.as_deref(), address, seconds);
-        return (
+        let why = format!(
+            "Too many failed logins from this address or for this name: try again in {seconds} \
+             seconds."
+        );
+        let mut response = refusal(
             StatusCode::TOO_MANY_REQUESTS,
-            [(header::RETRY_AFTER, seconds.to_string())],
-            format!(
-                "too many failed logins from this address or for this name: try again in \
-                 {seconds} seconds\n"
-            ),
-        )
-            .into_response();
+            "Too many failed logins",
+            &why,
+            page,
+        );
+        if let Ok(value) = header::HeaderValue::from_str(&seconds.to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        return response;
     }
     match login.editor(request.headers()) {
         Some(editor) => {
@@ -367,21 +373,60 @@ pub async fn require(State(login): State<Login>, mut request: Request, next: Nex
             } else {
                 crate::internal_events::http_login_refused(false);
             }
-            let why = if login.is_configured() {
-                "log in: a bearer token, Basic credentials, or your newsroom's sign-in\n"
+            let why = if !login.is_configured() {
+                "No login is configured on this factgate ([http.auth]), so nothing is served \
+                 here until whoever runs it sets one."
+            } else if tried {
+                "The name and password (or token) were not accepted. Reload this page to enter \
+                 them again; after several failed tries factgate waits a while before it \
+                 accepts another. No login of your own? Ask whoever runs factgate: logins are \
+                 set in its [http.auth] credentials."
             } else {
-                "no login is configured on this factgate ([http.auth]), so nothing is served here\n"
+                "This page needs your newsroom login: reload it and enter your name and password \
+                 when the browser asks, or send a bearer token. No login of your own? Ask \
+                 whoever runs factgate: logins are set in its [http.auth] credentials."
             };
-            (
-                StatusCode::UNAUTHORIZED,
-                [(
-                    header::WWW_AUTHENTICATE,
-                    "Basic realm=\"factgate\", charset=\"UTF-8\"",
-                )],
-                why,
-            )
-                .into_response()
+            let why = if page || !login.is_configured() {
+                why
+            } else if tried {
+                "The credentials were not accepted: send a valid bearer token or Basic \
+                 credentials."
+            } else {
+                "This API needs a login: send a bearer token or Basic credentials."
+            };
+            let mut response = refusal(StatusCode::UNAUTHORIZED, "Log in to factgate", why, page);
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                header::HeaderValue::from_static("Basic realm=\"factgate\", charset=\"UTF-8\""),
+            );
+            response
         }
+    }
+}
+
+/// Whether a refused request is a person's page (an editor's browser on the desk) rather than
+/// the API: the desk's paths, or a browser asking for HTML.
+fn wants_page(request: &Request) -> bool {
+    request.uri().path().starts_with("/ui")
+        || request
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|accept| accept.contains("text/html"))
+}
+
+/// A refused login, said to a person as a page, to the API as problem details.
+fn refusal(status: StatusCode, title: &str, why: &str, page: bool) -> Response {
+    if page {
+        (
+            status,
+            axum::response::Html(crate::render::html::status_page(
+                title, "unknown", why, "/ui/",
+            )),
+        )
+            .into_response()
+    } else {
+        super::router::problem(status, title, why)
     }
 }
 

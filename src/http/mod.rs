@@ -161,6 +161,13 @@ mod tests {
     use factgate_core::extract::ExtractLimits;
     use tower::ServiceExt;
 
+    async fn body_text(response: axum::response::Response) -> String {
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 22)
+            .await
+            .expect("a body");
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
     fn decision(article: &str, revision: u64) -> Decision {
         decide_not_checked(
             article,
@@ -297,6 +304,61 @@ mod tests {
         assert_eq!(response.status(), StatusCode::OK, "probes need no login");
     }
 
+    /// A refused login tells an editor's browser what to do on a page, and the API's client in
+    /// problem details; both ask for Basic credentials.
+    #[tokio::test]
+    async fn a_refused_login_says_what_to_do() {
+        let api = router(
+            DecisionBoard::new(10),
+            login::Login::with_credentials([("Ana Editor", "test-token-1")]),
+            None,
+        );
+        let ask = |path: &str, auth: Option<&str>| {
+            let mut request = Request::get(path);
+            if let Some(auth) = auth {
+                request = request.header("authorization", auth);
+            }
+            request.body(Body::empty()).expect("request")
+        };
+        let page = api
+            .clone()
+            .oneshot(ask("/ui/", Some("Bearer wrong")))
+            .await
+            .expect("answers");
+        assert_eq!(page.status(), StatusCode::UNAUTHORIZED);
+        assert!(page.headers().contains_key("www-authenticate"));
+        let content_type = page.headers()["content-type"]
+            .to_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(content_type.starts_with("text/html"), "{content_type}");
+        let text = body_text(page).await;
+        assert!(
+            text.contains("were not accepted") && text.contains("Reload this page"),
+            "{text}"
+        );
+        let api_answer = api
+            .clone()
+            .oneshot(ask("/v1/decisions/a-1", None))
+            .await
+            .expect("answers");
+        assert_eq!(api_answer.status(), StatusCode::UNAUTHORIZED);
+        assert!(api_answer.headers().contains_key("www-authenticate"));
+        assert_eq!(
+            api_answer.headers()["content-type"],
+            "application/problem+json"
+        );
+        let problem: serde_json::Value =
+            serde_json::from_str(&body_text(api_answer).await).expect("problem details");
+        assert_eq!(problem["status"], 401);
+        assert!(
+            problem["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("bearer token")),
+            "{problem}"
+        );
+    }
+
     #[tokio::test]
     async fn the_override_form_sends_the_logged_in_editor_and_refuses_other_sites() {
         let board = DecisionBoard::new(10);
@@ -359,7 +421,59 @@ mod tests {
             .oneshot(post(Some("same-origin")))
             .await
             .expect("answers");
-        assert_eq!(accepted.status(), StatusCode::ACCEPTED);
+        // Post/redirect/get: back to the decision's page, which says the override was sent.
+        assert_eq!(accepted.status(), StatusCode::SEE_OTHER);
+        let location = accepted
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            location.starts_with("/ui/decisions/a%2D1?revision=1")
+                && location.ends_with("sent=override"),
+            "{location}"
+        );
+        let landed = api
+            .clone()
+            .oneshot(
+                Request::get(location.as_str())
+                    .header("authorization", "Bearer test-token-1")
+                    .body(Body::empty())
+                    .expect("request"),
+            )
+            .await
+            .expect("answers");
+        assert_eq!(landed.status(), StatusCode::OK);
+        let page = body_text(landed).await;
+        assert!(page.contains("Your override was sent."), "{page}");
+        // What blocks the article comes first, with its override form, before the article and
+        // the claims.
+        let blocking = page.find("id=\"blocking\"").expect("a blocking section");
+        let article = page.find("id=\"article-heading\"").expect("the article");
+        assert!(blocking < article, "{page}");
+        assert!(
+            page[blocking..article].contains("<form method=\"post\""),
+            "the blocking finding's override form: {page}"
+        );
+
+        // An empty reason is the editor's to mend: 422, in a sentence.
+        let empty = api
+            .clone()
+            .oneshot(
+                Request::post("/ui/decisions/a-1/override")
+                    .header("authorization", "Bearer test-token-1")
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .header("sec-fetch-site", "same-origin")
+                    .body(Body::from(form.replace("Checked+in+the+archive", "+++")))
+                    .expect("request"),
+            )
+            .await
+            .expect("answers");
+        assert_eq!(empty.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let page = body_text(empty).await;
+        assert!(page.contains("An override needs a reason."), "{page}");
+
         let sent = sent.lock().expect("lock").clone();
         assert_eq!(sent.len(), 1);
         assert_eq!(

@@ -117,6 +117,7 @@ async fn decision(
             query.revision,
             state.overrides.is_some(),
             "/ui/".to_owned(),
+            None,
         )
         .await
     } else {

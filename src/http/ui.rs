@@ -123,6 +123,7 @@ pub(super) fn page(
     revision: Option<u64>,
     overrides: bool,
     back: &str,
+    notice: Option<&str>,
 ) -> Response {
     match board.lookup(article_id, revision) {
         Some((revision, RevisionState::Decided(decision))) => {
@@ -138,6 +139,7 @@ pub(super) fn page(
                 previous: previous.as_ref(),
                 back: Some(back),
                 override_action: overrides.then_some(action.as_str()),
+                notice,
             });
             html_response(StatusCode::OK, page)
         }
@@ -181,6 +183,7 @@ pub(super) async fn decision_page(
     Path(article_id): Path<String>,
     query: Result<Query<RevisionQuery>, axum::extract::rejection::QueryRejection>,
     Query(filters): Query<DeskQuery>,
+    Query(notice): Query<NoticeQuery>,
 ) -> Response {
     let Ok(Query(query)) = query else {
         return bad_request_page(super::router::REVISION_NOT_A_NUMBER);
@@ -191,8 +194,25 @@ pub(super) async fn decision_page(
         query.revision,
         state.overrides.is_some(),
         desk_href(&filters),
+        notice.words(),
     )
     .await
+}
+
+/// `?sent=override`: the page an override form redirects back to says the override was sent.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct NoticeQuery {
+    sent: Option<String>,
+}
+
+/// What the decision page says after an override form's redirect back to it.
+const OVERRIDE_SENT: &str = "Your override was sent. The new decision on this revision \
+    replaces this one once the join has made it: reload this page to see it.";
+
+impl NoticeQuery {
+    fn words(&self) -> Option<&'static str> {
+        (self.sent.as_deref() == Some("override")).then_some(OVERRIDE_SENT)
+    }
 }
 
 /// [`page`] on a blocking thread: a page parses the article's body again, which is CPU work the
@@ -203,17 +223,19 @@ pub(super) async fn page_off_runtime(
     revision: Option<u64>,
     overrides: bool,
     back: String,
+    notice: Option<&'static str>,
 ) -> Response {
-    tokio::task::spawn_blocking(move || page(&board, &article_id, revision, overrides, &back))
-        .await
-        .unwrap_or_else(|e| {
-            crate::internal_events::decision_page_failed(&e);
-            html_response(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "<!doctype html><title>Error</title><p>The page could not be rendered.</p>"
-                    .to_owned(),
-            )
-        })
+    tokio::task::spawn_blocking(move || {
+        page(&board, &article_id, revision, overrides, &back, notice)
+    })
+    .await
+    .unwrap_or_else(|e| {
+        crate::internal_events::decision_page_failed(&e);
+        html_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "<!doctype html><title>Error</title><p>The page could not be rendered.</p>".to_owned(),
+        )
+    })
 }
 
 /// What the override form posts.
@@ -313,26 +335,40 @@ pub(super) async fn post_override(
         &over,
         factgate_core::decide::Strictness::Normal,
     ) {
-        return refuse(StatusCode::CONFLICT, format!("Not sent: {refusal}."));
+        // What the editor wrote (an empty reason, a control character) is theirs to mend:
+        // 422 with the sentence; a decision that moved on is a conflict.
+        return match refusal {
+            factgate_core::decide::waive::OverrideRefusal::Invalid(why) => {
+                refuse(StatusCode::UNPROCESSABLE_ENTITY, sentence(&why))
+            }
+            other => refuse(StatusCode::CONFLICT, format!("Not sent: {other}.")),
+        };
     }
     match sink(over).await {
-        Ok(()) => html_response(
-            StatusCode::ACCEPTED,
-            html::status_page(
-                &article_id,
-                "pending",
-                &format!(
-                    "Override sent as {}. The new decision on revision {} replaces this one once the join has made it: reload the decision's page.",
-                    editor.0, form.revision
-                ),
-                &back,
-            ),
-        ),
+        // Post/redirect/get: the browser lands on the decision's page, which says the override
+        // was sent; reloading it does not post the form again.
+        Ok(()) => {
+            let separator = if back.contains('?') { '&' } else { '?' };
+            Redirect::to(&format!("{back}{separator}sent=override")).into_response()
+        }
         Err(err) => refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             format!("The override could not be sent: {err}. Try again."),
         ),
     }
+}
+
+/// `text` as a sentence: its first letter capitalized and a full stop at its end.
+fn sentence(text: &str) -> String {
+    let mut chars = text.trim().chars();
+    let mut out: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
 }
 
 pub(super) async fn to_desk() -> Redirect {

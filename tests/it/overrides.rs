@@ -162,12 +162,18 @@ async fn an_override_passes_its_revision_with_the_audit_fields_and_no_other() {
         .send()
         .await
         .expect("posted");
-    assert_eq!(
-        sent.status(),
-        202,
+    // The form redirects back to the decision's page (post/redirect/get), which says the
+    // override was sent.
+    assert_eq!(sent.status(), 200);
+    assert!(
+        sent.url()
+            .query()
+            .is_some_and(|q| q.contains("sent=override")),
         "{}",
-        sent.text().await.unwrap_or_default()
+        sent.url()
     );
+    let landed = sent.text().await.unwrap_or_default();
+    assert!(landed.contains("Your override was sent."), "{landed}");
 
     let passed = decision_where(&client, &base, article, 1, |d| d.override_applied.is_some()).await;
     assert_eq!(passed.outcome, Outcome::Pass, "{:?}", passed.reasons);

@@ -153,8 +153,13 @@ fn check_words(what: &str, text: &str, max: usize, lines: bool) -> Result<(), Ov
     }
     let chars = text.trim().chars().count();
     if chars == 0 {
+        let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
         return Err(OverrideRefusal::Invalid(format!(
-            "an override needs an {what}"
+            "an override needs {article} {what}"
         )));
     }
     if chars > max {

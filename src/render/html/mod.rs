@@ -108,6 +108,9 @@ pub struct DecisionPage<'a> {
     /// Where the override form posts, when the page offers one (served pages behind the login;
     /// never a page `check` writes).
     pub override_action: Option<&'a str>,
+    /// A line shown above the decision: what the editor's last action did ("Your override was
+    /// sent…"), after the form's redirect back here.
+    pub notice: Option<&'a str>,
 }
 
 /// How a claim is shown: its verdict, or why it has none.
@@ -554,7 +557,31 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                 serde_json::json!({ "claim": r.claim, "location": r.location, "why": r.why, "n": n })
             })
             .collect::<Vec<_>>(),
-        "priorities": report.top_priorities,
+        "blocking": report
+            .issues
+            .iter()
+            .filter(|i| factgate_core::decide::review::blocks(d, i))
+            .map(|i| {
+                let n = i
+                    .claim_id
+                    .as_ref()
+                    .and_then(|id| report.claims.iter().position(|c| &c.claim_id == id))
+                    .map(|k| k + 1);
+                serde_json::json!({
+                    "issue": issue_view(i),
+                    "claim": i.claim,
+                    "location": i.location,
+                    "n": n,
+                })
+            })
+            .collect::<Vec<_>>(),
+        "notice": page.notice,
+        // "Priority 1: …" in a numbered list would read "1. Priority 1: …".
+        "priorities": report
+            .top_priorities
+            .iter()
+            .map(|p| strip_priority_number(p))
+            .collect::<Vec<_>>(),
         "article_issues": article_issues,
         "changes": changes_view(d, page.previous),
         "legend": legend,
@@ -655,6 +682,15 @@ fn block_view(
         kind: block.kind,
         segments,
     }
+}
+
+/// A report's priority without its "Priority 1: " label, for a list that numbers it.
+fn strip_priority_number(priority: &str) -> &str {
+    priority
+        .strip_prefix("Priority ")
+        .and_then(|rest| rest.split_once(": "))
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(priority, |(_, text)| text)
 }
 
 fn issue_view(issue: &Issue) -> IssueView {
@@ -997,6 +1033,7 @@ pub fn article_page(article: &CheckedArticle<'_>, back: Option<&str>) -> String 
         previous: None,
         back,
         override_action: None,
+        notice: None,
     })
 }
 

@@ -132,6 +132,7 @@ fn page(decision: &Decision, previous: Option<&Decision>) -> Html {
         previous,
         back: Some("/ui/"),
         override_action: None,
+        notice: None,
     }))
 }
 
@@ -204,6 +205,23 @@ fn every_claim_is_marked_in_the_article_with_its_verdict_and_a_panel() {
         Some("block")
     );
     assert!(!select(&html, "#priorities").is_empty());
+    // A numbered list of priorities does not number them again ("1. Priority 1: …").
+    let priorities = select(&html, "ol.priorities li");
+    assert!(!priorities.is_empty());
+    for item in priorities {
+        let text: String = item.text().collect();
+        assert!(!text.starts_with("Priority "), "{text}");
+    }
+    // What blocks the article leads, before the article and its claims.
+    let order: Vec<&str> = select(&html, "main h2")
+        .iter()
+        .filter_map(|h| h.value().id())
+        .collect();
+    let at = |id: &str| order.iter().position(|h| *h == id);
+    assert!(
+        at("blocking").is_some() && at("blocking") < at("article-heading"),
+        "{order:?}"
+    );
 }
 
 #[test]
@@ -217,6 +235,7 @@ fn markup_from_drafts_and_sources_is_text_never_elements() {
         previous: None,
         back: None,
         override_action: None,
+        notice: None,
     });
     let html = Html::parse_document(&raw);
     assert!(select(&html, "script").is_empty(), "{raw}");
@@ -289,6 +308,7 @@ fn without_the_body_the_claims_are_still_listed() {
         previous: None,
         back: None,
         override_action: None,
+        notice: None,
     }));
     assert!(select(&html, "article a.claim").is_empty());
     assert_eq!(select(&html, "li.card").len(), decision.report.claims.len());
@@ -409,6 +429,7 @@ fn only_http_sources_become_links_and_template_syntax_in_text_stays_text() {
         previous: None,
         back: None,
         override_action: None,
+        notice: None,
     }));
     for link in select(&html, "a[href]") {
         let href = link.value().attr("href").unwrap_or_default();
