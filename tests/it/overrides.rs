@@ -205,6 +205,22 @@ async fn an_override_passes_its_revision_with_the_audit_fields_and_no_other() {
     .await;
     assert!(page.contains("Waived findings") && page.contains("the archived page shows"));
     assert!(page.contains(&format!("overridden by {TEST_EDITOR}")));
+    // The claim's card still says what differs, both sides of it, after the override.
+    assert!(
+        page.contains("where the claim says $4&#x2f;month"),
+        "the difference keeps the claim's side: {page}"
+    );
+    // The desk's row names the overriding editor once.
+    let desk = crate::support::pipeline::html_page(&client, &format!("{base}/ui/")).await;
+    let row = desk
+        .split("<tr")
+        .find(|row| row.contains(&format!("data-article-id=\"{article}\"")))
+        .expect("the article's row");
+    assert_eq!(
+        row.matches(&format!("overridden by {TEST_EDITOR}")).count(),
+        1,
+        "{row}"
+    );
 
     // The next revision, with the same words, is judged afresh: blocked again.
     publish_draft(
@@ -216,6 +232,16 @@ async fn an_override_passes_its_revision_with_the_audit_fields_and_no_other() {
     .await;
     let second = decision_where(&client, &base, article, 2, |d| d.outcome == Outcome::Block).await;
     assert!(second.override_applied.is_none() && second.report.waived.is_empty());
+    // Its page says revision 1 was overridden to a pass, and by whom.
+    let page = crate::support::pipeline::html_page(
+        &client,
+        &format!("{base}/ui/decisions/{article}?revision=2"),
+    )
+    .await;
+    assert!(
+        page.contains(&format!("(overridden to a pass by {TEST_EDITOR})")),
+        "{page}"
+    );
 
     // Overrides on the topic that name revision 1's decision for revision 2, or a finding
     // revision 2's decision does not have, are refused and counted; revision 2 stays blocked.

@@ -152,6 +152,10 @@ fn first_finding(d: &Decision) -> String {
         );
     }
     if let Some(w) = d.report.waived.first() {
+        // The row names the overriding editor itself ("overridden by Ana"): said once.
+        if d.override_applied.is_some() {
+            return crate::render::finding_words(w.issue.issue_type).to_owned();
+        }
         return format!(
             "{} {}",
             crate::render::finding_words(w.issue.issue_type),

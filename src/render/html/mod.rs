@@ -309,6 +309,8 @@ struct EditedClaim {
 struct Changes {
     previous_revision: Option<u64>,
     previous_outcome: &'static str,
+    /// The editor whose override made the previous revision's decision, when one did.
+    previous_overridden_by: Option<String>,
     /// "Revision 3: 2 of 3 issues fixed; 1 still open; 1 new", from the report's section.
     headline: Option<String>,
     /// The report's `changes_since_previous` (or the same comparison made with the previous
@@ -392,12 +394,14 @@ fn article_blocks(
     (blocks, in_text, no_text)
 }
 
-/// The panel of claim `i` (of `claims`), marked `mark`, with its own issues `own`.
+/// The panel of claim `i` (of `claims`), marked `mark`, with its own issues `own` (and those
+/// waived, `waived`, which still say what differs).
 fn claim_view(
     i: usize,
     c: &ClaimVerdict,
     mark: Mark,
     own: &[&Issue],
+    waived: &[&Issue],
     in_text: &HashSet<usize>,
     claims: usize,
 ) -> ClaimView {
@@ -410,7 +414,8 @@ fn claim_view(
                 Some(page) if !href.contains('#') => format!("{href}#page={page}"),
                 _ => href,
             });
-    let difference = difference_of(c, own);
+    let with_waived: Vec<&Issue> = own.iter().chain(waived).copied().collect();
+    let difference = difference_of(c, &with_waived);
     let disagrees = matches!(mark, Mark::Refuted | Mark::Contested);
     ClaimView {
         n: i + 1,
@@ -494,6 +499,15 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
             .filter(|i| i.claim_id.as_deref() == Some(id))
             .collect()
     };
+    // An overridden or waived finding still says what differs: the card keeps both sides.
+    let waived_of = |id: &str| -> Vec<&Issue> {
+        report
+            .waived
+            .iter()
+            .map(|w| &w.issue)
+            .filter(|i| i.claim_id.as_deref() == Some(id))
+            .collect()
+    };
     let marks: Vec<Mark> = report
         .claims
         .iter()
@@ -512,6 +526,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                 c,
                 marks[i],
                 &issues_of(&c.claim_id),
+                &waived_of(&c.claim_id),
                 &in_text,
                 report.claims.len(),
             )
@@ -907,6 +922,7 @@ fn changes_view(current: &Decision, previous: Option<&Decision>) -> Option<Chang
             Changes {
                 previous_revision: Some(s.previous_revision),
                 previous_outcome: outcome_past(s.previous_outcome),
+                previous_overridden_by: None,
                 headline: None,
                 issues: None,
                 added: Vec::new(),
@@ -920,6 +936,11 @@ fn changes_view(current: &Decision, previous: Option<&Decision>) -> Option<Chang
         view.previous_revision = Some(s.previous_revision);
         view.previous_outcome = outcome_past(s.previous_outcome);
         view.headline = Some(revisions::headline(current.revision, s));
+    }
+    // An editor's override is the last word on the previous revision: it passed, by their hand.
+    if let Some((p, o)) = previous.and_then(|p| p.override_applied.as_ref().map(|o| (p, o))) {
+        view.previous_outcome = outcome_past(p.outcome);
+        view.previous_overridden_by = Some(o.editor.clone());
     }
     view.issues = section;
     Some(view)
@@ -958,6 +979,7 @@ fn changes(previous: &Decision, current: &Decision) -> Changes {
     let mut out = Changes {
         previous_revision: previous.revision,
         previous_outcome: outcome_past(previous.outcome),
+        previous_overridden_by: None,
         headline: None,
         issues: None,
         added: Vec::new(),
