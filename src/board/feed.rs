@@ -62,14 +62,29 @@ pub async fn feed(
                 // Read in full: the pages show its title, section and body.
                 Ok(draft) => board.note_draft_event(&draft, Some(position)),
                 Err(err) => {
-                    board.note_unreadable(
-                        &format!("{}:{}", message.topic(), position),
-                        &err.to_string(),
-                    );
+                    // The article it names, as the extractor recovers it: the payload's id,
+                    // else the record's key with the revision header.
+                    let recovered = recover_article_id(payload).or_else(|| {
+                        let revision = kafka::headers::header_str(
+                            &message,
+                            crate::pipeline::REVISION_HEADER,
+                        )
+                        .and_then(|r| r.trim().parse().ok());
+                        factgate_core::events::recover_from_key(message.key()?, revision)
+                    });
+                    // A draft that names its article is blocked, and the desk lists that
+                    // decision; only one that names none gets no decision, and is listed
+                    // apart.
+                    if recovered.is_none() {
+                        board.note_unreadable(
+                            &format!("{}:{}", message.topic(), position),
+                            &err.to_string(),
+                        );
+                    }
                     // Pending on what was published (the digest its block will carry), so
                     // a revision decided before on readable content does not keep showing
                     // that decision while the unreadable one is being answered.
-                    if let Some(id) = recover_article_id(payload)
+                    if let Some(id) = recovered
                         && let Some(revision) = id.revision
                     {
                         board.note_publication(

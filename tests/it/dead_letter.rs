@@ -156,9 +156,10 @@ async fn an_oversized_record_with_a_long_key_is_dead_lettered_cut_to_the_limit()
     roles.stop().await;
 }
 
-/// The whole pipeline with its HTTP endpoint: an unreadable draft is blocked, and the editors'
-/// desk lists it among the drafts that could not be read, with where it was read and why, beside
-/// the block decision its recovered article id got.
+/// The whole pipeline with its HTTP endpoint: an unreadable draft that names its article is
+/// blocked, and the desk lists that decision with the others; one that names no article (not
+/// JSON, no key) gets no decision, and the desk lists it apart, with where it was read and why,
+/// collapsed to a count.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_desk_lists_an_unreadable_draft_with_where_and_why() {
     use crate::support::pipeline::{Served, decided, publish_draft, serve_on_embedded_broker};
@@ -176,6 +177,8 @@ async fn the_desk_lists_an_unreadable_draft_with_where_and_why() {
     let until = tokio::time::Instant::now() + Duration::from_secs(60);
     let decision = decided(&client, &base, "desk-dlq-1", until).await;
     assert_eq!(decision["outcome"], "block", "{decision:#}");
+    // Not JSON, and no key: nothing names the article.
+    publish_draft(&producer, &config, "", b"\x00not json at all").await;
 
     // The board reads drafts apart from the roles: wait for the desk to list it.
     let page = loop {
@@ -186,10 +189,19 @@ async fn the_desk_lists_an_unreadable_draft_with_where_and_why() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     let section = page
-        .split("Drafts that could not be read")
+        .split("<section aria-labelledby=\"unreadable\"")
         .nth(1)
         .expect("the desk has a section of unreadable drafts");
     let section = section.split("</section>").next().unwrap_or_default();
+    assert!(
+        section.contains("<details>") && section.contains("1 draft with no decision"),
+        "collapsed to a count: {section}"
+    );
+    assert_eq!(
+        section.matches("data-unreadable=").count(),
+        1,
+        "only the draft that names no article: {section}"
+    );
     assert!(
         section.contains(&format!(
             "data-unreadable=\"{}:",
@@ -197,8 +209,12 @@ async fn the_desk_lists_an_unreadable_draft_with_where_and_why() {
         )),
         "where it was read (topic:partition:offset): {section}"
     );
-    assert!(section.contains("published_at"), "why: {section}");
-    assert!(page.contains("desk-dlq-1"), "its block is listed: {page}");
+    assert!(!section.contains("published_at"), "{section}");
+    let table = page.split("id=\"list\"").nth(1).unwrap_or_default();
+    assert!(
+        table.contains("desk-dlq-1"),
+        "the named draft's block is listed with the decisions: {page}"
+    );
 
     running.stop().await;
 }

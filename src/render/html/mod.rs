@@ -572,24 +572,7 @@ pub fn decision_page(page: &DecisionPage<'_>) -> String {
                 serde_json::json!({ "claim": r.claim, "location": r.location, "why": r.why, "n": n })
             })
             .collect::<Vec<_>>(),
-        "blocking": report
-            .issues
-            .iter()
-            .filter(|i| factgate_core::decide::review::blocks(d, i))
-            .map(|i| {
-                let n = i
-                    .claim_id
-                    .as_ref()
-                    .and_then(|id| report.claims.iter().position(|c| &c.claim_id == id))
-                    .map(|k| k + 1);
-                serde_json::json!({
-                    "issue": issue_view(i),
-                    "claim": i.claim,
-                    "location": i.location,
-                    "n": n,
-                })
-            })
-            .collect::<Vec<_>>(),
+        "blocking": blocking_view(d),
         "notice": page.notice,
         // "Priority 1: …" in a numbered list would read "1. Priority 1: …".
         "priorities": report
@@ -697,6 +680,29 @@ fn block_view(
         kind: block.kind,
         segments,
     }
+}
+
+/// The findings that block `d`, each with its claim and the number of the claim's card.
+fn blocking_view(d: &Decision) -> Vec<serde_json::Value> {
+    let report = &d.report;
+    report
+        .issues
+        .iter()
+        .filter(|i| factgate_core::decide::review::blocks(d, i))
+        .map(|i| {
+            let n = i
+                .claim_id
+                .as_ref()
+                .and_then(|id| report.claims.iter().position(|c| &c.claim_id == id))
+                .map(|k| k + 1);
+            serde_json::json!({
+                "issue": issue_view(i),
+                "claim": i.claim,
+                "location": i.location,
+                "n": n,
+            })
+        })
+        .collect()
 }
 
 /// A report's priority without its "Priority 1: " label, for a list that numbers it.
