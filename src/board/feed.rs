@@ -65,11 +65,9 @@ pub async fn feed(
                     // The article it names, as the extractor recovers it: the payload's id,
                     // else the record's key with the revision header.
                     let recovered = recover_article_id(payload).or_else(|| {
-                        let revision = kafka::headers::header_str(
-                            &message,
-                            crate::pipeline::REVISION_HEADER,
-                        )
-                        .and_then(|r| r.trim().parse().ok());
+                        let revision =
+                            kafka::headers::header_str(&message, crate::pipeline::REVISION_HEADER)
+                                .and_then(|r| r.trim().parse().ok());
                         factgate_core::events::recover_from_key(message.key()?, revision)
                     });
                     // A draft that names its article is blocked, and the desk lists that

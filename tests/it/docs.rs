@@ -429,3 +429,108 @@ fn the_install_line_is_what_the_dockerfile_and_ci_run() {
         ".ci/test.sh runs the Dockerfile's cargo command"
     );
 }
+
+/// The `factgate check` sample in docs/commands.md is what the binary prints: the example
+/// article checked against the demo's sources (served on a loopback port of its own, written
+/// back as the 8765 the example names). `FACTGATE_BLESS_DOCS=1` writes the binary's output into
+/// the document instead of comparing, for a change that means to alter it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_check_sample_in_the_commands_doc_is_what_check_prints() {
+    const COMMAND: &str = "$ factgate check examples/article.md --config config/local.toml\n";
+    let origin = crate::support::origin::start_demo(axum::Router::new()).await;
+    let port = origin.rsplit(':').next().expect("a port").to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("examples")).unwrap();
+    let article = std::fs::read_to_string(root().join("examples/article.md")).unwrap();
+    std::fs::write(
+        dir.path().join("examples/article.md"),
+        article.replace("127.0.0.1:8765", &format!("127.0.0.1:{port}")),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(root().join("config"), dir.path().join("config")).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_factgate"))
+        .args([
+            "check",
+            "examples/article.md",
+            "--config",
+            "config/local.toml",
+            "--no-progress",
+        ])
+        .current_dir(dir.path())
+        .env_remove("FACTGATE_CONFIG")
+        .env("NO_COLOR", "1")
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("factgate runs");
+    assert_eq!(output.status.code(), Some(1), "the example blocks");
+    let printed = String::from_utf8_lossy(&output.stdout)
+        .replace(&format!("127.0.0.1:{port}"), "127.0.0.1:8765");
+
+    let path = root().join("docs/commands.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let start = doc.find(COMMAND).expect("the sample's command line") + COMMAND.len();
+    let end = start + doc[start..].find("```").expect("the sample's end");
+    if std::env::var_os("FACTGATE_BLESS_DOCS").is_some() {
+        std::fs::write(&path, format!("{}{printed}{}", &doc[..start], &doc[end..])).unwrap();
+        return;
+    }
+    assert_eq!(
+        &doc[start..end],
+        printed,
+        "docs/commands.md shows another output than `factgate check` prints: \
+         FACTGATE_BLESS_DOCS=1 cargo test --test it docs:: writes it"
+    );
+}
+
+/// examples/demo/README.md's "expected" column is what the demo decides: the README's `factgate
+/// demo` output, which the README test above checks against the binary, line by line.
+#[test]
+fn the_demo_readme_expects_what_the_demo_decides() {
+    let blocks = readme_blocks();
+    let demo_output = blocks
+        .iter()
+        .position(|(info, content)| info == "sh" && content.trim() == "factgate demo")
+        .and_then(|i| blocks.get(i + 1))
+        .map(|(_, output)| output.clone())
+        .expect("the README shows the demo's output");
+    let decided: BTreeMap<String, String> = demo_output
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let outcome = words.next()?;
+            let article = words.next()?;
+            let reasons = words.next()?;
+            match outcome {
+                "PASS" => Some((article.to_owned(), "pass".to_owned())),
+                "BLOCK" => Some((
+                    article.to_owned(),
+                    format!("block: {}", reasons.replace(',', ", ")),
+                )),
+                _ => None,
+            }
+        })
+        .collect();
+    let table = std::fs::read_to_string(root().join("examples/demo/README.md")).unwrap();
+    let mut rows = 0;
+    for line in table.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        let file = cells[0].trim_matches('`');
+        let draft: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(root().join("examples/demo/drafts").join(file)).unwrap(),
+        )
+        .unwrap();
+        let article = draft["article_id"].as_str().expect("an article id");
+        assert_eq!(
+            Some(cells[2]),
+            decided.get(article).map(String::as_str),
+            "{file} ({article}): examples/demo/README.md expects what the demo does not decide"
+        );
+        rows += 1;
+    }
+    assert_eq!(
+        rows,
+        decided.len(),
+        "every draft of the demo is in the table"
+    );
+}
