@@ -726,7 +726,14 @@ impl<'a> Reading<'a> {
         }
 
         // Rule 7: a specific the claim adds to what the source states.
-        if let Some(i) = self.findings.iter().position(|(f, _, _)| !f.contradiction) {
+        // The strongest first: a finding only for review never stands in for one that the
+        // sentence stating the rest of the claim lacks.
+        let unsupported = self
+            .findings
+            .iter()
+            .position(|(f, _, strong)| !f.contradiction && *strong)
+            .or_else(|| self.findings.iter().position(|(f, _, _)| !f.contradiction));
+        if let Some(i) = unsupported {
             let (f, evidence, strong) = self.findings.swap_remove(i);
             self.j.support = lexical.min(settings.support_threshold / 2.0);
             if let Some(e) = evidence {

@@ -229,7 +229,34 @@ impl Alignment<'_> {
                 if pool.is_empty() {
                     // No clause aligns: the passage that holds the claim says which way, when
                     // all it says on this axis points the other way.
-                    out.extend(self.direction_in_passage(i, axis, polarity));
+                    let in_passage = self.direction_in_passage(i, axis, polarity);
+                    // A figure-free statement whose predicate is which way its subject went
+                    // ("Online tutoring grows"), where no clause of the page says its subject
+                    // went either way: the words it shares with the page are the subject's,
+                    // not what it says of it. For review: the page does not say it.
+                    if in_passage.is_none()
+                        && best_subject < said_of.len()
+                        && !self.passage_names_a_change()
+                        && !claim.figures.iter().any(|(f, _)| f.unit != Unit::Year)
+                        && !claim.toks.iter().enumerate().any(|(j, t)| {
+                            t.is_number()
+                                && !claim
+                                    .figures
+                                    .iter()
+                                    .any(|(f, at)| f.unit == Unit::Year && *at == j)
+                        })
+                    {
+                        let mut f = self.unsupported(
+                            ClaimElement::Direction,
+                            format!(
+                                "The claim says \u{201C}{}\u{201D}; the source does not say which way it went",
+                                phrase_with_negation(claim, i)
+                            ),
+                        );
+                        f.review_only = true;
+                        out.push(f);
+                    }
+                    out.extend(in_passage);
                     continue;
                 }
                 if pool
@@ -278,6 +305,52 @@ impl Alignment<'_> {
             }
         }
         out
+    }
+
+    /// Whether the passage that holds most of the claim speaks of a change in a noun ("Growth
+    /// is driven by schools", "the increase was smaller"): which way is then said, in words the
+    /// direction rule does not read.
+    fn passage_names_a_change(&self) -> bool {
+        const CHANGE_NOUNS: &[&str] = &[
+            "growth",
+            "increase",
+            "increases",
+            "rise",
+            "rises",
+            "decline",
+            "declines",
+            "decrease",
+            "decreases",
+            "fall",
+            "falls",
+            "drop",
+            "drops",
+            "gain",
+            "gains",
+            "loss",
+            "losses",
+            "surge",
+            "slump",
+            "expansion",
+            "contraction",
+            "boom",
+            "upturn",
+            "downturn",
+        ];
+        let Some((w, _)) = self.best_window(&Stems::default()) else {
+            return false;
+        };
+        // The passage, and the sentence on either side of each of its sentences on the page
+        // ("…the market at $30 billion. Growth is driven by schools…").
+        let page = self.page.sentences();
+        self.windows[w].iter().any(|&k| {
+            let Some(&i) = self.sentence_index.get(k) else {
+                return false;
+            };
+            (i.saturating_sub(1)..=i + 1)
+                .filter_map(|n| page.get(n))
+                .any(|s| (0..s.toks.len()).any(|j| CHANGE_NOUNS.contains(&s.lower(j))))
+        })
     }
 
     /// The claim's direction word at `i` against the passage that holds most of the claim (at

@@ -1443,3 +1443,32 @@ fn a_tables_signed_change_settles_the_direction() {
         );
     }
 }
+
+/// A statement whose only predicate is which way something went ("Online tutoring grows")
+/// is not backed by a page that names its subject but says nothing of it going either way: the
+/// words it shares with the page are the subject's, not what is said of it. A page that says it
+/// grew backs it.
+#[test]
+fn a_direction_the_page_never_states_is_not_supported() {
+    use crate::model::Verdict;
+    let silent = "In 2023, online tutoring accounted for 28% of all spending on private \
+        tutoring, the survey of 4,000 families found. Spending on in-person centres fell for \
+        the second year in a row.";
+    for claim in [
+        "Online tutoring grows.",
+        "Online tutoring is growing fast.",
+        "Spending on online tutoring rose.",
+        "Online tutoring increased its share of spending.",
+    ] {
+        let (verdict, _, _) = judged(claim, silent);
+        assert_ne!(verdict, Verdict::Supported, "{claim}");
+    }
+    let grew = "Spending on online tutoring grew by 12% in 2023, the survey found.";
+    for claim in [
+        "Online tutoring grows.",
+        "Spending on online tutoring rose.",
+    ] {
+        let (verdict, _, _) = judged(claim, grew);
+        assert_eq!(verdict, Verdict::Supported, "{claim}");
+    }
+}
