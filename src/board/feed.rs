@@ -66,7 +66,7 @@ pub async fn feed(
                     // else the record's key with the revision header.
                     let recovered = recover_article_id(payload).or_else(|| {
                         let revision =
-                            kafka::headers::header_str(&message, crate::pipeline::REVISION_HEADER)
+                            kafka::headers::header_str(&message, kafka::headers::REVISION_HEADER)
                                 .and_then(|r| r.trim().parse().ok());
                         factgate_core::events::recover_from_key(message.key()?, revision)
                     });

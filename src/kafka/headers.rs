@@ -132,6 +132,10 @@ impl EventHeaders {
     }
 }
 
+/// The header a CMS may set on a draft record to give its revision, read when the payload
+/// cannot be (its key gives the article).
+pub const REVISION_HEADER: &str = "factgate-revision";
+
 /// The value of header `name` on `message` as UTF-8, the last one if it appears more than once
 /// (the latest writer wins, as in Kafka's own header handling). `None` when absent, null or not
 /// UTF-8.

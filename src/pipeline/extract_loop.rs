@@ -156,9 +156,7 @@ async fn handle(services: &Services, message: &OwnedMessage) -> Result<(), Kafka
     }
 }
 
-/// The header a CMS may set on a draft record to give its revision, read when the payload
-/// cannot be (its key gives the article).
-pub const REVISION_HEADER: &str = "factgate-revision";
+use crate::kafka::headers::REVISION_HEADER;
 
 /// An unreadable draft's error, for a dead letter that no decision answers: neither its payload
 /// nor its key names an article. Its kind (`Debug`) is the error's own.
