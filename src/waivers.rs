@@ -443,17 +443,7 @@ pub fn resolve(
 /// Whether `text` holds `words` as whole words, case aside: "costs $4" is in "The plan costs
 /// $4/month", "ost" is in nothing.
 fn contains_words(text: &str, words: &str) -> bool {
-    let text = text.to_lowercase();
-    let words = words.to_lowercase();
-    text.match_indices(&words).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + words.len()..].chars().next();
-        let starts_word = words.chars().next().is_some_and(char::is_alphanumeric);
-        let ends_word = words.chars().next_back().is_some_and(char::is_alphanumeric);
-        let joins_before = starts_word && before.is_some_and(char::is_alphanumeric);
-        let joins_after = ends_word && after.is_some_and(char::is_alphanumeric);
-        !joins_before && !joins_after
-    })
+    factgate_core::text::contains_whole_words(&text.to_lowercase(), &words.to_lowercase())
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use scraper::{Html, Selector};
 
-use super::webpage::{HtmlText, first_headings, title_segments, words};
+use super::webpage::{HtmlText, first_headings, heading_segments, words};
 
 /// What a site served instead of the cited document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -420,14 +420,7 @@ pub fn wall(
         return found(WallKind::BotCheck, marker);
     }
     let headings = first_headings(document);
-    let segments: Vec<&str> = page
-        .title
-        .as_deref()
-        .map(title_segments)
-        .unwrap_or_default()
-        .into_iter()
-        .chain(headings.iter().map(String::as_str))
-        .collect();
+    let segments = heading_segments(page, &headings);
     let opening: String = page.text.chars().take(OPENING_CHARS).collect();
     let bare = said.len() <= MAX_BARE_WORDS;
     let form = has_form(document);
@@ -585,12 +578,7 @@ fn phrase_in(
     let lower = text.to_lowercase().replace('’', "'");
     phrases.iter().copied().find(|phrase| {
         phrase.split_whitespace().count() >= min_words
-            && lower.match_indices(phrase).any(|(at, _)| {
-                let before = lower[..at].chars().next_back();
-                let after = lower[at + phrase.len()..].chars().next();
-                !before.is_some_and(char::is_alphanumeric)
-                    && !after.is_some_and(char::is_alphanumeric)
-            })
+            && super::contains_whole_words(&lower, phrase)
     })
 }
 

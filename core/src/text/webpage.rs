@@ -694,14 +694,7 @@ pub struct NotASource {
 pub fn not_a_source(document: &Html, page: &HtmlText, url: &str) -> Option<NotASource> {
     let headings = first_headings(document);
     let noindex = has_noindex(document);
-    let segments: Vec<&str> = page
-        .title
-        .as_deref()
-        .map(title_segments)
-        .unwrap_or_default()
-        .into_iter()
-        .chain(headings.iter().map(String::as_str))
-        .collect();
+    let segments = heading_segments(page, &headings);
     let opening: String = page.text.chars().take(OPENING_CHARS).collect();
     let found = |kind, marker: String| Some(NotASource { kind, marker });
 
@@ -903,6 +896,18 @@ const QUERY_PARAMETERS: &[&str] = &[
     "k",
     "qs",
 ];
+
+/// What a page says it is: its title's segments, then its first headings (`headings`, from
+/// [`first_headings`]), which error, search and interstitial pages name themselves by.
+pub(crate) fn heading_segments<'a>(page: &'a HtmlText, headings: &'a [String]) -> Vec<&'a str> {
+    page.title
+        .as_deref()
+        .map(title_segments)
+        .unwrap_or_default()
+        .into_iter()
+        .chain(headings.iter().map(String::as_str))
+        .collect()
+}
 
 /// A title's segments: a title names the page, then the site, split by a separator
 /// ("Page not found | The Gazette"). A colon does not split: "Not found: a history of…" is a

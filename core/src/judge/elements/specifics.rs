@@ -590,13 +590,7 @@ pub(crate) fn rank_in_table(
         retrieve::tokenize(claim.text()).into_iter().collect();
     let names_row = |label: &str| {
         let l = label.to_lowercase();
-        !l.is_empty()
-            && claim_lower.match_indices(&l).any(|(at, _)| {
-                let before = claim_lower[..at].chars().next_back();
-                let after = claim_lower[at + l.len()..].chars().next();
-                !before.is_some_and(char::is_alphanumeric)
-                    && !after.is_some_and(char::is_alphanumeric)
-            })
+        crate::text::contains_whole_words(&claim_lower, &l)
     };
     let header_overlap = |header: &str| {
         retrieve::tokenize(header)

@@ -156,13 +156,9 @@ fn name_position(claim: &str, label: &str) -> Option<usize> {
     let has_digit = label.chars().any(|c| c.is_ascii_digit());
     let lower = claim.to_lowercase();
     let l = label.to_lowercase();
-    lower.match_indices(&l).find_map(|(at, _)| {
-        let before = lower[..at].chars().next_back();
-        let after = lower[at + l.len()..].chars().next();
-        let whole =
-            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric);
+    crate::text::whole_word_positions(&lower, &l).find(|&at| {
         let capitalized = at > 0 && claim[at..].chars().next().is_some_and(char::is_uppercase);
-        (whole && (has_digit || capitalized)).then_some(at)
+        has_digit || capitalized
     })
 }
 
@@ -171,9 +167,5 @@ pub(crate) fn names_row(claim_lower: &str, label: &str) -> bool {
     let l = label.to_lowercase();
     l.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_ROW_LABEL_CHARS
         && l.chars().any(char::is_alphabetic)
-        && claim_lower.match_indices(&l).any(|(at, _)| {
-            let before = claim_lower[..at].chars().next_back();
-            let after = claim_lower[at + l.len()..].chars().next();
-            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-        })
+        && crate::text::contains_whole_words(claim_lower, &l)
 }
