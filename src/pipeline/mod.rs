@@ -25,7 +25,6 @@
 //! stored. Only a fault of the broker or the process stops a role, and with it the process.
 
 mod extract_loop;
-pub use extract_loop::REVISION_HEADER;
 mod history;
 mod join_loop;
 mod override_loop;

@@ -727,12 +727,21 @@ impl<'a> Reading<'a> {
 
         // Rule 7: a specific the claim adds to what the source states.
         // The strongest first: a finding only for review never stands in for one that the
-        // sentence stating the rest of the claim lacks.
+        // sentence stating the rest of the claim lacks. A direction the page never gives its
+        // subject only keeps a claim from being supported: one the page does not state well
+        // enough to support is judged by the rules after (its severity theirs).
+        let supported_else = lexical >= settings.support_threshold;
         let unsupported = self
             .findings
             .iter()
             .position(|(f, _, strong)| !f.contradiction && *strong)
-            .or_else(|| self.findings.iter().position(|(f, _, _)| !f.contradiction));
+            .or_else(|| {
+                self.findings.iter().position(|(f, _, _)| {
+                    !f.contradiction
+                        && (supported_else
+                            || !(f.review_only && f.element == ClaimElement::Direction))
+                })
+            });
         if let Some(i) = unsupported {
             let (f, evidence, strong) = self.findings.swap_remove(i);
             self.j.support = lexical.min(settings.support_threshold / 2.0);

@@ -230,11 +230,13 @@ impl Alignment<'_> {
                     // No clause aligns: the passage that holds the claim says which way, when
                     // all it says on this axis points the other way.
                     let in_passage = self.direction_in_passage(i, axis, polarity);
-                    // A figure-free statement whose predicate is which way its subject went
-                    // ("Online tutoring grows"), where no clause of the page says its subject
-                    // went either way: the words it shares with the page are the subject's,
+                    // A figure-free, unnegated statement whose predicate is which way an amount
+                    // went ("Online tutoring grows"), where no clause of the page says its
+                    // subject went either way: the words it shares with the page are the subject's,
                     // not what it says of it. For review: the page does not say it.
                     if in_passage.is_none()
+                        && axis == Axis::Amount
+                        && !(0..claim.toks.len()).any(|j| claim.negated(j))
                         && best_subject < said_of.len()
                         && !self.passage_names_a_change()
                         && !claim.figures.iter().any(|(f, _)| f.unit != Unit::Year)
