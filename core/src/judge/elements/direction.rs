@@ -76,6 +76,20 @@ pub(crate) fn in_compound(t: &Text, i: usize) -> bool {
     joined_before || joined_after
 }
 
+/// A direction the source plainly contradicts: `problem` in the editor's words, what the source
+/// says instead, and the aligned sentence it rests on, when it is one.
+fn refuted(problem: String, correction: Option<String>, sentence: Option<usize>) -> Finding {
+    Finding {
+        element: ClaimElement::Direction,
+        contradiction: true,
+        strong: false,
+        review_only: false,
+        problem,
+        correction,
+        sentence,
+    }
+}
+
 /// Whether a page sentence is a table's cell as `webpage::table_text` writes it: "label,
 /// heading: figure."
 pub(crate) fn is_table_cell(text: &str) -> bool {
@@ -288,22 +302,18 @@ impl Alignment<'_> {
                 let source_word = marked
                     .map(|j| phrase_with_negation(s, j))
                     .unwrap_or_default();
-                out.push(Finding {
-                    element: ClaimElement::Direction,
-                    contradiction: true,
-                    strong: false,
-                    review_only: false,
-                    problem: format!(
+                out.push(refuted(
+                    format!(
                         "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                         phrase_with_negation(claim, i),
                         source_word
                     ),
-                    correction: Some(format!(
+                    Some(format!(
                         "the source says: \u{201C}{}\u{201D}",
                         marked_clause_text(s, c, marked)
                     )),
-                    sentence: Some(k),
-                });
+                    Some(k),
+                ));
             }
         }
         out
@@ -389,22 +399,18 @@ impl Alignment<'_> {
         }
         let (k, j) = opposite?;
         let s = &self.sentences[k];
-        Some(Finding {
-            element: ClaimElement::Direction,
-            contradiction: true,
-            strong: false,
-            review_only: false,
-            problem: format!(
+        Some(refuted(
+            format!(
                 "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                 phrase_with_negation(&self.claim, i),
                 phrase_with_negation(s, j)
             ),
-            correction: Some(format!(
+            Some(format!(
                 "the source says: \u{201C}{}\u{201D}",
                 marked_clause_text(s, 0..s.toks.len(), Some(j))
             )),
-            sentence: Some(k),
-        })
+            Some(k),
+        ))
     }
 }
 
@@ -478,22 +484,18 @@ pub(crate) fn figure_direction(a: &Alignment<'_>) -> Option<Finding> {
         }
         if let Some((i, j)) = against {
             let s = &a.page.sentences()[i];
-            return Some(Finding {
-                element: ClaimElement::Direction,
-                contradiction: true,
-                strong: false,
-                review_only: false,
-                problem: format!(
+            return Some(refuted(
+                format!(
                     "The claim says \u{201C}{}\u{201D} where the source says \u{201C}{}\u{201D}",
                     phrase_with_negation(claim, word),
                     phrase_with_negation(s, j)
                 ),
-                correction: Some(format!(
+                Some(format!(
                     "the source says: \u{201C}{}\u{201D}",
                     s.text().trim()
                 )),
-                sentence: None,
-            });
+                None,
+            ));
         }
     }
     None
@@ -666,24 +668,20 @@ fn refuted_by_own_figures(
     } else {
         "a fall"
     };
-    Some(Finding {
-        element: ClaimElement::Direction,
-        contradiction: true,
-        strong: false,
-        review_only: false,
-        problem: format!(
+    Some(refuted(
+        format!(
             "The claim says \u{201C}{}\u{201D}, but from {} to {} is {went}, as the source's \
              figures show",
             phrase_with_negation(claim, w),
             start.text,
             to.text
         ),
-        correction: Some(format!(
+        Some(format!(
             "the source says: \u{201C}{}\u{201D}",
             s.text().trim()
         )),
-        sentence: None,
-    })
+        None,
+    ))
 }
 
 /// A table's signed change for the row the claim names ("Drug offences, Change: +8.7%.")
@@ -721,24 +719,20 @@ pub(crate) fn table_change_direction(a: &Alignment<'_>) -> Option<Finding> {
         let Some(cell) = against.first().filter(|_| agree.is_empty()) else {
             continue;
         };
-        return Some(Finding {
-            element: ClaimElement::Direction,
-            contradiction: true,
-            strong: false,
-            review_only: false,
-            problem: format!(
+        return Some(refuted(
+            format!(
                 "The claim says \u{201C}{}\u{201D} where the source's table gives {} a change \
                  of {}",
                 phrase_with_negation(claim, word),
                 cell.label,
                 cell.text
             ),
-            correction: Some(format!(
+            Some(format!(
                 "the source says: \u{201C}{}, {}: {}\u{201D}",
                 cell.label, cell.header, cell.text
             )),
-            sentence: None,
-        });
+            None,
+        ));
     }
     None
 }
